@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "common.h"
+
+#include <iostream>
+
+namespace hr::cli {
+
+std::vector<OptionSpec> trainConfigOptions() {
+    return {
+        {"--config", "FILE", "training settings YAML (Ultralytics names); options override it"},
+        {"--data", "FILE", "data.yaml of the data set (default: the built-in sample)"},
+        {"--model", "FILE", "model YAML, e.g. yolov8n.yaml or a path"},
+        {"--epochs", "N", "number of epochs"},
+        {"--budget", "SIZE", "device memory budget, e.g. 3GiB (same as memory_budget=)"},
+    };
+}
+
+bool buildTrainConfig(const ParsedArgs& args, TrainConfig& config) {
+    Diagnostics all;
+    if (args.has("--config")) {
+        TrainConfigResult loaded = loadTrainConfig(args.value("--config"));
+        all.insert(all.end(), loaded.diagnostics.begin(), loaded.diagnostics.end());
+        if (!loaded.config) {
+            std::cerr << formatDiagnostics(all);
+            return false;
+        }
+        config = *loaded.config;
+    }
+    const std::pair<const char*, const char*> named[] = {{"--data", "data"},
+                                                         {"--model", "model"},
+                                                         {"--epochs", "epochs"},
+                                                         {"--budget", "memory_budget"}};
+    std::vector<std::pair<std::string, std::string>> settings;
+    for (const auto& [option, key] : named)
+        if (args.has(option))
+            settings.emplace_back(key, args.value(option));
+    settings.insert(settings.end(), args.overrides().begin(), args.overrides().end());
+    for (const auto& [key, value] : settings) {
+        Diagnostics d = applyOverride(config, key, value);
+        all.insert(all.end(), d.begin(), d.end());
+    }
+    Diagnostics checked = validate(config, "command line");
+    all.insert(all.end(), checked.begin(), checked.end());
+    std::cerr << formatDiagnostics(all);
+    return !hasErrors(all);
+}
+
+} // namespace hr::cli

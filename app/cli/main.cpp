@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// headroom-cli: the command-line face of Headroom. Subcommands register themselves.
+#include "command.h"
+
+#include "util/text.h"
+
+#include <iostream>
+
+namespace {
+
+void printOverview(std::ostream& out) {
+    out << "Usage: headroom-cli <command> [options] [key=value ...]\n\n"
+           "Headroom trains YOLOv8/YOLOv9 detectors and keeps out-of-memory errors from ending "
+           "a run.\n\nCommands:\n";
+    for (const auto& c : hr::cli::CommandRegistry::instance().commands()) {
+        std::string name = "  " + c.name;
+        name.resize(std::max<size_t>(name.size() + 2, 18), ' ');
+        out << name << c.summary << "\n";
+    }
+    out << "\nRun 'headroom-cli <command> --help' for a command's options.\n"
+           "  --version    print the version and exit\n";
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    using namespace hr::cli;
+    std::vector<std::string> words(argv + 1, argv + argc);
+    if (words.empty()) {
+        printOverview(std::cerr);
+        return ExitUsage;
+    }
+    const std::string first = words.front();
+    if (first == "--help" || first == "-h" || first == "help") {
+        printOverview(std::cout);
+        return ExitOk;
+    }
+    if (first == "--version" || first == "-V") {
+        std::cout << "headroom-cli " << HEADROOM_VERSION << "\n";
+        return ExitOk;
+    }
+    const auto& registry = CommandRegistry::instance();
+    const Command* command = registry.find(first);
+    if (!command) {
+        std::cerr << "headroom-cli: unknown command '" << first << "'";
+        std::vector<std::string> names;
+        for (const auto& c : registry.commands())
+            names.push_back(c.name);
+        const std::string near = hr::nearestMatch(first, names);
+        if (!near.empty())
+            std::cerr << "; did you mean '" << near << "'?";
+        std::cerr << "\nRun 'headroom-cli --help' for the list of commands.\n";
+        return ExitUsage;
+    }
+    words.erase(words.begin());
+    for (const auto& w : words) {
+        if (w == "--help" || w == "-h") {
+            std::cout << commandHelp(*command);
+            return ExitOk;
+        }
+    }
+    ParsedArgs args;
+    std::string error;
+    if (!parseArgs(words, command->options, command->acceptsOverrides,
+                   command->acceptsPositionals, args, error)) {
+        std::cerr << "headroom-cli " << command->name << ": " << error << "\n"
+                  << "Run 'headroom-cli " << command->name << " --help' for its options.\n";
+        return ExitUsage;
+    }
+    try {
+        return command->run(args);
+    } catch (const std::exception& e) {
+        std::cerr << "headroom-cli " << command->name << ": " << e.what() << "\n";
+        return ExitFailure;
+    }
+}

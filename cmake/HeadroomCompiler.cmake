@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Compiler settings shared by every Headroom target: warnings, ccache, the LibTorch PCH.
+
+find_program(HEADROOM_CCACHE ccache)
+if(HEADROOM_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+    # ccache only hits through a precompiled header with this sloppiness (see its manual).
+    set(CMAKE_CXX_COMPILER_LAUNCHER
+        env "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime"
+        "${HEADROOM_CCACHE}")
+endif()
+
+# Apply Headroom's warning set (and -Werror when HEADROOM_WERROR is on) to a target.
+function(headroom_warnings target)
+    if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+        target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+        if(HEADROOM_WERROR)
+            target_compile_options(${target} PRIVATE -Werror)
+        endif()
+    endif()
+endfunction()
+
+# Give a target the shared precompiled LibTorch header (built once by headroom_torch_pch).
+function(headroom_use_torch_pch target)
+    if(HEADROOM_USE_PCH AND TARGET headroom_torch_pch)
+        target_precompile_headers(${target} REUSE_FROM headroom_torch_pch)
+    endif()
+endfunction()

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "util/diagnostic.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hr {
+
+/// What to do when a step runs out of device memory.
+enum class OomPolicy { Ask, Auto, Stop };
+
+/// Which blocks recompute their activations in backward instead of keeping them.
+enum class Checkpointing { None, Backbone, All };
+
+/// Every setting of a training run, as a value. Names and defaults follow Ultralytics' train
+/// arguments where the concept is the same, so an existing Ultralytics YAML loads unchanged.
+/// The YAML key of each field is its name; Headroom's own keys are marked.
+struct TrainConfig {
+    // --- task -------------------------------------------------------------------------------
+    std::string model = "yolov8n.yaml"; ///< model YAML (path, or a name under resources/models)
+    std::string data;                   ///< data.yaml path; empty = the built-in sample
+    std::string scale;    ///< Headroom: scale letter (n/s/m/l/x, t/c/e); empty = from file name
+    std::string weights;  ///< Headroom: start from these weights (a .pt written by Headroom)
+    int epochs = 100;
+    int patience = 100;   ///< epochs without fitness improvement before stopping early
+    int batch = 16;       ///< images per step; -1 = auto-fit to the memory budget
+    int imgsz = 640;      ///< training and validation image size, a multiple of 32
+    std::string device = "auto"; ///< "auto", "cpu", "cuda", "cuda:N"
+    int workers = 8;      ///< loader threads
+    int threads = 0;      ///< Headroom: intra-op threads for LibTorch; 0 = all cores
+    std::string project = "runs";
+    std::string name = "train";
+    bool exist_ok = false;
+    bool resume = false;
+    int seed = 0;
+    bool deterministic = true;
+    double fraction = 1.0; ///< fraction of the training set to use
+    int save_period = -1;
+
+    // --- optimisation ------------------------------------------------------------------------
+    std::string optimizer = "auto"; ///< SGD, Adam, AdamW or auto
+    double lr0 = 0.01;
+    double lrf = 0.01;
+    double momentum = 0.937;
+    double weight_decay = 0.0005;
+    double warmup_epochs = 3.0;
+    double warmup_momentum = 0.8;
+    double warmup_bias_lr = 0.1;
+    bool cos_lr = false;
+    int nbs = 64; ///< nominal batch size; accumulate = max(round(nbs / batch), 1)
+    double box = 7.5;
+    double cls = 0.5;
+    double dfl = 1.5;
+    bool amp = true;
+    std::vector<int> freeze; ///< layer indices to freeze; YAML accepts an int N (= first N)
+    bool single_cls = false;
+
+    // --- augmentation ------------------------------------------------------------------------
+    double hsv_h = 0.015;
+    double hsv_s = 0.7;
+    double hsv_v = 0.4;
+    double degrees = 0.0;
+    double translate = 0.1;
+    double scale_aug = 0.5; ///< YAML key "scale" when numeric (Ultralytics' augmentation gain)
+    double shear = 0.0;
+    double perspective = 0.0;
+    double flipud = 0.0;
+    double fliplr = 0.5;
+    double mosaic = 1.0;
+    double mixup = 0.0;
+    int close_mosaic = 10;
+    std::string cache = "none"; ///< none | ram | disk (YAML also accepts true/false)
+    bool rect = false;
+
+    // --- validation --------------------------------------------------------------------------
+    bool val = true;
+    double conf = 0.001;
+    double iou = 0.7;
+    int max_det = 300;
+    int val_batch = 0; ///< Headroom: validation batch; 0 = 2 x batch
+
+    // --- Headroom: memory --------------------------------------------------------------------
+    std::int64_t memory_budget = 0; ///< bytes the device may use; 0 = no budget
+    Checkpointing checkpointing = Checkpointing::None;
+    OomPolicy on_oom = OomPolicy::Ask;
+    bool optimizer_offload = false; ///< keep optimizer state in host memory
+    double memory_sample_hz = 20.0;
+
+    // --- Headroom: distributed ---------------------------------------------------------------
+    int nproc = 1;
+    int zero = 0; ///< 1 = shard optimizer state across ranks
+    bool sync_bn = false;
+
+    bool operator==(const TrainConfig& other) const;
+    bool operator!=(const TrainConfig& other) const { return !(*this == other); }
+};
+
+/// Result of parsing a config: the value (when usable) plus what was found wrong with it.
+struct TrainConfigResult {
+    std::optional<TrainConfig> config; ///< empty when any error was found
+    Diagnostics diagnostics;           ///< warnings (unknown keys ...) and errors
+};
+
+/// Reads a train config YAML. Unknown keys are warnings naming the nearest known key; wrong
+/// types and impossible values are errors naming the file, line and key.
+TrainConfigResult loadTrainConfig(const std::string& path);
+
+/// Parses YAML text; `sourceName` is used as the file name in diagnostics.
+TrainConfigResult parseTrainConfig(const std::string& yamlText, const std::string& sourceName,
+                                   const TrainConfig& base = TrainConfig{});
+
+/// Applies one `key=value` override (command line / GUI) onto `config`. Returns the problems;
+/// `config` is unchanged when there is an error.
+Diagnostics applyOverride(TrainConfig& config, const std::string& key, const std::string& value);
+
+/// Checks ranges and combinations (batch >= 1 or -1, imgsz a multiple of 32, lr0 > 0 ...).
+Diagnostics validate(const TrainConfig& config, const std::string& sourceName = "");
+
+/// The config as YAML text, every key written, in a stable order.
+std::string toYaml(const TrainConfig& config);
+
+/// Writes toYaml() atomically. Returns false and fills `error` on failure.
+bool saveTrainConfig(const TrainConfig& config, const std::string& path, std::string* error);
+
+/// Every YAML key a TrainConfig understands, in the order toYaml() writes them.
+const std::vector<std::string>& trainConfigKeys();
+
+const char* toString(OomPolicy policy);
+const char* toString(Checkpointing mode);
+
+/// The accumulation Ultralytics uses: max(round(nbs / batch), 1).
+int accumulateSteps(const TrainConfig& config);
+
+} // namespace hr

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "config/train_config.h"
+#include "memory/memory_sample.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace hr {
+
+/// The trainer's event stream. Events are small values; the trainer calls the sink from its own
+/// thread, so a sink must be cheap and thread-safe (the GUI adapter queues them as signals).
+
+struct RunStarted {
+    std::string runDir;
+    TrainConfig config;          ///< the config as the run will use it (auto-fit applied)
+    std::int64_t parameters = 0;
+    int startEpoch = 0;          ///< 0-based; > 0 when resumed
+    int batchesPerEpoch = 0;
+};
+
+struct BatchEnd {
+    int epoch = 0;               ///< 0-based
+    int batch = 0;               ///< 0-based within the epoch
+    int batchesPerEpoch = 0;
+    std::int64_t step = 0;       ///< batches done since the run started
+    double boxLoss = 0, clsLoss = 0, dflLoss = 0; ///< running means over the epoch
+    double lr = 0;               ///< lr of param group 0
+    double imagesPerSecond = 0;
+    double etaSeconds = 0;       ///< to the end of the run
+    std::int64_t peakBytes = 0;
+};
+
+struct EpochEnd {
+    int epoch = 0;               ///< 0-based
+    int epochs = 0;
+    double boxLoss = 0, clsLoss = 0, dflLoss = 0;          ///< training means
+    double valBoxLoss = 0, valClsLoss = 0, valDflLoss = 0; ///< validation means
+    double precision = 0, recall = 0, map50 = 0, map = 0;  ///< map = mAP@0.5:0.95
+    double lr0 = 0, lr1 = 0, lr2 = 0;
+    double epochSeconds = 0;
+    double imagesPerSecond = 0;
+    std::int64_t peakBytes = 0;
+    bool best = false;           ///< this epoch set a new best fitness
+};
+
+struct RunFinished {
+    std::string runDir;
+    int epochsDone = 0;
+    double map50 = 0, map = 0;   ///< of the best epoch
+    bool stoppedEarly = false;   ///< patience ran out
+    bool stoppedByUser = false;
+};
+
+struct RunFailed {
+    std::string message;
+};
+
+/// A line for the log: something the user should read that is not a number.
+struct LogMessage {
+    enum class Level { Info, Warning, Error } level = Level::Info;
+    std::string text;
+};
+
+using TrainEvent =
+    std::variant<RunStarted, BatchEnd, EpochEnd, MemorySample, RunFinished, RunFailed, LogMessage>;
+
+using EventSink = std::function<void(const TrainEvent&)>;
+
+} // namespace hr

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hr {
+
+/// One problem found in user input (a YAML file, a label line, an image, a setting).
+/// Core reports problems as values; callers decide how to show them (CLI text, GUI list).
+struct Diagnostic {
+    enum class Severity { Note, Warning, Error };
+
+    Severity severity = Severity::Error;
+    std::string file; ///< the file the problem is in; empty when it came from the command line
+    int line = 0;     ///< 1-based line, 0 when unknown
+    std::string key;  ///< the setting or field concerned, may be empty
+    std::string message; ///< what is wrong, in plain English
+    std::string fix;     ///< what the user can do about it, may be empty
+
+    /// "file:line: error: key: message (fix: ...)" - the form compilers use, so editors can jump.
+    std::string toString() const;
+};
+
+using Diagnostics = std::vector<Diagnostic>;
+
+/// True when any diagnostic is an error.
+bool hasErrors(const Diagnostics& diagnostics);
+
+/// All diagnostics, one per line, in toString() form.
+std::string formatDiagnostics(const Diagnostics& diagnostics);
+
+} // namespace hr
