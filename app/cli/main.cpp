@@ -40,12 +40,30 @@ int main(int argc, char** argv) {
         return ExitOk;
     }
     const auto& registry = CommandRegistry::instance();
-    const Command* command = registry.find(first);
+    // Two-word commands ("bench data", "bench train") are registered under both words.
+    const Command* command = nullptr;
+    if (words.size() > 1)
+        command = registry.find(first + " " + words[1]);
+    if (command)
+        words.erase(words.begin());
+    else
+        command = registry.find(first);
     if (!command) {
-        std::cerr << "headroom-cli: unknown command '" << first << "'";
         std::vector<std::string> names;
-        for (const auto& c : registry.commands())
+        bool isGroup = false;
+        for (const auto& c : registry.commands()) {
             names.push_back(c.name);
+            isGroup = isGroup || c.name.rfind(first + " ", 0) == 0;
+        }
+        if (isGroup) {
+            std::cerr << "headroom-cli: '" << first << "' needs a second word: ";
+            for (const auto& n : names)
+                if (n.rfind(first + " ", 0) == 0)
+                    std::cerr << "'" << n << "' ";
+            std::cerr << "\n";
+            return ExitUsage;
+        }
+        std::cerr << "headroom-cli: unknown command '" << first << "'";
         const std::string near = hr::nearestMatch(first, names);
         if (!near.empty())
             std::cerr << "; did you mean '" << near << "'?";
