@@ -3,6 +3,7 @@
 
 #include "config/train_config.h"
 #include "memory/memory_sample.h"
+#include "memory/oom_report.h"
 
 #include <cstdint>
 #include <functional>
@@ -60,6 +61,28 @@ struct RunFailed {
     std::string message;
 };
 
+/// A step ran out of memory; the trainer has released it and is asking for a decision.
+struct OomOccurred {
+    OomReport report;
+};
+
+/// A fix was applied to the live run; training continues from the same position.
+struct FixApplied {
+    std::string fixId;
+    std::string description;
+    TrainConfig config;              ///< the config now in force
+    std::int64_t predictedPeak = 0;  ///< the estimator's prediction, 0 = none
+    int epoch = 0;
+    int batch = 0;
+};
+
+/// After a fix, the first completed epoch (or step window) measured the real peak.
+struct FixChecked {
+    std::string fixId;
+    std::int64_t predictedPeak = 0;
+    std::int64_t measuredPeak = 0;
+};
+
 /// A line for the log: something the user should read that is not a number.
 struct LogMessage {
     enum class Level { Info, Warning, Error } level = Level::Info;
@@ -67,7 +90,8 @@ struct LogMessage {
 };
 
 using TrainEvent =
-    std::variant<RunStarted, BatchEnd, EpochEnd, MemorySample, RunFinished, RunFailed, LogMessage>;
+    std::variant<RunStarted, BatchEnd, EpochEnd, MemorySample, OomOccurred, FixApplied,
+                 FixChecked, RunFinished, RunFailed, LogMessage>;
 
 using EventSink = std::function<void(const TrainEvent&)>;
 

@@ -2,11 +2,28 @@
 #pragma once
 
 #include "config/train_config.h"
+#include "memory/oom_report.h"
 #include "train/events.h"
 
+#include <functional>
 #include <memory>
+#include <string>
 
 namespace hr {
+
+/// The answer to an out-of-memory failure: stop, or continue the same run with a new config.
+struct OomDecision {
+    bool stop = true;
+    TrainConfig config;            ///< the config to continue with (when !stop)
+    std::string fixId;             ///< which fix was chosen, for the run's history
+    std::string description;       ///< the fix in words
+    std::int64_t predictedPeak = 0; ///< the estimator's prediction for `config`, 0 = none
+};
+
+/// Called on the trainer's thread after an OOM, once the failed step's memory is released.
+/// May block (a GUI dialog waits for the user). Without a handler the trainer follows
+/// TrainConfig::on_oom with no fixes: it stops.
+using OomHandler = std::function<OomDecision(const OomReport&)>;
 
 /// A complete training run: data, model, loss, optimizer, validation, the run folder.
 /// The header is LibTorch-free so that the GUI adapter can own a Trainer without pulling in
@@ -28,6 +45,9 @@ public:
     void requestPause(bool paused);
     /// Stops after the current step; the run folder keeps the last checkpoint.
     void requestStop();
+
+    /// Sets who decides what happens after an OOM. Call before run().
+    void setOomHandler(OomHandler handler);
 
 private:
     struct Impl;
