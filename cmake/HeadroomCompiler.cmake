@@ -6,6 +6,7 @@ if(HEADROOM_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
     # ccache only hits through a precompiled header with this sloppiness (see its manual).
     set(CMAKE_CXX_COMPILER_LAUNCHER
         env "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime"
+            "CCACHE_BASEDIR=${PROJECT_SOURCE_DIR}"
         "${HEADROOM_CCACHE}")
 endif()
 
