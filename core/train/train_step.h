@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "config/train_config.h"
+#include "memory/phase.h"
+
+#include <torch/torch.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace hr {
+
+class DetectionModel;
+class MetricsAccumulator;
+struct Batch;
+class ModelEma;
+
+/// What one training step did, with the time each part took.
+struct StepOutput {
+    double loss = 0.0;                    ///< total loss as back-propagated (before loss scaling)
+    std::array<double, 3> items{0, 0, 0}; ///< box, cls, dfl (per-image means, as Ultralytics logs)
+    int images = 0;
+    bool optimizerStepped = false; ///< this step completed an accumulation group
+    bool stepSkipped = false;      ///< fp16 overflow: the scaler skipped the update
+    double dataSeconds = 0;        ///< batch to the device
+    double forwardSeconds = 0;     ///< forward and loss
+    double backwardSeconds = 0;
+    double optimizerSeconds = 0; ///< unscale, clip, step, zero_grad, EMA (0 when not stepped)
+};
+
+/// What one validation batch produced.
+struct ValidationOutput {
+    std::array<double, 3> items{0, 0, 0}; ///< box, cls, dfl losses of the batch
+    int images = 0;
+};
+
+/// The learning-rate / momentum / accumulation setting of one moment of the schedule.
+struct StepSchedule {
+    std::array<double, 3> lr{0, 0, 0}; ///< pg0 weights (decay), pg1 norm weights, pg2 biases
+    double momentum = 0.0;             ///< SGD momentum (Adam's beta1 is left alone)
+    int accumulate = 1;                ///< batches per optimizer step
+};
+
+/// The optimizer Ultralytics' `optimizer: auto` rule chooses.
+struct OptimizerChoice {
+    std::string name; ///< "SGD", "Adam" or "AdamW"
+    double lr = 0.01;
+    double momentum = 0.937;
+};
+
+/// Resolves `auto`: AdamW with lr round(0.002 * 5 / (4 + nc), 6) and momentum 0.9 when the run
+/// has at most 10000 optimizer iterations, else SGD with lr 0.01 and momentum 0.9. Other names are
+/// returned with config.lr0 / config.momentum (case-insensitive; unknown names fall back to SGD).
+OptimizerChoice resolveOptimizer(const TrainConfig& config, int nc, std::int64_t iterations);
+
+/// Exactly one training step of a detection model, and single validation batches: the unit the
+/// trainer loops over and the memory estimator probes with.
+///
+/// Owns the model (a shared LibTorch module handle), the optimizer with Ultralytics' three
+/// parameter groups, the EMA copy, the fp16 loss scaler and the accumulation counter.
+/// Failures (c10::OutOfMemoryError included) propagate as exceptions from step() and
+/// validateBatch(); currentPhase() then says where it happened, and resetAccumulation() releases
+/// gradients of the broken accumulation group while keeping weights, optimizer state and EMA.
+class TrainStep {
+public:
+    /// Builds the optimizer for `model` on `device` (the model is moved there). `iterations` is
+    /// the planned number of optimizer iterations of the run (for `optimizer: auto`; 0 = small).
+    /// Applies config.checkpointing, config.freeze and config.amp.
+    TrainStep(const TrainConfig& config, DetectionModel model, int nc, torch::Device device,
+              std::int64_t iterations = 0);
+    ~TrainStep();
+    TrainStep(const TrainStep&) = delete;
+    TrainStep& operator=(const TrainStep&) = delete;
+
+    /// Data to device, forward, loss, backward; when the accumulation group is complete also
+    /// unscale, clip (max norm 10), optimizer step and EMA update.
+    StepOutput step(const Batch& batch);
+
+    /// One validation batch on the EMA model (eval mode, no gradients): losses, decode, NMS
+    /// (config conf / iou / max_det) and, when `metrics` is given, the detections added to it.
+    ValidationOutput validateBatch(const Batch& batch, MetricsAccumulator* metrics);
+
+    /// Drops the gradients of a partial accumulation group (after an OOM or a batch change).
+    void resetAccumulation();
+
+    /// Sets learning rates, momentum and the accumulation target (warmup / schedule).
+    void setSchedule(const StepSchedule& schedule);
+    StepSchedule schedule() const;
+
+    /// Initial learning rate of each group (lr0 after `auto`), the base of the schedule.
+    double initialLr() const;
+    const OptimizerChoice& optimizerChoice() const;
+
+    /// Applies a changed config to the live step: AMP, checkpointing, freeze, optimizer kind
+    /// (SGD <-> Adam/AdamW re-creates the optimizer with the same groups and learning rates),
+    /// optimizer offload, batch (weight decay scaling). Weights and EMA are kept.
+    void applyConfig(const TrainConfig& config);
+
+    /// Called with the phase whenever it changes (for the memory sampler).
+    void setPhaseCallback(std::function<void(Phase)> callback);
+    Phase currentPhase() const;
+
+    DetectionModel& model();
+    DetectionModel& emaModel();
+    ModelEma& ema();
+    torch::optim::Optimizer& optimizer();
+    const TrainConfig& config() const;
+    torch::Device device() const;
+    /// Optimizer steps done so far (the EMA update count follows it).
+    std::int64_t optimizerSteps() const;
+
+    /// Current fp16 loss scale (1 when the scaler is off).
+    double lossScale() const;
+
+    /// Saves / restores optimizer state, EMA weights, EMA update count and the scaler.
+    void save(torch::serialize::OutputArchive& archive) const;
+    void load(torch::serialize::InputArchive& archive);
+
+    /// Bytes held by weights, gradients, optimizer state and the EMA copy right now.
+    std::int64_t weightBytes() const;
+    std::int64_t gradientBytes() const;
+    std::int64_t optimizerStateBytes() const;
+    std::int64_t emaBytes() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace hr
