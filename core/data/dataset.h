@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "config/data_config.h"
+#include "data/label.h"
+#include "util/diagnostic.h"
+
+#include <array>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hr {
+
+enum class Split { Train, Val, Test };
+
+/// "train", "val" or "test".
+const char* toString(Split split);
+
+/// One usable image of a data set, after validation.
+struct ImageRecord {
+    std::string imagePath;
+    std::string labelPath; ///< where its label file is (or would be: missing = background)
+    int width = 0;         ///< after EXIF orientation
+    int height = 0;
+    std::vector<LabelBox> labels; ///< checked, clipped and de-duplicated
+};
+
+/// What a split holds. Histogram bins are documented next to each field.
+struct DatasetStats {
+    int images = 0;      ///< usable images
+    int backgrounds = 0; ///< usable images without any object
+    int skipped = 0;     ///< images left out because they could not be read
+    int instances = 0;   ///< objects in all usable images
+    std::vector<int> instancesPerClass;
+    std::vector<int> imagesPerClass; ///< images holding at least one object of the class
+    int maxObjectsPerImage = 0;      ///< the memory forecast sizes target tensors with it
+    /// Box width / height relative to the image, in ten bins of 0.1 (the last includes 1.0).
+    std::array<int, 10> boxWidthHistogram{};
+    std::array<int, 10> boxHeightHistogram{};
+    /// Longer image side: <= 256, <= 512, <= 1024, <= 2048, larger.
+    std::array<int, 5> imageSizeHistogram{};
+    int minWidth = 0, maxWidth = 0, minHeight = 0, maxHeight = 0;
+};
+
+struct ScanOptions {
+    bool singleCls = false; ///< every class becomes class 0 ("item")
+    double fraction = 1.0;  ///< use the first round(n * fraction) images, like Ultralytics
+    bool useCache = true;   ///< read and write the label cache
+    /// Called now and then with (images done, total); return false to cancel the scan.
+    std::function<bool(int done, int total)> progress;
+};
+
+/// The result of scanning one split: its usable images, every problem found (with file and,
+/// for labels, line, and what Headroom did about it), and statistics.
+struct DatasetReport {
+    Split split = Split::Train;
+    std::vector<ImageRecord> images;
+    Diagnostics problems; ///< Notes and Warnings per file; Errors when the split is unusable
+    DatasetStats stats;
+    std::vector<std::string> names; ///< class names (["item"] with singleCls)
+    int cacheHits = 0;              ///< images whose checks came from the label cache
+    std::string cachePath;          ///< the label cache used ("" when none)
+
+    bool usable() const { return !images.empty(); }
+};
+
+/// Finds the images of `split` (folders searched recursively, .txt lists, single files), pairs
+/// each with its label file, decodes every image once and checks every label line. Bad input
+/// never throws: it becomes a problem in the report. Results are kept in a label cache (next to
+/// the labels folder, or under the Headroom cache folder when that is read-only), keyed by the
+/// size and modification time of each image and label file, so a second scan is fast.
+DatasetReport scanDataset(const DataConfig& data, Split split, const ScanOptions& options = {});
+
+/// The report as text for `headroom-cli data-check`: counts, statistics, then every problem.
+std::string formatReport(const DatasetReport& report);
+
+} // namespace hr

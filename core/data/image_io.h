@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <opencv2/core/mat.hpp>
+
+#include <string>
+#include <vector>
+
+namespace hr {
+
+/// The image file extensions a data set may use (lower case, with the dot): .jpg .jpeg .png
+/// .bmp .webp .tif .tiff.
+const std::vector<std::string>& imageExtensions();
+
+/// True when the file name ends in one of imageExtensions() (case-insensitive).
+bool isImageFile(const std::string& path);
+
+/// The YOLO label file of an image: the last "/images/" path component becomes "/labels/" and
+/// the extension ".txt". An image outside any images/ folder has its label next to it.
+std::string labelPathForImage(const std::string& imagePath);
+
+/// Reads an image as 8-bit BGR: EXIF orientation applied, grey and 16-bit images converted,
+/// alpha dropped. Returns an empty Mat and fills `error` when the file is missing, empty or not
+/// decodable. `note` (optional) receives a remark about a usable but damaged file, e.g. a JPEG
+/// whose end marker is missing (truncated: the decodable part is used).
+cv::Mat readImage(const std::string& path, std::string* error, std::string* note = nullptr);
+
+/// readImage() then a resize (INTER_LINEAR, aspect kept) so that the longer side is `longSide`.
+cv::Mat readImageResized(const std::string& path, int longSide, std::string* error);
+
+} // namespace hr

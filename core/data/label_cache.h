@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "data/dataset.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+namespace hr {
+
+/// Size and modification time of a file; size -1 when it does not exist.
+struct FileStamp {
+    std::int64_t size = -1;
+    std::int64_t mtimeNs = 0;
+
+    static FileStamp of(const std::string& path);
+    bool operator==(const FileStamp& o) const { return size == o.size && mtimeNs == o.mtimeNs; }
+};
+
+/// The checked result for one image, valid while both files keep their stamps.
+struct CachedScan {
+    FileStamp image;
+    FileStamp label;
+    bool usable = false;
+    ImageRecord record;
+    Diagnostics problems;
+};
+
+/// Per-image scan results of one split, stored in a small binary file. A cache written for a
+/// different number of classes or by another format version is ignored.
+class LabelCache {
+public:
+    explicit LabelCache(int classCount) : m_classCount(classCount) {}
+
+    /// Reads a cache file; returns false (and stays empty) when it is missing or unusable.
+    bool load(const std::string& path);
+    /// Writes atomically; returns false and fills `error` on failure.
+    bool save(const std::string& path, std::string* error) const;
+
+    /// The entry for `imagePath` when both stamps still match, else nullptr.
+    const CachedScan* find(const std::string& imagePath, const FileStamp& image,
+                           const FileStamp& label) const;
+    void put(const std::string& imagePath, CachedScan entry);
+    size_t size() const { return m_entries.size(); }
+
+private:
+    int m_classCount = 0;
+    std::unordered_map<std::string, CachedScan> m_entries;
+};
+
+/// Headroom's cache folder: $XDG_CACHE_HOME/headroom (default ~/.cache/headroom).
+std::string headroomCacheDir();
+
+} // namespace hr
