@@ -13,15 +13,17 @@ namespace hr {
 /// All paths are absolute after loading: `path` is resolved against the YAML's folder and
 /// `train`/`val`/`test` against `path`.
 struct DataConfig {
-    std::string yamlPath;            ///< where it was read from (empty when built in code)
-    std::string root;                ///< resolved `path`
-    std::vector<std::string> train;  ///< folders of images or .txt lists of images
+    std::string yamlPath;           ///< where it was read from (empty when built in code)
+    std::string root;               ///< resolved `path`
+    std::vector<std::string> train; ///< folders of images or .txt lists of images
     std::vector<std::string> val;
     std::vector<std::string> test;
-    std::vector<std::string> names;  ///< class names, index = class id
+    std::vector<std::string> names; ///< class names, index = class id
 
     int nc() const { return static_cast<int>(names.size()); }
+    /// Same data set: root, splits and names; `yamlPath` (where it was read from) is ignored.
     bool operator==(const DataConfig& other) const;
+    bool operator!=(const DataConfig& other) const { return !(*this == other); }
 };
 
 struct DataConfigResult {
@@ -29,12 +31,17 @@ struct DataConfigResult {
     Diagnostics diagnostics;
 };
 
-/// Reads data.yaml: `path`, `train`/`val`/`test` (a folder, a .txt list or a list of those),
-/// `names` (list or {id: name} map), `nc`. Missing train folder, nc != len(names), a names map
-/// with gaps ... are errors naming file, line and key.
+/// Reads data.yaml: `path` (relative: against the YAML's folder; absent: that folder),
+/// `train`/`val`/`test` (a folder, a .txt list or a list of those, relative to `path`),
+/// `names` (list or {id: name} map), `nc` (alone: names class0..). Missing train/val key or
+/// path, nc != len(names), a names map with gaps ... are errors naming file, line and key; a
+/// missing test path is a warning; `download` and unknown keys are a note / a warning.
+/// `config` is empty when any error was found.
 DataConfigResult loadDataConfig(const std::string& path);
 
-/// Writes a data.yaml with paths relative to `root` where possible.
+/// Writes a data.yaml (atomically) with train/val/test relative to `root` where they lie inside
+/// it; `path` is "." when the file is written into `root`, else absolute. Returns false and
+/// fills `error` on failure.
 bool saveDataConfig(const DataConfig& config, const std::string& path, std::string* error);
 
 } // namespace hr

@@ -23,15 +23,15 @@ struct TrainConfig {
     // --- task -------------------------------------------------------------------------------
     std::string model = "yolov8n.yaml"; ///< model YAML (path, or a name under resources/models)
     std::string data;                   ///< data.yaml path; empty = the built-in sample
-    std::string scale;    ///< Headroom: scale letter (n/s/m/l/x, t/c/e); empty = from file name
-    std::string weights;  ///< Headroom: start from these weights (a .pt written by Headroom)
+    std::string scale;   ///< Headroom: scale letter (n/s/m/l/x, t/c/e); empty = from file name
+    std::string weights; ///< Headroom: start from these weights (a .pt written by Headroom)
     int epochs = 100;
-    int patience = 100;   ///< epochs without fitness improvement before stopping early
-    int batch = 16;       ///< images per step; -1 = auto-fit to the memory budget
-    int imgsz = 640;      ///< training and validation image size, a multiple of 32
+    int patience = 100;          ///< epochs without fitness improvement before stopping early
+    int batch = 16;              ///< images per step; -1 = auto-fit to the memory budget
+    int imgsz = 640;             ///< training and validation image size, a multiple of 32
     std::string device = "auto"; ///< "auto", "cpu", "cuda", "cuda:N"
-    int workers = 8;      ///< loader threads
-    int threads = 0;      ///< Headroom: intra-op threads for LibTorch; 0 = all cores
+    int workers = 8;             ///< loader threads
+    int threads = 0;             ///< Headroom: intra-op threads for LibTorch; 0 = all cores
     std::string project = "runs";
     std::string name = "train";
     bool exist_ok = false;
@@ -113,8 +113,10 @@ TrainConfigResult loadTrainConfig(const std::string& path);
 TrainConfigResult parseTrainConfig(const std::string& yamlText, const std::string& sourceName,
                                    const TrainConfig& base = TrainConfig{});
 
-/// Applies one `key=value` override (command line / GUI) onto `config`. Returns the problems;
-/// `config` is unchanged when there is an error.
+/// Applies one `key=value` override (command line / GUI) onto `config`. The value is read as a
+/// YAML scalar or flow list ("true", "3GiB", "[0, 1]"); `-` in keys is read as `_`. Returns the
+/// problems (file and line empty); an unknown key is an error here, an ignored Ultralytics key
+/// a note. `config` is unchanged when there is an error.
 Diagnostics applyOverride(TrainConfig& config, const std::string& key, const std::string& value);
 
 /// Checks ranges and combinations (batch >= 1 or -1, imgsz a multiple of 32, lr0 > 0 ...).
@@ -126,13 +128,23 @@ std::string toYaml(const TrainConfig& config);
 /// Writes toYaml() atomically. Returns false and fills `error` on failure.
 bool saveTrainConfig(const TrainConfig& config, const std::string& path, std::string* error);
 
-/// Every YAML key a TrainConfig understands, in the order toYaml() writes them.
+/// Every YAML key a TrainConfig understands, in the order toYaml() writes them. A field's key is
+/// its name, except: `scale` is `scale_aug` (Ultralytics' augmentation gain; a letter given as
+/// `scale` sets the model scale instead) and `model_scale` is `scale`. `scale_aug` is also
+/// accepted on input.
 const std::vector<std::string>& trainConfigKeys();
 
 const char* toString(OomPolicy policy);
 const char* toString(Checkpointing mode);
 
-/// The accumulation Ultralytics uses: max(round(nbs / batch), 1).
+/// "ask" / "auto" / "stop" (any case); nothing for other text.
+std::optional<OomPolicy> parseOomPolicy(const std::string& text);
+
+/// "none" / "backbone" / "all" (also true = all, false = none); nothing for other text.
+std::optional<Checkpointing> parseCheckpointing(const std::string& text);
+
+/// The accumulation Ultralytics uses: max(round(nbs / batch), 1), halves rounded to even as
+/// Python does. 1 while batch is -1 (auto-fit decides the batch later).
 int accumulateSteps(const TrainConfig& config);
 
 } // namespace hr

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "config/yaml_read.h"
+
+#include "util/text.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace hr::yaml {
+
+int lineOf(const YAML::Node& node) {
+    const YAML::Mark mark = node.Mark();
+    return mark.is_null() ? 0 : mark.line + 1;
+}
+
+std::string describe(const YAML::Node& node) {
+    switch (node.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+        return "nothing";
+    case YAML::NodeType::Sequence:
+        return "a list";
+    case YAML::NodeType::Map:
+        return "a map";
+    case YAML::NodeType::Scalar:
+        break;
+    }
+    return "'" + node.Scalar() + "'";
+}
+
+std::optional<double> toNumber(const YAML::Node& node) {
+    if (!node.IsScalar())
+        return std::nullopt;
+    const std::string text = trim(node.Scalar());
+    if (text.empty())
+        return std::nullopt;
+    char* end = nullptr;
+    errno = 0;
+    const double value = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value))
+        return std::nullopt;
+    return value;
+}
+
+std::optional<long long> toWhole(const YAML::Node& node) {
+    const std::optional<double> value = toNumber(node);
+    if (!value || std::floor(*value) != *value || std::fabs(*value) > 9.0e15)
+        return std::nullopt;
+    return static_cast<long long>(*value);
+}
+
+std::optional<bool> toBool(const YAML::Node& node) {
+    if (!node.IsScalar())
+        return std::nullopt;
+    const std::string text = toLower(trim(node.Scalar()));
+    if (text == "true" || text == "yes" || text == "on")
+        return true;
+    if (text == "false" || text == "no" || text == "off")
+        return false;
+    return std::nullopt;
+}
+
+std::string formatNumber(double value) {
+    char buffer[64];
+    const double magnitude = std::fabs(value);
+    if (magnitude == 0 || (magnitude >= 1e-5 && magnitude < 1e15)) {
+        // Fixed notation reads best ("20.0", "0.0005"); use the fewest decimals that give the
+        // exact value back.
+        for (int decimals = 0; decimals <= 20; ++decimals) {
+            std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+            if (std::strtod(buffer, nullptr) == value)
+                break;
+        }
+    } else {
+        for (int precision = 1; precision <= 17; ++precision) {
+            std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+            if (std::strtod(buffer, nullptr) == value)
+                break;
+        }
+    }
+    std::string text = buffer;
+    // "20" would read back as a whole number; keep it visibly a real number for readers.
+    if (text.find_first_of(".eEn") == std::string::npos)
+        text += ".0";
+    return text;
+}
+
+std::string quoteIfNeeded(const std::string& text) {
+    bool quote = text.empty() || text != trim(text);
+    if (!quote) {
+        const YAML::Node asScalar(text);
+        const std::string lowered = toLower(text);
+        quote = toNumber(asScalar).has_value() || toBool(asScalar).has_value() ||
+                lowered == "null" || lowered == "~" || lowered == "y" || lowered == "n" ||
+                std::string("-?:,[]{}#&*!|>'\"%@`").find(text.front()) != std::string::npos ||
+                text.back() == ':' || text.find(": ") != std::string::npos ||
+                text.find(" #") != std::string::npos ||
+                text.find_first_of("\n\t") != std::string::npos;
+    }
+    if (!quote)
+        return text;
+    YAML::Emitter emitter;
+    emitter << YAML::DoubleQuoted << text;
+    return emitter.c_str();
+}
+
+std::optional<YAML::Node> parseDocument(const std::string& text, const std::string& sourceName,
+                                        Diagnostics& diagnostics) {
+    try {
+        return YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
+        diagnostics.push_back(makeDiagnostic(Diagnostic::Severity::Error, sourceName, line, {},
+                                             "malformed YAML: " + e.msg,
+                                             "check the indentation, colons and quotes near "
+                                             "this line"));
+        return std::nullopt;
+    }
+}
+
+Diagnostic makeDiagnostic(Diagnostic::Severity severity, const std::string& file, int line,
+                          const std::string& key, const std::string& message,
+                          const std::string& fix) {
+    Diagnostic d;
+    d.severity = severity;
+    d.file = file;
+    d.line = line;
+    d.key = key;
+    d.message = message;
+    d.fix = fix;
+    return d;
+}
+
+} // namespace hr::yaml

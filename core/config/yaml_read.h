@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// Small helpers the config readers share: reading scalars strictly (no silent "16.5" -> 16),
+// describing a node for an error message, and turning yaml-cpp's exceptions into diagnostics.
+// Internal to core/config; other modules use train_config.h and data_config.h.
+
+#include "util/diagnostic.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <optional>
+#include <string>
+
+namespace hr::yaml {
+
+/// The node's 1-based line, 0 when yaml-cpp does not know it (a node built in code).
+int lineOf(const YAML::Node& node);
+
+/// "'sixteen'", "a list", "a map", "nothing" - for "expected X, got Y" messages.
+std::string describe(const YAML::Node& node);
+
+/// A whole number (also "16.0"); nothing for text, fractions, lists or maps.
+std::optional<long long> toWhole(const YAML::Node& node);
+
+/// A finite number; nothing otherwise.
+std::optional<double> toNumber(const YAML::Node& node);
+
+/// true/false, yes/no, on/off (any case); nothing otherwise.
+std::optional<bool> toBool(const YAML::Node& node);
+
+/// The shortest decimal text that reads back as exactly `value` ("0.01", "1e-05").
+std::string formatNumber(double value);
+
+/// `text` as a YAML scalar, quoted only when a plain scalar would read back differently
+/// (empty, looks like a number, bool or null, or contains YAML syntax).
+std::string quoteIfNeeded(const std::string& text);
+
+/// Parses a YAML document. On malformed text returns nothing and appends an error naming
+/// `sourceName` and the 1-based line yaml-cpp reports.
+std::optional<YAML::Node> parseDocument(const std::string& text, const std::string& sourceName,
+                                        Diagnostics& diagnostics);
+
+/// Shorthand for building a diagnostic.
+Diagnostic makeDiagnostic(Diagnostic::Severity severity, const std::string& file, int line,
+                          const std::string& key, const std::string& message,
+                          const std::string& fix = {});
+
+} // namespace hr::yaml

@@ -1,0 +1,780 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "config/data_config.h"
+#include "config/train_config.h"
+#include "util/atomic_file.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <map>
+
+using hr::Diagnostic;
+using hr::Diagnostics;
+using hr::TrainConfig;
+
+namespace {
+
+const QString kData = QStringLiteral(HEADROOM_TEST_DATA "/config");
+
+std::string dataPath(const QString& relative) {
+    return (kData + "/" + relative).toStdString();
+}
+
+std::string absoluteData(const QString& relative) {
+    return QDir::cleanPath(QDir(kData).absoluteFilePath(relative)).toStdString();
+}
+
+int count(const Diagnostics& diagnostics, Diagnostic::Severity severity) {
+    int n = 0;
+    for (const auto& d : diagnostics)
+        n += d.severity == severity ? 1 : 0;
+    return n;
+}
+
+const Diagnostic* findKey(const Diagnostics& diagnostics, const std::string& key) {
+    for (const auto& d : diagnostics)
+        if (d.key == key)
+            return &d;
+    return nullptr;
+}
+
+// "key: value" lines of toYaml(), for comparing two configs setting by setting.
+std::map<std::string, std::string> yamlLines(const std::string& yaml) {
+    std::map<std::string, std::string> lines;
+    for (const QString& line : QString::fromStdString(yaml).split('\n')) {
+        if (line.isEmpty() || line.startsWith('#'))
+            continue;
+        const int colon = line.indexOf(':');
+        lines[line.left(colon).toStdString()] = line.mid(colon + 1).trimmed().toStdString();
+    }
+    return lines;
+}
+
+// A config with every setting away from its default.
+TrainConfig everythingChanged() {
+    TrainConfig c;
+    c.model = "yolov9c.yaml";
+    c.data = "/data/my set/data.yaml";
+    c.scale = "m";
+    c.weights = "runs/a/weights/last.pt";
+    c.epochs = 7;
+    c.patience = 3;
+    c.batch = -1;
+    c.imgsz = 96;
+    c.device = "cuda:1";
+    c.workers = 0;
+    c.threads = 2;
+    c.project = "elsewhere";
+    c.name = "true"; // text that looks like a bool must stay text
+    c.exist_ok = true;
+    c.resume = true;
+    c.seed = 42;
+    c.deterministic = false;
+    c.fraction = 0.25;
+    c.save_period = 5;
+    c.optimizer = "AdamW";
+    c.lr0 = 0.001;
+    c.lrf = 0.1;
+    c.momentum = 0.9;
+    c.weight_decay = 0.1 + 0.2; // not a short decimal: must still round-trip exactly
+    c.warmup_epochs = 1.5;
+    c.warmup_momentum = 0.5;
+    c.warmup_bias_lr = 0.05;
+    c.cos_lr = true;
+    c.nbs = 32;
+    c.box = 5.0;
+    c.cls = 1.0;
+    c.dfl = 2.0;
+    c.amp = false;
+    c.freeze = {0, 1, 5};
+    c.single_cls = true;
+    c.hsv_h = 0.1;
+    c.hsv_s = 0.2;
+    c.hsv_v = 0.3;
+    c.degrees = 10.0;
+    c.translate = 0.2;
+    c.scale_aug = 0.25;
+    c.shear = 2.0;
+    c.perspective = 0.0005;
+    c.flipud = 0.5;
+    c.fliplr = 0.0;
+    c.mosaic = 0.5;
+    c.mixup = 0.1;
+    c.close_mosaic = 0;
+    c.cache = "disk";
+    c.rect = true;
+    c.val = false;
+    c.conf = 0.25;
+    c.iou = 0.5;
+    c.max_det = 100;
+    c.val_batch = 8;
+    c.memory_budget = 1536LL * 1024 * 1024;
+    c.checkpointing = hr::Checkpointing::Backbone;
+    c.on_oom = hr::OomPolicy::Auto;
+    c.optimizer_offload = true;
+    c.memory_sample_hz = 5.0;
+    c.nproc = 2;
+    c.zero = 1;
+    c.sync_bn = true;
+    return c;
+}
+
+} // namespace
+
+class TestConfig : public QObject {
+    Q_OBJECT
+private slots:
+    void defaultsFollowUltralytics();
+    void defaultRoundTrip();
+    void everyFieldRoundTrip();
+    void saveAndLoad();
+    void loadsUltralyticsArgs();
+    void loadsHeadroomKeys();
+    void scaleIsOverloaded();
+    void overrides_data();
+    void overrides();
+    void badOverrideLeavesConfigUnchanged();
+    void unknownOverrideIsAnError();
+    void badInput_data();
+    void badInput();
+    void malformedFileNamesFileAndLine();
+    void missingFile();
+    void validateReportsCommandLine();
+    void accumulateSteps_data();
+    void accumulateSteps();
+    void enumNames();
+
+    void dataListNames();
+    void dataMapNamesAndDownloadNote();
+    void dataTxtLists();
+    void dataListOfFolders();
+    void dataWithoutPathUsesYamlFolder();
+    void dataRelativePathFromSubfolder();
+    void badData_data();
+    void badData();
+    void dataSaveRoundTrip();
+};
+
+void TestConfig::defaultsFollowUltralytics() {
+    const TrainConfig c;
+    QCOMPARE(c.epochs, 100);
+    QCOMPARE(c.batch, 16);
+    QCOMPARE(c.imgsz, 640);
+    QCOMPARE(c.lr0, 0.01);
+    QCOMPARE(c.momentum, 0.937);
+    QCOMPARE(c.nbs, 64);
+    QCOMPARE(c.scale_aug, 0.5);
+    QCOMPARE(c.close_mosaic, 10);
+    QCOMPARE(hr::trainConfigKeys().size(), size_t(63));
+    QCOMPARE(QString::fromStdString(hr::trainConfigKeys().front()), QString("model"));
+}
+
+void TestConfig::defaultRoundTrip() {
+    const TrainConfig defaults;
+    const std::string yaml = hr::toYaml(defaults);
+    const auto result = hr::parseTrainConfig(yaml, "defaults.yaml");
+    QVERIFY2(result.config.has_value(), hr::formatDiagnostics(result.diagnostics).c_str());
+    QVERIFY(result.diagnostics.empty());
+    QVERIFY(*result.config == defaults);
+    // Every key is written, in trainConfigKeys() order.
+    const auto lines = yamlLines(yaml);
+    QCOMPARE(lines.size(), hr::trainConfigKeys().size());
+    for (const auto& key : hr::trainConfigKeys())
+        QVERIFY2(lines.count(key), key.c_str());
+    QCOMPARE(QString::fromStdString(lines.at("memory_sample_hz")), QString("20.0"));
+    QCOMPARE(QString::fromStdString(lines.at("weight_decay")), QString("0.0005"));
+    QCOMPARE(QString::fromStdString(lines.at("data")), QString("\"\""));
+    // Parsing onto a changed base must override every field back to the defaults.
+    const auto onto = hr::parseTrainConfig(yaml, "defaults.yaml", everythingChanged());
+    QVERIFY(onto.config.has_value());
+    QVERIFY(*onto.config == defaults);
+}
+
+void TestConfig::everyFieldRoundTrip() {
+    const TrainConfig changed = everythingChanged();
+    QVERIFY(hr::validate(changed).empty());
+    // The fixture really changes every setting: no toYaml line equals the default's.
+    const auto defaultLines = yamlLines(hr::toYaml(TrainConfig{}));
+    const auto changedLines = yamlLines(hr::toYaml(changed));
+    for (const auto& [key, value] : defaultLines)
+        QVERIFY2(changedLines.at(key) != value, key.c_str());
+
+    const auto result = hr::parseTrainConfig(hr::toYaml(changed), "changed.yaml");
+    QVERIFY2(result.config.has_value(), hr::formatDiagnostics(result.diagnostics).c_str());
+    QVERIFY(result.diagnostics.empty());
+    QCOMPARE(hr::toYaml(*result.config), hr::toYaml(changed));
+    QVERIFY(*result.config == changed);
+    QVERIFY(*result.config != TrainConfig{});
+    QCOMPARE(QString::fromStdString(changedLines.at("memory_budget")), QString("1536MiB"));
+    QCOMPARE(QString::fromStdString(changedLines.at("name")), QString("\"true\""));
+}
+
+void TestConfig::saveAndLoad() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath("config.yaml").toStdString();
+    std::string error;
+    QVERIFY(hr::saveTrainConfig(everythingChanged(), path, &error));
+    const auto loaded = hr::loadTrainConfig(path);
+    QVERIFY(loaded.config.has_value());
+    QVERIFY(*loaded.config == everythingChanged());
+    QVERIFY(
+        !hr::saveTrainConfig(TrainConfig{}, dir.filePath("missing/x.yaml").toStdString(), &error));
+    QVERIFY(!error.empty());
+}
+
+void TestConfig::loadsUltralyticsArgs() {
+    const std::string file = dataPath("ultralytics_args.yaml");
+    const auto result = hr::loadTrainConfig(file);
+    QVERIFY2(result.config.has_value(), hr::formatDiagnostics(result.diagnostics).c_str());
+    QCOMPARE(count(result.diagnostics, Diagnostic::Severity::Error), 0);
+    QCOMPARE(count(result.diagnostics, Diagnostic::Severity::Warning), 0);
+    // Ultralytics-only keys (task, save, plots, ...) are notes naming the key and line.
+    QVERIFY(count(result.diagnostics, Diagnostic::Severity::Note) > 40);
+    const Diagnostic* plots = findKey(result.diagnostics, "plots");
+    QVERIFY(plots);
+    QCOMPARE(plots->line, 45);
+    QCOMPARE(plots->file, file);
+    QVERIFY(plots->message.find("ignores") != std::string::npos);
+
+    const TrainConfig& c = *result.config;
+    QCOMPARE(c.epochs, 50);
+    QCOMPARE(c.batch, 8);
+    QCOMPARE(c.imgsz, 320);
+    QCOMPARE(c.workers, 4);
+    QCOMPARE(QString::fromStdString(c.data), QString("coco8.yaml"));
+    QCOMPARE(QString::fromStdString(c.name), QString("exp"));
+    QCOMPARE(QString::fromStdString(c.project), QString("runs")); // null = default
+    QCOMPARE(QString::fromStdString(c.device), QString("auto"));
+    QCOMPARE(QString::fromStdString(c.cache), QString("none"));
+    QCOMPARE(c.conf, 0.001);
+    QCOMPARE(c.lr0, 0.02);
+    QCOMPARE(c.scale_aug, 0.5);
+    QVERIFY(c.scale.empty());
+    QVERIFY(c.freeze.empty());
+}
+
+void TestConfig::loadsHeadroomKeys() {
+    const std::string file = dataPath("headroom_memory.yaml");
+    const auto result = hr::loadTrainConfig(file);
+    QVERIFY2(result.config.has_value(), hr::formatDiagnostics(result.diagnostics).c_str());
+    const TrainConfig& c = *result.config;
+    QCOMPARE(QString::fromStdString(c.scale), QString("m"));
+    QCOMPARE(c.scale_aug, 0.5);
+    QCOMPARE(c.batch, -1);
+    QCOMPARE(c.memory_budget, std::int64_t(3) << 30);
+    QVERIFY(c.checkpointing == hr::Checkpointing::Backbone);
+    QVERIFY(c.on_oom == hr::OomPolicy::Auto);
+    QVERIFY(c.optimizer_offload);
+    QCOMPARE(c.freeze, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+    QCOMPARE(QString::fromStdString(c.cache), QString("ram"));
+    // The typo is a warning naming the nearest key; the file still loads.
+    QCOMPARE(result.diagnostics.size(), size_t(1));
+    const Diagnostic& typo = result.diagnostics.front();
+    QCOMPARE(int(typo.severity), int(Diagnostic::Severity::Warning));
+    QCOMPARE(typo.file, file);
+    QCOMPARE(typo.line, 13);
+    QCOMPARE(QString::fromStdString(typo.key), QString("bacth"));
+    QVERIFY(typo.toString().find("did you mean 'batch'?") != std::string::npos);
+}
+
+void TestConfig::scaleIsOverloaded() {
+    auto r = hr::parseTrainConfig("scale: 0.9\n", "a.yaml");
+    QVERIFY(r.config);
+    QCOMPARE(r.config->scale_aug, 0.9);
+    QVERIFY(r.config->scale.empty());
+    r = hr::parseTrainConfig("scale: X\nmodel_scale: n\nscale_aug: 0.1\n", "b.yaml");
+    QVERIFY(r.config);
+    QCOMPARE(QString::fromStdString(r.config->scale), QString("n")); // the later key wins
+    QCOMPARE(r.config->scale_aug, 0.1);
+}
+
+void TestConfig::overrides_data() {
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("yamlKey"); // which toYaml() line must change
+    QTest::addColumn<QString>("written"); // and to what
+    QTest::newRow("batch") << "batch"
+                           << "32"
+                           << "batch"
+                           << "32";
+    QTest::newRow("auto batch") << "batch"
+                                << "-1"
+                                << "batch"
+                                << "-1";
+    QTest::newRow("scale letter") << "scale"
+                                  << "s"
+                                  << "model_scale"
+                                  << "s";
+    QTest::newRow("scale gain") << "scale"
+                                << "0.3"
+                                << "scale"
+                                << "0.3";
+    QTest::newRow("freeze count") << "freeze"
+                                  << "3"
+                                  << "freeze"
+                                  << "[0, 1, 2]";
+    QTest::newRow("freeze list") << "freeze"
+                                 << "[1, 3]"
+                                 << "freeze"
+                                 << "[1, 3]";
+    QTest::newRow("freeze none") << "freeze"
+                                 << "none"
+                                 << "freeze"
+                                 << "[]";
+    QTest::newRow("budget GiB") << "memory_budget"
+                                << "3GiB"
+                                << "memory_budget"
+                                << "3GiB";
+    QTest::newRow("budget GB") << "memory_budget"
+                               << "1.5GB"
+                               << "memory_budget"
+                               << "1500000000";
+    QTest::newRow("budget dash") << "memory-budget"
+                                 << "512MiB"
+                                 << "memory_budget"
+                                 << "512MiB";
+    QTest::newRow("budget bytes") << "memory_budget"
+                                  << "134217728"
+                                  << "memory_budget"
+                                  << "128MiB";
+    QTest::newRow("cache true") << "cache"
+                                << "true"
+                                << "cache"
+                                << "ram";
+    QTest::newRow("cache disk") << "cache"
+                                << "disk"
+                                << "cache"
+                                << "disk";
+    QTest::newRow("checkpointing true") << "checkpointing"
+                                        << "true"
+                                        << "checkpointing"
+                                        << "all";
+    QTest::newRow("on_oom") << "on_oom"
+                            << "stop"
+                            << "on_oom"
+                            << "stop";
+    QTest::newRow("device index") << "device"
+                                  << "0"
+                                  << "device"
+                                  << "cuda:0";
+    QTest::newRow("optimizer case") << "optimizer"
+                                    << "adamw"
+                                    << "optimizer"
+                                    << "AdamW";
+    QTest::newRow("bool") << "amp"
+                          << "False"
+                          << "amp"
+                          << "false";
+    QTest::newRow("number") << "lr0"
+                            << "1e-3"
+                            << "lr0"
+                            << "0.001";
+}
+
+void TestConfig::overrides() {
+    QFETCH(QString, key);
+    QFETCH(QString, value);
+    QFETCH(QString, yamlKey);
+    QFETCH(QString, written);
+    TrainConfig c;
+    c.memory_budget = 1LL << 30;
+    const Diagnostics d = hr::applyOverride(c, key.toStdString(), value.toStdString());
+    QVERIFY2(d.empty(), hr::formatDiagnostics(d).c_str());
+    QCOMPARE(QString::fromStdString(yamlLines(hr::toYaml(c)).at(yamlKey.toStdString())), written);
+    QVERIFY(hr::validate(c).empty());
+}
+
+void TestConfig::badOverrideLeavesConfigUnchanged() {
+    TrainConfig c;
+    c.batch = 8;
+    const TrainConfig before = c;
+    for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+             {"batch", "0"}, {"batch", "many"}, {"freeze", "[1, x]"}, {"imgsz", "[1, 2"}}) {
+        const Diagnostics d = hr::applyOverride(c, key, value);
+        QCOMPARE(d.size(), size_t(1));
+        QCOMPARE(int(d[0].severity), int(Diagnostic::Severity::Error));
+        QCOMPARE(d[0].key, key);
+        QVERIFY(d[0].file.empty());
+        QCOMPARE(d[0].line, 0);
+        QVERIFY(c == before);
+    }
+    // An Ultralytics-only key is a note and changes nothing.
+    const Diagnostics note = hr::applyOverride(c, "plots", "false");
+    QCOMPARE(note.size(), size_t(1));
+    QCOMPARE(int(note[0].severity), int(Diagnostic::Severity::Note));
+    QVERIFY(c == before);
+}
+
+void TestConfig::unknownOverrideIsAnError() {
+    TrainConfig c;
+    const Diagnostics d = hr::applyOverride(c, "imgsize", "320");
+    QCOMPARE(d.size(), size_t(1));
+    QCOMPARE(int(d[0].severity), int(Diagnostic::Severity::Error));
+    QVERIFY(d[0].toString().find("did you mean 'imgsz'?") != std::string::npos);
+    QCOMPARE(c.imgsz, 640);
+}
+
+void TestConfig::badInput_data() {
+    QTest::addColumn<QString>("yaml");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("message");
+    // Two good lines first, so the reported line is checked against a real position.
+    const QString head = "epochs: 5\n# a comment\n";
+    QTest::newRow("batch text") << head + "batch: sixteen\n"
+                                << 3 << "batch"
+                                << "'batch': expected a whole number, got 'sixteen'";
+    QTest::newRow("batch zero") << head + "batch: 0\n"
+                                << 3 << "batch"
+                                << "positive number of images or -1";
+    QTest::newRow("batch -2") << head + "batch: -2\n"
+                              << 3 << "batch"
+                              << "got -2";
+    QTest::newRow("batch fraction") << head + "batch: 0.7\n"
+                                    << 3 << "batch"
+                                    << "fix: use batch: -1";
+    QTest::newRow("imgsz 500") << head + "imgsz: 500\n"
+                               << 3 << "imgsz"
+                               << "multiple of 32 (the largest stride), got 500 (fix: use 480 "
+                                  "or 512)";
+    QTest::newRow("imgsz 0") << head + "imgsz: 0\n"
+                             << 3 << "imgsz"
+                             << "use 32";
+    QTest::newRow("imgsz list") << head + "imgsz: [640, 480]\n"
+                                << 3 << "imgsz"
+                                << "expected a whole number, got a list";
+    QTest::newRow("lr0 negative") << head + "lr0: -0.01\n"
+                                  << 3 << "lr0"
+                                  << "must be above 0, got -0.01";
+    QTest::newRow("lr0 zero") << head + "lr0: 0\n"
+                              << 3 << "lr0"
+                              << "must be above 0";
+    QTest::newRow("lrf 1.5") << head + "lrf: 1.5\n"
+                             << 3 << "lrf"
+                             << "in (0, 1], got 1.5";
+    QTest::newRow("momentum 1") << head + "momentum: 1.0\n"
+                                << 3 << "momentum"
+                                << "between 0 and 1 (1 excluded), got 1.0";
+    QTest::newRow("epochs 0") << "epochs: 0\n"
+                              << 1 << "epochs"
+                              << "at least one epoch";
+    QTest::newRow("workers -1") << head + "workers: -1\n"
+                                << 3 << "workers"
+                                << "cannot be negative";
+    QTest::newRow("mosaic 1.5") << head + "mosaic: 1.5\n"
+                                << 3 << "mosaic"
+                                << "mosaic probability must be between 0 and 1, got 1.5";
+    QTest::newRow("mixup -0.1") << head + "mixup: -0.1\n"
+                                << 3 << "mixup"
+                                << "got -0.1";
+    QTest::newRow("fliplr 2") << head + "fliplr: 2\n"
+                              << 3 << "fliplr"
+                              << "left-right flip";
+    QTest::newRow("flipud text") << head + "flipud: often\n"
+                                 << 3 << "flipud"
+                                 << "expected a number, got 'often'";
+    QTest::newRow("optimizer") << head + "optimizer: SDG\n"
+                               << 3 << "optimizer"
+                               << "did you mean 'SGD'?";
+    QTest::newRow("optimizer nadam") << head + "optimizer: NAdam\n"
+                                     << 3 << "optimizer"
+                                     << "unknown optimizer 'NAdam'";
+    QTest::newRow("on_oom") << head + "on_oom: panic\n"
+                            << 3 << "on_oom"
+                            << "expected ask, auto or stop, got 'panic'";
+    QTest::newRow("checkpointing") << head + "checkpointing: head\n"
+                                   << 3 << "checkpointing"
+                                   << "expected none, backbone or all";
+    QTest::newRow("budget malformed") << head + "memory_budget: lots\n"
+                                      << 3 << "memory_budget"
+                                      << "expected a size like 3GiB";
+    QTest::newRow("budget too small") << head + "memory_budget: 10MiB\n"
+                                      << 3 << "memory_budget"
+                                      << "at least 64MiB";
+    QTest::newRow("nbs 0") << head + "nbs: 0\n"
+                           << 3 << "nbs"
+                           << "at least 1, got 0";
+    QTest::newRow("close_mosaic") << head + "close_mosaic: -1\n"
+                                  << 3 << "close_mosaic"
+                                  << "cannot be negative";
+    QTest::newRow("zero 2") << head + "zero: 2\n"
+                            << 3 << "zero"
+                            << "must be 0 or 1";
+    QTest::newRow("nproc 0") << head + "nproc: 0\n"
+                             << 3 << "nproc"
+                             << "at least 1";
+    QTest::newRow("amp maybe") << head + "amp: maybe\n"
+                               << 3 << "amp"
+                               << "expected true or false, got 'maybe'";
+    QTest::newRow("freeze negative") << head + "freeze: [0, -1]\n"
+                                     << 3 << "freeze"
+                                     << "got '-1'";
+    QTest::newRow("cache tape") << head + "cache: tape\n"
+                                << 3 << "cache"
+                                << "unknown cache mode 'tape'";
+    QTest::newRow("scale word") << head + "scale: huge\n"
+                                << 3 << "scale"
+                                << "augmentation gain (a number like 0.5) or a model scale";
+    QTest::newRow("device") << head + "device: tpu\n"
+                            << 3 << "device"
+                            << "unknown device";
+    QTest::newRow("value on next line") << head + "batch:\n  - 1\n"
+                                        << 4 << "batch"
+                                        << "got a list";
+    QTest::newRow("syntax") << head + "batch: [16\nimgsz: 640\n"
+                            << 4 << ""
+                            << "malformed YAML";
+    QTest::newRow("not a map") << "- epochs\n- batch\n"
+                               << 1 << ""
+                               << "must be a map of settings";
+    QTest::newRow("scalar document")
+        << "just text\n"
+        << 1 << ""
+        << "must be a map of settings (key: value lines), got 'just text'";
+}
+
+void TestConfig::badInput() {
+    QFETCH(QString, yaml);
+    QFETCH(int, line);
+    QFETCH(QString, key);
+    QFETCH(QString, message);
+    const auto result = hr::parseTrainConfig(yaml.toStdString(), "bad.yaml");
+    QVERIFY(!result.config.has_value());
+    QCOMPARE(count(result.diagnostics, Diagnostic::Severity::Error), 1);
+    const Diagnostic* error = nullptr;
+    for (const auto& d : result.diagnostics)
+        if (d.severity == Diagnostic::Severity::Error)
+            error = &d;
+    QCOMPARE(QString::fromStdString(error->file), QString("bad.yaml"));
+    QCOMPARE(error->line, line);
+    QCOMPARE(QString::fromStdString(error->key), key);
+    const QString text = QString::fromStdString(error->toString());
+    QVERIFY2(text.contains(message), qPrintable(text));
+    QVERIFY2(text.startsWith(QString("bad.yaml:%1: error: ").arg(line)), qPrintable(text));
+}
+
+void TestConfig::malformedFileNamesFileAndLine() {
+    const std::string file = dataPath("bad_syntax.yaml");
+    const auto result = hr::loadTrainConfig(file);
+    QVERIFY(!result.config);
+    QCOMPARE(result.diagnostics.size(), size_t(1));
+    QCOMPARE(result.diagnostics[0].file, file);
+    QCOMPARE(result.diagnostics[0].line, 3);
+    QVERIFY(result.diagnostics[0].message.find("malformed YAML") != std::string::npos);
+}
+
+void TestConfig::missingFile() {
+    const auto result = hr::loadTrainConfig(dataPath("no_such_file.yaml"));
+    QVERIFY(!result.config);
+    QCOMPARE(result.diagnostics.size(), size_t(1));
+    QVERIFY(result.diagnostics[0].message.find("cannot read") != std::string::npos);
+}
+
+void TestConfig::validateReportsCommandLine() {
+    TrainConfig c;
+    QVERIFY(hr::validate(c, "command line").empty());
+    c.batch = 0;
+    c.imgsz = 100;
+    c.lr0 = -1;
+    const Diagnostics d = hr::validate(c, "command line");
+    QCOMPARE(count(d, Diagnostic::Severity::Error), 3);
+    for (const auto& diagnostic : d)
+        QCOMPARE(QString::fromStdString(diagnostic.file), QString("command line"));
+    QCOMPARE(QString::fromStdString(d[1].key), QString("imgsz"));
+    QVERIFY(d[1].fix.find("96 or 128") != std::string::npos);
+
+    TrainConfig z;
+    z.zero = 1;
+    const Diagnostics w = hr::validate(z);
+    QCOMPARE(w.size(), size_t(1));
+    QCOMPARE(int(w[0].severity), int(Diagnostic::Severity::Warning));
+}
+
+void TestConfig::accumulateSteps_data() {
+    QTest::addColumn<int>("nbs");
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<int>("steps");
+    QTest::newRow("16") << 64 << 16 << 4;
+    QTest::newRow("24 rounds up") << 64 << 24 << 3;
+    QTest::newRow("5 rounds up") << 64 << 5 << 13;
+    QTest::newRow("half to even") << 5 << 2 << 2;
+    QTest::newRow("larger than nbs") << 64 << 128 << 1;
+    QTest::newRow("auto batch") << 64 << -1 << 1;
+}
+
+void TestConfig::accumulateSteps() {
+    QFETCH(int, nbs);
+    QFETCH(int, batch);
+    QFETCH(int, steps);
+    TrainConfig c;
+    c.nbs = nbs;
+    c.batch = batch;
+    QCOMPARE(hr::accumulateSteps(c), steps);
+}
+
+void TestConfig::enumNames() {
+    QCOMPARE(QString(hr::toString(hr::OomPolicy::Ask)), QString("ask"));
+    QCOMPARE(QString(hr::toString(hr::OomPolicy::Stop)), QString("stop"));
+    QCOMPARE(QString(hr::toString(hr::Checkpointing::Backbone)), QString("backbone"));
+    QVERIFY(hr::parseOomPolicy("AUTO") == hr::OomPolicy::Auto);
+    QVERIFY(!hr::parseOomPolicy("sometimes"));
+    QVERIFY(hr::parseCheckpointing("false") == hr::Checkpointing::None);
+    QVERIFY(hr::parseCheckpointing("all") == hr::Checkpointing::All);
+    QVERIFY(!hr::parseCheckpointing("half"));
+}
+
+// ---- data.yaml ------------------------------------------------------------------------------
+
+void TestConfig::dataListNames() {
+    const auto result = hr::loadDataConfig(dataPath("data_list.yaml"));
+    QVERIFY2(result.config, hr::formatDiagnostics(result.diagnostics).c_str());
+    QVERIFY(result.diagnostics.empty());
+    const hr::DataConfig& d = *result.config;
+    const std::string root = absoluteData("datasets/ds");
+    QCOMPARE(d.root, root);
+    QCOMPARE(d.train, std::vector<std::string>{root + "/images/train"});
+    QCOMPARE(d.val, std::vector<std::string>{root + "/images/val"});
+    QVERIFY(d.test.empty()); // `test:` with nothing
+    QCOMPARE(d.names, (std::vector<std::string>{"cat", "dog", "bird"}));
+    QCOMPARE(d.nc(), 3);
+}
+
+void TestConfig::dataMapNamesAndDownloadNote() {
+    const std::string file = dataPath("data_map.yaml");
+    const auto result = hr::loadDataConfig(file);
+    QVERIFY2(result.config, hr::formatDiagnostics(result.diagnostics).c_str());
+    QCOMPARE(result.config->names, (std::vector<std::string>{"person", "bicycle", "car"}));
+    QCOMPARE(result.diagnostics.size(), size_t(1));
+    const Diagnostic& note = result.diagnostics[0];
+    QCOMPARE(int(note.severity), int(Diagnostic::Severity::Note));
+    QCOMPARE(note.key, std::string("download"));
+    QCOMPARE(note.line, 11);
+    QVERIFY(note.message.find("never downloads") != std::string::npos);
+}
+
+void TestConfig::dataTxtLists() {
+    const auto result = hr::loadDataConfig(dataPath("data_txt.yaml"));
+    QVERIFY2(result.config, hr::formatDiagnostics(result.diagnostics).c_str());
+    const std::string root = absoluteData("datasets/ds");
+    QCOMPARE(result.config->train, std::vector<std::string>{root + "/train.txt"});
+    QCOMPARE(result.config->val, std::vector<std::string>{root + "/val.txt"});
+    QCOMPARE(result.config->names, (std::vector<std::string>{"cat", "dog"}));
+}
+
+void TestConfig::dataListOfFolders() {
+    const auto result = hr::loadDataConfig(dataPath("data_folders.yaml"));
+    QVERIFY2(result.config, hr::formatDiagnostics(result.diagnostics).c_str());
+    const std::string root = absoluteData("datasets/ds");
+    QCOMPARE(result.config->train,
+             (std::vector<std::string>{root + "/images/train", root + "/images/extra"}));
+    QCOMPARE(result.config->val, std::vector<std::string>{root + "/images/val"});
+    // nc alone: generated names and a note saying so.
+    QCOMPARE(result.config->names, (std::vector<std::string>{"class0", "class1"}));
+    QCOMPARE(result.diagnostics.size(), size_t(1));
+    QCOMPARE(int(result.diagnostics[0].severity), int(Diagnostic::Severity::Note));
+    QCOMPARE(result.diagnostics[0].key, std::string("nc"));
+}
+
+void TestConfig::dataWithoutPathUsesYamlFolder() {
+    const auto result = hr::loadDataConfig(dataPath("datasets/ds/data.yaml"));
+    QVERIFY2(result.config, hr::formatDiagnostics(result.diagnostics).c_str());
+    QCOMPARE(result.config->root, absoluteData("datasets/ds"));
+    QCOMPARE(result.config->train,
+             std::vector<std::string>{absoluteData("datasets/ds/images/train")});
+}
+
+void TestConfig::dataRelativePathFromSubfolder() {
+    // Loaded through a relative file name: `path: ../datasets/ds` is read against the YAML's
+    // folder, not against the working directory.
+    const QString previous = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(kData + "/bad_data"));
+    const auto result = hr::loadDataConfig("../nested/data.yaml");
+    QDir::setCurrent(previous);
+    QVERIFY2(result.config, hr::formatDiagnostics(result.diagnostics).c_str());
+    QCOMPARE(result.config->root, absoluteData("datasets/ds"));
+    QCOMPARE(result.config->val, std::vector<std::string>{absoluteData("datasets/ds/images/val")});
+}
+
+void TestConfig::badData_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("missing train folder")
+        << "missing_train_folder.yaml" << 2 << "train"
+        << "'images/training' does not exist (resolved to " +
+               QString::fromStdString(absoluteData("datasets/ds/images/training")) + ")";
+    QTest::newRow("names gap") << "names_gap.yaml" << 5 << "names"
+                               << "id 1 is missing";
+    QTest::newRow("nc mismatch") << "nc_mismatch.yaml" << 4 << "nc"
+                                 << "nc says 3 classes but 'names' lists 2";
+    QTest::newRow("no val") << "no_val.yaml" << 1 << "val"
+                            << "no 'val' images given";
+    QTest::newRow("no names") << "no_names.yaml" << 1 << "names"
+                              << "class names are missing";
+    QTest::newRow("missing root") << "missing_path.yaml" << 2 << "path"
+                                  << "folder '../datasets/nowhere' does not exist";
+    QTest::newRow("not a map") << "not_a_map.yaml" << 1 << ""
+                               << "must be a map";
+    QTest::newRow("names scalar") << "bad_names_type.yaml" << 4 << "names"
+                                  << "expected a list of class names or a map";
+}
+
+void TestConfig::badData() {
+    QFETCH(QString, file);
+    QFETCH(int, line);
+    QFETCH(QString, key);
+    QFETCH(QString, message);
+    const std::string path = dataPath("bad_data/" + file);
+    const auto result = hr::loadDataConfig(path);
+    QVERIFY(!result.config);
+    QCOMPARE(count(result.diagnostics, Diagnostic::Severity::Error), 1);
+    const Diagnostic& error = result.diagnostics.back();
+    QCOMPARE(int(error.severity), int(Diagnostic::Severity::Error));
+    QCOMPARE(error.file, path);
+    QCOMPARE(error.line, line);
+    QCOMPARE(QString::fromStdString(error.key), key);
+    QVERIFY2(QString::fromStdString(error.toString()).contains(message), error.toString().c_str());
+}
+
+void TestConfig::dataSaveRoundTrip() {
+    const auto loaded = hr::loadDataConfig(dataPath("data_folders.yaml"));
+    QVERIFY(loaded.config);
+    hr::DataConfig config = *loaded.config;
+    config.names = {"a: tricky", "true"};
+    config.test = {config.root + "/images/val"};
+
+    // Saved elsewhere: the root is written absolute, the splits relative to it.
+    QTemporaryDir dir;
+    const std::string elsewhere = dir.filePath("data.yaml").toStdString();
+    std::string error;
+    QVERIFY2(hr::saveDataConfig(config, elsewhere, &error), error.c_str());
+    auto again = hr::loadDataConfig(elsewhere);
+    QVERIFY2(again.config, hr::formatDiagnostics(again.diagnostics).c_str());
+    QVERIFY(*again.config == config);
+    std::string text;
+    QVERIFY(hr::readFile(elsewhere, text));
+    QVERIFY(text.find("  - images/extra\n") != std::string::npos);
+
+    // Saved inside its root: `path: .`, so the folder can move.
+    QTemporaryDir copy;
+    for (const char* sub : {"images/train", "images/val", "images/extra"})
+        QVERIFY(QDir(copy.path()).mkpath(sub));
+    hr::DataConfig moved = config;
+    moved.root = QDir::cleanPath(copy.path()).toStdString();
+    for (auto* paths : {&moved.train, &moved.val, &moved.test})
+        for (auto& p : *paths)
+            p = moved.root + p.substr(config.root.size());
+    const std::string inside = copy.filePath("data.yaml").toStdString();
+    QVERIFY(hr::saveDataConfig(moved, inside, &error));
+    QVERIFY(hr::readFile(inside, text));
+    QVERIFY(text.find("path: .\n") != std::string::npos);
+    again = hr::loadDataConfig(inside);
+    QVERIFY(again.config);
+    QVERIFY(*again.config == moved);
+}
+
+QTEST_APPLESS_MAIN(TestConfig)
+#include "test_config.moc"
