@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "config/data_config.h"
+#include "data/dataset.h"
+#include "data/image_io.h"
+#include "data/synthetic_dataset.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include <fstream>
+
+namespace {
+
+hr::ScanOptions scanOptions(bool singleCls, double fraction) {
+    hr::ScanOptions options;
+    options.singleCls = singleCls;
+    options.fraction = fraction;
+    options.useCache = false;
+    return options;
+}
+
+void writeText(const QString& path, const QByteArray& text) {
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(text);
+}
+
+QByteArray pngBytes(int w, int h, int value = 128) {
+    std::vector<uchar> bytes;
+    cv::imencode(".png", cv::Mat(h, w, CV_8UC3, cv::Scalar::all(value)), bytes);
+    return QByteArray(reinterpret_cast<const char*>(bytes.data()), int(bytes.size()));
+}
+
+void writeImage(const QString& path, int w, int h) {
+    writeText(path, pngBytes(w, h));
+}
+
+hr::DataConfig configFor(const QString& root, const std::vector<std::string>& names) {
+    hr::DataConfig data;
+    data.yamlPath = (root + "/data.yaml").toStdString();
+    data.root = root.toStdString();
+    data.train = {(root + "/images/train").toStdString()};
+    data.val = {(root + "/images/val").toStdString()};
+    data.names = names;
+    return data;
+}
+
+/// The problems about one file (and line, when given).
+std::vector<hr::Diagnostic> problemsAt(const hr::DatasetReport& report, const QString& file,
+                                       int line = -1) {
+    std::vector<hr::Diagnostic> found;
+    for (const auto& d : report.problems)
+        if (d.file == file.toStdString() && (line < 0 || d.line == line))
+            found.push_back(d);
+    return found;
+}
+
+bool contains(const std::string& text, const char* part) {
+    return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+class TestDataScan : public QObject {
+    Q_OBJECT
+private slots:
+    void labelPathMapping_data();
+    void labelPathMapping();
+    void readsFormatsGreyAnd16Bit();
+    void appliesExifOrientation();
+    void rejectsBrokenImages();
+    void reportsEveryLabelProblem();
+    void listFilesFractionAndSingleClass();
+    void missingSplitIsAnError();
+    void statisticsOfSyntheticData();
+    void labelCacheMakesSecondScanFast();
+};
+
+void TestDataScan::labelPathMapping_data() {
+    QTest::addColumn<QString>("image");
+    QTest::addColumn<QString>("label");
+    QTest::newRow("plain") << "/d/images/train/a.jpg"
+                           << "/d/labels/train/a.txt";
+    QTest::newRow("last images component") << "/images/x/images/b.PNG"
+                                           << "/images/x/labels/b.txt";
+    QTest::newRow("dots in name") << "/d/images/v/a.b.c.webp"
+                                  << "/d/labels/v/a.b.c.txt";
+    QTest::newRow("no images folder") << "/d/pics/c.tif"
+                                      << "/d/pics/c.txt";
+}
+
+void TestDataScan::labelPathMapping() {
+    QFETCH(QString, image);
+    QFETCH(QString, label);
+    QCOMPARE(QString::fromStdString(hr::labelPathForImage(image.toStdString())), label);
+}
+
+void TestDataScan::readsFormatsGreyAnd16Bit() {
+    QTemporaryDir dir;
+    const cv::Mat colour(12, 20, CV_8UC3, cv::Scalar(10, 20, 30));
+    for (const char* ext : {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif"}) {
+        const std::string path = dir.filePath(QString("img") + ext).toStdString();
+        QVERIFY2(cv::imwrite(path, colour), ext);
+        QVERIFY(hr::isImageFile(path));
+        std::string error;
+        const cv::Mat read = hr::readImage(path, &error);
+        QVERIFY2(!read.empty(), (std::string(ext) + ": " + error).c_str());
+        QCOMPARE(read.size(), cv::Size(20, 12));
+        QCOMPARE(read.type(), CV_8UC3);
+    }
+    QVERIFY(!hr::isImageFile("/a/labels.txt"));
+    QVERIFY(hr::isImageFile("/a/B.JPG"));
+
+    const std::string grey = dir.filePath("grey.png").toStdString();
+    cv::imwrite(grey, cv::Mat(8, 6, CV_8UC1, cv::Scalar(77)));
+    cv::Mat read = hr::readImage(grey, nullptr);
+    QCOMPARE(read.type(), CV_8UC3);
+    QCOMPARE(read.at<cv::Vec3b>(3, 3), cv::Vec3b(77, 77, 77));
+
+    const std::string deep = dir.filePath("deep.png").toStdString();
+    cv::imwrite(deep, cv::Mat(8, 6, CV_16UC1, cv::Scalar(65535)));
+    read = hr::readImage(deep, nullptr);
+    QCOMPARE(read.type(), CV_8UC3);
+    QCOMPARE(read.at<cv::Vec3b>(2, 2), cv::Vec3b(255, 255, 255));
+}
+
+void TestDataScan::appliesExifOrientation() {
+    // A 40x20 JPEG with an EXIF APP1 segment saying "rotate 90° clockwise" (orientation 6).
+    cv::Mat wide(20, 40, CV_8UC3, cv::Scalar(0, 0, 0));
+    wide(cv::Rect(0, 0, 10, 20)).setTo(cv::Scalar(255, 255, 255)); // white left edge
+    std::vector<uchar> jpeg;
+    cv::imencode(".jpg", wide, jpeg, {cv::IMWRITE_JPEG_QUALITY, 100});
+    const unsigned char exif[] = {0xFF, 0xE1, 0x00, 0x22, 'E',  'x',  'i',  'f',  0, 0,
+                                  'I',  'I',  0x2A, 0x00, 0x08, 0x00, 0x00, 0x00, // TIFF header
+                                  0x01, 0x00,                                     // one entry
+                                  0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, // orientation
+                                  0x06, 0x00, 0x00, 0x00,                         // = 6
+                                  0x00, 0x00, 0x00, 0x00};                        // no next IFD
+    jpeg.insert(jpeg.begin() + 2, std::begin(exif), std::end(exif));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("rotated.jpg");
+    writeText(path, QByteArray(reinterpret_cast<const char*>(jpeg.data()), int(jpeg.size())));
+    const cv::Mat read = hr::readImage(path.toStdString(), nullptr);
+    QCOMPARE(read.size(), cv::Size(20, 40));
+    // Rotated clockwise: the white left edge is now the top.
+    QVERIFY(read.at<cv::Vec3b>(2, 10)[0] > 200);
+    QVERIFY(read.at<cv::Vec3b>(37, 10)[0] < 50);
+}
+
+void TestDataScan::rejectsBrokenImages() {
+    QTemporaryDir dir;
+    std::string error;
+    writeText(dir.filePath("empty.png"), QByteArray());
+    QVERIFY(hr::readImage(dir.filePath("empty.png").toStdString(), &error).empty());
+    QVERIFY(contains(error, "0 bytes"));
+    const QByteArray png = pngBytes(64, 64);
+    writeText(dir.filePath("cut.png"), png.left(png.size() / 2));
+    QVERIFY(hr::readImage(dir.filePath("cut.png").toStdString(), &error).empty());
+    QVERIFY(contains(error, "not a decodable image"));
+    QVERIFY(hr::readImage(dir.filePath("missing.png").toStdString(), &error).empty());
+    QVERIFY(contains(error, "cannot open"));
+}
+
+void TestDataScan::reportsEveryLabelProblem() {
+    QTemporaryDir dir;
+    const QString root = dir.path();
+    writeImage(root + "/images/train/good.png", 100, 50);
+    writeText(root + "/labels/train/good.txt", "0 0.5 0.5 0.2 0.2\n"     // 1 kept
+                                               "1 0.5 0.5 0.2\n"         // 2 column count
+                                               "1 0.5 abc 0.2 0.2\n"     // 3 not a number
+                                               "5 0.5 0.5 0.2 0.2\n"     // 4 class outside
+                                               "1 0.9 0.5 0.4 0.2\n"     // 5 clipped
+                                               "1 0.5 0.5 0 0.2\n"       // 6 zero area
+                                               "0 0.5 0.5 0.2 0.2\n"     // 7 duplicate
+                                               "\n"                      // 8 blank: fine
+                                               "1.5 0.5 0.5 0.2 0.2\n"); // 9 class not whole
+    writeImage(root + "/images/train/background.png", 30, 40);
+    writeText(root + "/images/train/zero.jpg", QByteArray());
+    writeText(root + "/images/train/truncated.png", pngBytes(64, 64).left(60));
+    writeText(root + "/labels/train/orphan.txt", "0 0.5 0.5 0.1 0.1\n");
+
+    const QString labels = root + "/labels/train/good.txt";
+    const hr::DatasetReport report = hr::scanDataset(configFor(root, {"a", "b", "c"}),
+                                                     hr::Split::Train, scanOptions(false, 1.0));
+    QVERIFY(report.usable());
+    QCOMPARE(int(report.images.size()), 2);
+    QCOMPARE(report.stats.skipped, 2);
+    QCOMPARE(report.stats.backgrounds, 1);
+
+    auto only = [&](const QString& file, int line) {
+        const auto found = problemsAt(report, file, line);
+        return found.size() == 1 ? found.front() : hr::Diagnostic{};
+    };
+    QVERIFY(contains(only(labels, 2).message, "expected 5 columns"));
+    QVERIFY(contains(only(labels, 2).message, "dropped the line"));
+    QVERIFY(contains(only(labels, 3).message, "'abc' is not a number"));
+    QVERIFY(contains(only(labels, 4).message, "class id 5 is not one of the classes"));
+    QVERIFY(contains(only(labels, 5).message, "clipped the box"));
+    QCOMPARE(only(labels, 5).severity, hr::Diagnostic::Severity::Note);
+    QVERIFY(contains(only(labels, 6).message, "zero or negative size"));
+    QVERIFY(contains(only(labels, 7).message, "duplicate"));
+    QVERIFY(problemsAt(report, labels, 1).empty());
+    QVERIFY(problemsAt(report, labels, 8).empty());
+    QVERIFY(contains(only(labels, 9).message, "class id 1.5"));
+    const auto zero = problemsAt(report, root + "/images/train/zero.jpg");
+    QCOMPARE(int(zero.size()), 1);
+    QVERIFY(contains(zero[0].message, "0 bytes"));
+    QVERIFY(contains(zero[0].message, "skipped the image"));
+    QVERIFY(contains(problemsAt(report, root + "/images/train/truncated.png")[0].message,
+                     "skipped the image"));
+    QVERIFY(contains(problemsAt(report, root + "/labels/train/orphan.txt")[0].message,
+                     "without an image"));
+
+    const hr::ImageRecord* good = nullptr;
+    for (const auto& r : report.images)
+        if (r.imagePath == (root + "/images/train/good.png").toStdString())
+            good = &r;
+    QVERIFY(good);
+    QCOMPARE(good->width, 100);
+    QCOMPARE(good->height, 50);
+    QCOMPARE(int(good->labels.size()), 2);
+    // The clipped box: x from 0.7..1.1 becomes 0.7..1.0.
+    QCOMPARE(good->labels[1].cls, 1);
+    QVERIFY(qAbs(good->labels[1].cx - 0.85f) < 1e-6f);
+    QVERIFY(qAbs(good->labels[1].w - 0.3f) < 1e-6f);
+    QCOMPARE(good->labels[1].h, 0.2f);
+
+    const std::string text = hr::formatReport(report);
+    QVERIFY(contains(text, "2 usable images"));
+    QVERIFY(contains(text, "good.txt:4: warning"));
+}
+
+void TestDataScan::listFilesFractionAndSingleClass() {
+    QTemporaryDir dir;
+    const QString root = dir.path();
+    for (int i = 0; i < 4; ++i) {
+        writeImage(root + QString("/images/all/%1.png").arg(i), 16, 16);
+        writeText(root + QString("/labels/all/%1.txt").arg(i),
+                  QByteArray::number(i % 2) + " 0.5 0.5 0.5 0.5\n");
+    }
+    writeText(root + "/list.txt", "./images/all/0.png\nimages/all/1.png\n" +
+                                      (root + "/images/all/2.png").toUtf8() +
+                                      "\nimages/all/missing.png\n");
+    hr::DataConfig data = configFor(root, {"cat", "dog"});
+    data.train = {(root + "/list.txt").toStdString()};
+    hr::DatasetReport report = hr::scanDataset(data, hr::Split::Train, scanOptions(false, 1.0));
+    QCOMPARE(int(report.images.size()), 3);
+    QCOMPARE(int(problemsAt(report, root + "/list.txt", 4).size()), 1);
+    QCOMPARE(report.stats.instancesPerClass, (std::vector<int>{2, 1}));
+
+    data.train = {(root + "/images/all").toStdString()};
+    report = hr::scanDataset(data, hr::Split::Train, scanOptions(false, 0.5));
+    QCOMPARE(int(report.images.size()), 2);
+    report = hr::scanDataset(data, hr::Split::Train, scanOptions(true, 1.0));
+    QCOMPARE(report.names, std::vector<std::string>{"item"});
+    QCOMPARE(report.stats.instancesPerClass, std::vector<int>{4});
+}
+
+void TestDataScan::missingSplitIsAnError() {
+    QTemporaryDir dir;
+    hr::DataConfig data = configFor(dir.path(), {"a"});
+    const hr::DatasetReport report = hr::scanDataset(data, hr::Split::Val);
+    QVERIFY(!report.usable());
+    QVERIFY(hr::hasErrors(report.problems));
+    QVERIFY(contains(hr::formatReport(report), "does not exist"));
+    data.test.clear();
+    QVERIFY(!hr::hasErrors(hr::scanDataset(data, hr::Split::Test).problems));
+}
+
+void TestDataScan::statisticsOfSyntheticData() {
+    QTemporaryDir dir;
+    hr::SyntheticOptions o;
+    o.train = 12;
+    o.val = 3;
+    o.imgsz = 64;
+    std::string error;
+    QVERIFY(hr::makeSyntheticDataset(dir.path().toStdString(), o, &error));
+    const hr::DataConfig data = configFor(dir.path(), hr::syntheticClassNames());
+    const hr::DatasetReport report = hr::scanDataset(data, hr::Split::Train);
+    QVERIFY2(report.problems.empty(), hr::formatDiagnostics(report.problems).c_str());
+    int objects = 0, most = 0, backgrounds = 0;
+    std::vector<int> perClass(data.names.size(), 0);
+    for (int i = 0; i < o.train; ++i) {
+        const auto image = hr::renderSyntheticImage(o, false, i);
+        objects += int(image.labels.size());
+        most = std::max(most, int(image.labels.size()));
+        backgrounds += image.labels.empty() ? 1 : 0;
+        for (const auto& b : image.labels)
+            perClass[b.cls]++;
+    }
+    const hr::DatasetStats& s = report.stats;
+    QCOMPARE(s.images, 12);
+    QCOMPARE(s.instances, objects);
+    QCOMPARE(s.maxObjectsPerImage, most);
+    QCOMPARE(s.backgrounds, backgrounds);
+    QCOMPARE(s.instancesPerClass, perClass);
+    QCOMPARE(s.imageSizeHistogram[0], 12);
+    QCOMPARE(s.minWidth, 64);
+    QCOMPARE(s.maxHeight, 64);
+    int binned = 0;
+    for (int v : s.boxWidthHistogram)
+        binned += v;
+    QCOMPARE(binned, objects);
+    const std::string text = hr::formatReport(report);
+    QVERIFY(contains(text, "12 usable images"));
+    QVERIFY(contains(text, ("most objects in one image: " + std::to_string(most)).c_str()));
+}
+
+void TestDataScan::labelCacheMakesSecondScanFast() {
+    QTemporaryDir dir;
+    const QString root = dir.path();
+    QDir().mkpath(root + "/images/train");
+    QDir().mkpath(root + "/labels/train");
+    const QByteArray png = pngBytes(8, 8);
+    const int count = 10000;
+    for (int i = 0; i < count; ++i) {
+        const std::string stem = std::to_string(i);
+        std::ofstream((root + "/images/train/").toStdString() + stem + ".png", std::ios::binary)
+            .write(png.constData(), png.size());
+        std::ofstream((root + "/labels/train/").toStdString() + stem + ".txt")
+            << (i % 3) << " 0.5 0.5 0.25 0.25\n";
+    }
+    const hr::DataConfig data = configFor(root, {"a", "b", "c"});
+    QElapsedTimer timer;
+    timer.start();
+    const hr::DatasetReport first = hr::scanDataset(data, hr::Split::Train);
+    const qint64 firstMs = timer.restart();
+    const hr::DatasetReport second = hr::scanDataset(data, hr::Split::Train);
+    const qint64 secondMs = timer.elapsed();
+    qInfo("scan of %d images and labels: first %lld ms, second (cached) %lld ms", count, firstMs,
+          secondMs);
+    QCOMPARE(int(first.images.size()), count);
+    QCOMPARE(first.cacheHits, 0);
+    QCOMPARE(second.cacheHits, count);
+    QCOMPARE(QString::fromStdString(second.cachePath), root + "/labels/train.headroom-cache");
+    QCOMPARE(second.stats.instancesPerClass, first.stats.instancesPerClass);
+
+    // A changed label file is checked again; the others still come from the cache.
+    writeText(root + "/labels/train/7.txt", "2 0.5 0.5 0.25 0.25\n9 0.1 0.1 0.1 0.1\n");
+    const hr::DatasetReport third = hr::scanDataset(data, hr::Split::Train);
+    QCOMPARE(third.cacheHits, count - 1);
+    QCOMPARE(int(third.problems.size()), 1);
+    QCOMPARE(third.problems[0].line, 2);
+    QCOMPARE(third.stats.instancesPerClass[2], first.stats.instancesPerClass[2] + 1);
+}
+
+QTEST_APPLESS_MAIN(TestDataScan)
+#include "test_data_scan.moc"
