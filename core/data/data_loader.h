@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "data/augment.h"
+#include "data/batch.h"
+#include "data/dataset.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace hr {
+
+struct TrainConfig;
+
+/// How the loader builds batches. Augmentation names follow Ultralytics' hyperparameters.
+struct LoaderOptions {
+    int imgsz = 640;
+    int batch = 16;
+    int workers = 2;     ///< threads that decode and augment; 0 = build batches in next()
+    bool augment = true; ///< mosaic/affine/mixup/HSV/flips; false = letterbox only
+    bool shuffle = true;
+    bool rect = false; ///< rectangular batches (aspect-sorted, no mosaic, no shuffle)
+    std::uint64_t seed = 0;
+    std::string cache = "none"; ///< none | ram | disk: keep decoded, resized images
+    int prefetch = 4;           ///< batches built ahead of the consumer (bounds host memory)
+    int epochs = 100;
+    int close_mosaic = 10; ///< mosaic and mixup off for the last N epochs
+    AugmentParams hyp;
+
+    /// The options for training (`training` = true: augment, shuffle) or validation (letterbox,
+    /// rectangular batches, batch = val_batch or 2 x batch) from a TrainConfig. Workers are
+    /// capped at the number of cores; batch -1 (auto) becomes 16 until the trainer resolves it.
+    static LoaderOptions fromConfig(const TrainConfig& config, bool training);
+};
+
+/// A multi-threaded loader: worker threads decode, augment and collate whole batches into a
+/// bounded queue of `prefetch` batches, handed out in order. A batch depends only on the seed,
+/// the epoch and its position, so it is the same for any number of workers. Corrupt images
+/// found while loading become grey backgrounds (counted in loadFailures()), never a crash.
+class DataLoader {
+public:
+    /// The report must outlive nothing: the loader keeps a shared reference.
+    DataLoader(std::shared_ptr<const DatasetReport> dataset, LoaderOptions options);
+    ~DataLoader(); ///< stops and joins the workers
+    DataLoader(const DataLoader&) = delete;
+    DataLoader& operator=(const DataLoader&) = delete;
+
+    /// Starts building the batches of `epoch` (0-based): order from seed + epoch, mosaic off in
+    /// the last close_mosaic epochs. Stops a previous epoch still running.
+    void startEpoch(int epoch);
+    /// The next batch in order; false at the end of the epoch, after stop(), or when a worker
+    /// failed (error() says why).
+    bool next(Batch& out);
+    /// Stops the workers mid-epoch and drops queued batches; next() then returns false.
+    void stop();
+
+    std::int64_t batchesPerEpoch() const;
+    std::int64_t size() const; ///< images per epoch
+    /// Bytes the image cache (ram) will hold when full; 0 for none/disk. Known before filling.
+    std::int64_t cacheBytesEstimate() const;
+    std::int64_t cacheBytesFilled() const;
+    /// Bytes of batches built and not yet taken (bounded by prefetch batches).
+    std::int64_t hostBytesInFlight() const;
+    int loadFailures() const;
+    std::string error() const;
+    const LoaderOptions& options() const;
+    bool mosaicActive() const; ///< whether the running epoch uses mosaic
+
+private:
+    struct State;
+    std::unique_ptr<State> m;
+};
+
+} // namespace hr
