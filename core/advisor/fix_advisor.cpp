@@ -1,0 +1,763 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "advisor/fix_advisor.h"
+
+#include "advisor/fix_cost_model.h"
+#include "util/bytes.h"
+#include "util/resources.h"
+#include "util/text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
+namespace hr {
+namespace {
+
+using Changes = std::vector<std::pair<std::string, std::string>>;
+
+/// One setting of one lever: a change to the config and what it costs.
+struct Step {
+    std::string title;
+    Changes changes;
+    std::function<void(TrainConfig&)> apply;
+    FixEffect effect;
+    std::string reason;
+    double severity = 0.0; ///< ranks steps of a lever whose accuracy cost grows within its level
+    bool restarts = false;
+};
+
+/// A kind of change with its settings, mildest first.
+struct Lever {
+    std::string id;
+    std::vector<Step> steps;
+};
+
+bool isCuda(const std::string& device) {
+    return device.rfind("cuda", 0) == 0;
+}
+
+bool isAdamFamily(const std::string& optimizer) {
+    const std::string name = toLower(optimizer);
+    return name == "adam" || name == "adamw";
+}
+
+int effectiveValBatch(const TrainConfig& c) {
+    return c.val_batch > 0 ? c.val_batch : 2 * c.batch;
+}
+
+std::string optimizerName(const TrainConfig& c) {
+    return toLower(c.optimizer) == "auto" ? "auto (AdamW for short runs)" : c.optimizer;
+}
+
+/// The peak the failed step needed at least.
+std::int64_t observedNeed(const OomReport& r) {
+    return std::max(r.peakBytes, r.allocatedBytes + r.requestedBytes);
+}
+
+/// The fields any lever changes: enough to tell two candidate configs apart.
+std::string cacheKey(const TrainConfig& c) {
+    std::ostringstream key;
+    key << c.model << '|' << c.scale << '|' << c.batch << '|' << c.nbs << '|' << c.imgsz << '|'
+        << c.amp << '|' << static_cast<int>(c.checkpointing) << '|' << c.optimizer << '|'
+        << c.optimizer_offload << '|' << c.val_batch << '|' << c.nproc << '|' << c.zero << '|';
+    for (int f : c.freeze)
+        key << f << ',';
+    return key.str();
+}
+
+/// Model family (8 or 9), scale letter and where the letter sits in `model` (npos when the
+/// scale comes from TrainConfig::scale or is unknown).
+struct ModelScale {
+    int family = 0;
+    char scale = 0;
+    std::size_t letterPos = std::string::npos;
+};
+
+ModelScale parseModelScale(const TrainConfig& c) {
+    ModelScale m;
+    const std::size_t slash = c.model.find_last_of("/\\");
+    const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
+    const std::string lowered = toLower(c.model);
+    for (int family : {8, 9}) {
+        const std::string tag = "yolov" + std::to_string(family);
+        const std::size_t at = lowered.find(tag, base);
+        if (at == std::string::npos)
+            continue;
+        m.family = family;
+        const std::size_t letter = at + tag.size();
+        if (!c.scale.empty())
+            m.scale = static_cast<char>(std::tolower(static_cast<unsigned char>(c.scale[0])));
+        else if (letter < lowered.size() &&
+                 std::isalpha(static_cast<unsigned char>(lowered[letter]))) {
+            m.scale = lowered[letter];
+            m.letterPos = letter;
+        }
+        return m;
+    }
+    return m;
+}
+
+/// Rows in the `backbone:` section of the model YAML; 0 when the file cannot be read.
+int backboneRows(const std::string& model) {
+    const std::string path = findModelFile(model);
+    if (path.empty())
+        return 0;
+    std::ifstream in(path);
+    std::string line;
+    bool inBackbone = false;
+    int rows = 0;
+    while (std::getline(in, line)) {
+        const std::string t = trim(line);
+        if (!line.empty() && !std::isspace(static_cast<unsigned char>(line[0])) && line[0] != '#' &&
+            line[0] != '-') {
+            if (inBackbone)
+                break;
+            inBackbone = t.rfind("backbone:", 0) == 0;
+            continue;
+        }
+        if (inBackbone && t.rfind("- [", 0) == 0)
+            ++rows;
+    }
+    return rows;
+}
+
+// --- levers --------------------------------------------------------------------------------
+
+Lever batchLever(const TrainConfig& c, bool cuda) {
+    Lever lever{"batch", {}};
+    const int nominal = c.batch * accumulateSteps(c);
+    // Keep the effective batch when batch > nbs (accumulate was 1): nbs becomes the old batch.
+    const int nbs = c.nbs < c.batch ? nominal : c.nbs;
+    for (int b = c.batch / 2; b >= 1; b /= 2) {
+        TrainConfig probe = c;
+        probe.batch = b;
+        probe.nbs = nbs;
+        const int accumulate = accumulateSteps(probe);
+        Step s;
+        s.title = "batch " + std::to_string(b) + " + accumulate " + std::to_string(accumulate) +
+                  " (nominal batch " + std::to_string(b * accumulate) + ")";
+        s.changes = {{"batch", std::to_string(b)}};
+        if (nbs != c.nbs)
+            s.changes.emplace_back("nbs", std::to_string(nbs));
+        s.apply = [b, nbs](TrainConfig& t) {
+            t.batch = b;
+            t.nbs = nbs;
+        };
+        s.effect = fixcost::smallerBatch(c.batch, b, cuda);
+        s.reason = "activations scale with the batch; accumulating " + std::to_string(accumulate) +
+                   " steps keeps the nominal batch";
+        if (c.val_batch == 0)
+            s.reason += " (the validation batch, 2 x batch, shrinks too)";
+        lever.steps.push_back(std::move(s));
+        if (b == 1)
+            break;
+    }
+    return lever;
+}
+
+Lever ampLever(const TrainConfig& c, bool cuda) {
+    Lever lever{"amp", {}};
+    if (c.amp)
+        return lever;
+    Step s;
+    s.title = cuda ? "AMP (fp16 with loss scaling)" : "AMP (bf16 autocast)";
+    s.changes = {{"amp", "true"}};
+    s.apply = [](TrainConfig& t) { t.amp = true; };
+    s.effect = fixcost::amp(cuda);
+    s.reason = "activations are kept in 16 bits instead of 32";
+    lever.steps.push_back(std::move(s));
+    return lever;
+}
+
+Lever checkpointingLever(const TrainConfig& c) {
+    Lever lever{"checkpointing", {}};
+    for (Checkpointing mode : {Checkpointing::Backbone, Checkpointing::All}) {
+        if (static_cast<int>(mode) <= static_cast<int>(c.checkpointing))
+            continue;
+        Step s;
+        s.title = mode == Checkpointing::All ? "gradient checkpointing of all blocks"
+                                             : "gradient checkpointing of the backbone";
+        s.changes = {{"checkpointing", toString(mode)}};
+        s.apply = [mode](TrainConfig& t) { t.checkpointing = mode; };
+        s.effect = fixcost::checkpointing(c.checkpointing, mode);
+        s.reason = "wrapped blocks keep only their inputs and recompute the rest in backward";
+        lever.steps.push_back(std::move(s));
+    }
+    return lever;
+}
+
+Lever imageSizeLever(const TrainConfig& c) {
+    Lever lever{"imgsz", {}};
+    const int smallest = std::max(64, (c.imgsz / 2 + 31) / 32 * 32);
+    for (int size = (c.imgsz - 1) / 32 * 32; size >= smallest; size -= 32) {
+        Step s;
+        s.title = "imgsz " + std::to_string(size);
+        s.changes = {{"imgsz", std::to_string(size)}};
+        s.apply = [size](TrainConfig& t) { t.imgsz = size; };
+        s.effect = fixcost::smallerImage(c.imgsz, size);
+        s.reason = "activations scale with the pixel count (" +
+                   std::to_string(static_cast<int>(
+                       std::lround(100.0 * size * size / (double(c.imgsz) * c.imgsz)))) +
+                   "% of now)";
+        s.severity = 1.0 - static_cast<double>(size) / c.imgsz;
+        lever.steps.push_back(std::move(s));
+    }
+    return lever;
+}
+
+Lever freezeLever(const TrainConfig& c) {
+    Lever lever{"freeze", {}};
+    if (!c.freeze.empty())
+        return lever;
+    const int rows = backboneRows(c.model);
+    if (rows <= 0)
+        return lever;
+    std::vector<int> layers(rows);
+    for (int i = 0; i < rows; ++i)
+        layers[i] = i;
+    Step s;
+    s.title = "freeze the backbone (layers 0-" + std::to_string(rows - 1) + ")";
+    s.changes = {{"freeze", std::to_string(rows)}};
+    s.apply = [layers](TrainConfig& t) { t.freeze = layers; };
+    s.effect = fixcost::freezeBackbone(!c.weights.empty());
+    s.reason = "no gradients, optimizer state or saved activations for the backbone";
+    lever.steps.push_back(std::move(s));
+    return lever;
+}
+
+Lever sgdLever(const TrainConfig& c) {
+    Lever lever{"sgd", {}};
+    const std::string name = toLower(c.optimizer);
+    if (!isAdamFamily(name) && name != "auto")
+        return lever;
+    Step s;
+    s.title = "SGD instead of " + optimizerName(c);
+    s.changes = {{"optimizer", "SGD"}};
+    s.apply = [](TrainConfig& t) { t.optimizer = "SGD"; };
+    s.effect = fixcost::sgdInsteadOfAdam();
+    s.reason = "SGD keeps one state tensor per weight (momentum), Adam/AdamW two";
+    lever.steps.push_back(std::move(s));
+    return lever;
+}
+
+Lever offloadLever(const TrainConfig& c, bool cuda) {
+    Lever lever{"offload", {}};
+    // On a CPU device the state already lives in host RAM: "offloading" it would only hide it
+    // from the budget, which frees nothing real.
+    if (c.optimizer_offload || !cuda)
+        return lever;
+    Step s;
+    s.title = "optimizer state in host memory";
+    s.changes = {{"optimizer_offload", "true"}};
+    s.apply = [](TrainConfig& t) { t.optimizer_offload = true; };
+    s.effect = fixcost::optimizerOffload(cuda);
+    s.reason = "the optimizer state leaves the device";
+    lever.steps.push_back(std::move(s));
+    return lever;
+}
+
+Lever validationBatchLever(const TrainConfig& c) {
+    Lever lever{"val_batch", {}};
+    for (int v = effectiveValBatch(c) / 2; v >= 1; v /= 2) {
+        Step s;
+        s.title = "validation batch " + std::to_string(v);
+        s.changes = {{"val_batch", std::to_string(v)}};
+        s.apply = [v](TrainConfig& t) { t.val_batch = v; };
+        s.effect = fixcost::smallerValidationBatch();
+        s.reason = "validation activations scale with its batch (now " +
+                   std::to_string(effectiveValBatch(c)) + ")";
+        lever.steps.push_back(std::move(s));
+        if (v == 1)
+            break;
+    }
+    return lever;
+}
+
+Lever distributedLever(const TrainConfig& c, int devices) {
+    Lever lever{"ddp", {}};
+    if (devices <= 1 || (c.nproc >= devices && c.zero >= 1))
+        return lever;
+    const int n = std::max(devices, c.nproc);
+    Step s;
+    s.title = std::to_string(n) + " devices, data parallel, optimizer state sharded";
+    if (c.nproc != n)
+        s.changes.emplace_back("nproc", std::to_string(n));
+    s.changes.emplace_back("zero", "1");
+    s.apply = [n](TrainConfig& t) {
+        t.nproc = n;
+        t.zero = 1;
+    };
+    s.effect = fixcost::distributed(c.nproc >= n ? 1 : n / std::max(1, c.nproc));
+    s.reason =
+        "each device holds 1/" + std::to_string(n) + " of the batch and of the optimizer state";
+    lever.steps.push_back(std::move(s));
+    return lever;
+}
+
+Lever scaleLever(const TrainConfig& c) {
+    Lever lever{"scale", {}};
+    const ModelScale m = parseModelScale(c);
+    if (m.family == 0 || m.scale == 0)
+        return lever;
+    const std::string order = m.family == 9 ? "tsmce" : "nsmlx";
+    const std::size_t at = order.find(m.scale);
+    if (at == std::string::npos || at == 0)
+        return lever;
+    for (std::size_t i = at; i-- > 0;) {
+        const char to = order[i];
+        TrainConfig changed = c;
+        Step s;
+        if (m.letterPos != std::string::npos) {
+            changed.model[m.letterPos] = to;
+            s.changes = {{"model", changed.model}};
+        } else {
+            changed.scale = std::string(1, to);
+            s.changes = {{"model_scale", changed.scale}};
+        }
+        s.title = "model scale " + std::string(1, to) + " instead of " + std::string(1, m.scale);
+        const std::string model = changed.model;
+        const std::string scale = changed.scale;
+        s.apply = [model, scale](TrainConfig& t) {
+            t.model = model;
+            t.scale = scale;
+        };
+        s.effect = fixcost::smallerScale(m.family, m.scale, to);
+        s.reason = "fewer and narrower layers: less of everything";
+        s.severity = static_cast<double>(at - i);
+        s.restarts = true;
+        lever.steps.push_back(std::move(s));
+    }
+    return lever;
+}
+
+// --- search --------------------------------------------------------------------------------
+
+/// A candidate: one step from each of some levers.
+struct Candidate {
+    std::vector<const Lever*> levers;
+    std::vector<const Step*> steps;
+    bool restarts = false;
+    double score = 0.0; ///< accuracy cost + severity, summed
+    double speed = 1.0;
+    int changes = 0;
+};
+
+bool betterThan(const Candidate& a, const Candidate& b) {
+    if (a.restarts != b.restarts)
+        return !a.restarts;
+    if (std::abs(a.score - b.score) > 1e-9)
+        return a.score < b.score;
+    if (std::abs(a.speed - b.speed) > 1e-9)
+        return a.speed < b.speed;
+    return a.changes < b.changes;
+}
+
+Candidate makeCandidate(const std::vector<const Lever*>& levers,
+                        const std::vector<std::size_t>& index) {
+    Candidate c;
+    c.levers = levers;
+    for (std::size_t i = 0; i < levers.size(); ++i) {
+        const Step* s = &levers[i]->steps[index[i]];
+        c.steps.push_back(s);
+        c.restarts = c.restarts || s->restarts;
+        c.score += s->effect.accuracyCost + s->severity;
+        c.speed *= s->effect.speedFactor;
+        c.changes += static_cast<int>(s->changes.size());
+    }
+    return c;
+}
+
+class Search {
+public:
+    Search(const OomReport& report, PeakPredictor predictor, const AdvisorOptions& options)
+        : m_report(report), m_predictor(std::move(predictor)), m_options(options) {
+        m_budget = report.budgetBytes > 0 ? report.budgetBytes : report.config.memory_budget;
+        const std::int64_t need = observedNeed(report);
+        if (const auto now = predictRaw(report.config); now && *now > 0 && *now < need)
+            m_correction = static_cast<double>(need) / static_cast<double>(*now);
+    }
+
+    double correction() const { return m_correction; }
+    std::int64_t limit() const {
+        return static_cast<std::int64_t>(m_options.safety * static_cast<double>(m_budget));
+    }
+
+    TrainConfig configOf(const Candidate& c) const {
+        TrainConfig t = m_report.config;
+        for (const Step* s : c.steps)
+            s->apply(t);
+        return t;
+    }
+
+    /// The corrected prediction, or nothing (unknown, or the prediction budget is spent).
+    std::optional<std::int64_t> predict(const TrainConfig& config) {
+        const auto raw = predictRaw(config);
+        if (!raw)
+            return std::nullopt;
+        return static_cast<std::int64_t>(std::llround(static_cast<double>(*raw) * m_correction));
+    }
+
+    bool fits(const TrainConfig& config, std::int64_t* peak) {
+        if (m_budget <= 0)
+            return false;
+        const auto p = predict(config);
+        if (!p)
+            return false;
+        *peak = *p;
+        return *p <= limit();
+    }
+
+    /// The best-ranked fitting combination of these levers (one step each), if any.
+    std::optional<std::pair<Candidate, std::int64_t>>
+    best(const std::vector<const Lever*>& levers) {
+        std::vector<Candidate> all;
+        std::vector<std::size_t> index(levers.size(), 0);
+        for (;;) {
+            all.push_back(makeCandidate(levers, index));
+            std::size_t i = 0;
+            while (i < levers.size() && ++index[i] == levers[i]->steps.size())
+                index[i++] = 0;
+            if (i == levers.size())
+                break;
+        }
+        std::int64_t peak = 0;
+        // Memory falls monotonically along each lever: when the strongest setting of every
+        // lever does not fit, no combination of these levers does.
+        std::vector<std::size_t> strongest;
+        for (const Lever* l : levers)
+            strongest.push_back(l->steps.size() - 1);
+        if (!fits(configOf(makeCandidate(levers, strongest)), &peak))
+            return std::nullopt;
+        std::stable_sort(all.begin(), all.end(), betterThan);
+        for (const Candidate& c : all) {
+            if (m_calls >= m_options.maxPredictions)
+                break;
+            if (fits(configOf(c), &peak))
+                return std::make_pair(c, peak);
+        }
+        return std::nullopt;
+    }
+
+private:
+    std::optional<std::int64_t> predictRaw(const TrainConfig& config) {
+        const std::string key = cacheKey(config);
+        if (auto it = m_cache.find(key); it != m_cache.end())
+            return it->second;
+        if (m_calls >= m_options.maxPredictions)
+            return std::nullopt;
+        ++m_calls;
+        std::optional<std::int64_t> value = m_predictor ? m_predictor(config) : std::nullopt;
+        m_cache.emplace(key, value);
+        return value;
+    }
+
+    const OomReport& m_report;
+    PeakPredictor m_predictor;
+    AdvisorOptions m_options;
+    std::int64_t m_budget = 0;
+    double m_correction = 1.0;
+    int m_calls = 0;
+    std::map<std::string, std::optional<std::int64_t>> m_cache;
+};
+
+std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
+    std::string out;
+    for (const std::string& p : parts) {
+        if (p.empty())
+            continue;
+        if (!out.empty())
+            out += separator;
+        out += p;
+    }
+    return out;
+}
+
+FixSuggestion toSuggestion(const Candidate& c, const TrainConfig& config, std::int64_t peak,
+                           bool fits) {
+    FixSuggestion f;
+    std::vector<std::string> ids, titles, effects, reasons, speeds;
+    for (std::size_t i = 0; i < c.steps.size(); ++i) {
+        const Step& s = *c.steps[i];
+        ids.push_back(c.levers[i]->id);
+        titles.push_back(s.title);
+        f.changes.insert(f.changes.end(), s.changes.begin(), s.changes.end());
+        effects.push_back(
+            c.steps.size() > 1 && s.effect.accuracyCost == 0 ? "" : s.effect.accuracyEffect);
+        reasons.push_back(s.reason);
+        speeds.push_back(s.effect.speedBasis);
+        f.accuracyCost += s.effect.accuracyCost;
+        f.restarts = f.restarts || s.restarts;
+    }
+    f.id = joined(ids, "+");
+    f.title = joined(titles, " + ");
+    f.config = config;
+    f.predictedPeak = peak;
+    f.speedFactor = c.speed;
+    f.accuracyCost = std::min(f.accuracyCost, 3);
+    f.accuracyEffect = joined(effects, "; ");
+    if (f.accuracyEffect.empty())
+        f.accuracyEffect = "none expected";
+    f.reason = joined(reasons, "; ") + ". Speed: " + joined(speeds, "; ") + ".";
+    f.fits = fits;
+    return f;
+}
+
+std::vector<FixSuggestion> hostFixes(const OomReport& report) {
+    const TrainConfig& c = report.config;
+    std::vector<Lever> levers;
+    if (toLower(c.cache) == "ram") {
+        Lever l{"host_cache", {}};
+        Step s;
+        s.title = "host fix: image cache on disk instead of RAM";
+        s.changes = {{"cache", "disk"}};
+        s.apply = [](TrainConfig& t) { t.cache = "disk"; };
+        s.effect = fixcost::noImageCache();
+        s.reason = "the decoded images of the whole data set leave host RAM";
+        l.steps.push_back(std::move(s));
+        levers.push_back(std::move(l));
+    }
+    if (c.workers > 1) {
+        const int to = c.workers / 2;
+        Lever l{"host_workers", {}};
+        Step s;
+        s.title = "host fix: " + std::to_string(to) + " loader workers instead of " +
+                  std::to_string(c.workers);
+        s.changes = {{"workers", std::to_string(to)}};
+        s.apply = [to](TrainConfig& t) { t.workers = to; };
+        s.effect = fixcost::fewerWorkers(c.workers, to);
+        s.reason = "each worker holds batches being prepared in host RAM";
+        l.steps.push_back(std::move(s));
+        levers.push_back(std::move(l));
+    }
+    if (c.mosaic > 0.0 || c.mixup > 0.0) {
+        Lever l{"host_mosaic", {}};
+        Step s;
+        s.title = c.mixup > 0.0 ? "host fix: mosaic and mixup off" : "host fix: mosaic off";
+        s.changes = {{"mosaic", "0"}};
+        if (c.mixup > 0.0)
+            s.changes.emplace_back("mixup", "0");
+        s.apply = [](TrainConfig& t) {
+            t.mosaic = 0.0;
+            t.mixup = 0.0;
+        };
+        s.effect = fixcost::mosaicOff();
+        s.reason = "mosaic assembles a 2 x imgsz canvas from four images per sample";
+        l.steps.push_back(std::move(s));
+        levers.push_back(std::move(l));
+    }
+    std::vector<Candidate> candidates;
+    for (const Lever& l : levers)
+        candidates.push_back(makeCandidate({&l}, {0}));
+    std::stable_sort(candidates.begin(), candidates.end(), betterThan);
+    std::vector<FixSuggestion> out;
+    for (const Candidate& cand : candidates) {
+        TrainConfig t = c;
+        cand.steps[0]->apply(t);
+        FixSuggestion f = toSuggestion(cand, t, 0, true);
+        f.hostFix = true;
+        f.reason += " Host memory is not predicted; this frees host RAM, not device memory.";
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+std::optional<FixSuggestion> releaseCacheFix(const OomReport& report, Search& search) {
+    if (!isCuda(report.device) || report.timeline.empty())
+        return std::nullopt;
+    const MemorySample& last = report.timeline.back();
+    const std::int64_t cached = last.reserved - last.allocated;
+    const std::int64_t need = observedNeed(report);
+    if (cached <= 0 || cached < std::max<std::int64_t>(report.requestedBytes, search.limit() / 10))
+        return std::nullopt;
+    if (need > search.limit())
+        return std::nullopt;
+    FixSuggestion f;
+    f.id = "release_cache";
+    f.title = "release cached blocks and retry";
+    f.config = report.config;
+    f.predictedPeak = need;
+    const FixEffect e = fixcost::releaseCachedBlocks();
+    f.speedFactor = e.speedFactor;
+    f.accuracyCost = e.accuracyCost;
+    f.accuracyEffect = e.accuracyEffect;
+    f.reason = "the allocator held " + formatBytes(cached) +
+               " in cached blocks that the failed request could not use (fragmentation); the "
+               "step itself needed " +
+               formatBytes(need) + ". Speed: " + e.speedBasis + ".";
+    f.fits = true;
+    return f;
+}
+
+} // namespace
+
+std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredictor& predictor,
+                                        const AdvisorOptions& options) {
+    if (report.hostMemory)
+        return hostFixes(report);
+
+    const TrainConfig& c = report.config;
+    const bool cuda = isCuda(report.device);
+    Search search(report, predictor ? predictor : reportScalingPredictor(report), options);
+
+    // Levers in the decision flow's order (ARCHITECTURE.md); it breaks ties in the ranking.
+    std::vector<Lever> levers;
+    if (report.phase == Phase::Validation)
+        levers.push_back(validationBatchLever(c));
+    levers.push_back(distributedLever(c, options.deviceCount));
+    levers.push_back(imageSizeLever(c));
+    levers.push_back(batchLever(c, cuda));
+    levers.push_back(ampLever(c, cuda));
+    levers.push_back(checkpointingLever(c));
+    levers.push_back(freezeLever(c));
+    levers.push_back(scaleLever(c));
+    levers.push_back(sgdLever(c));
+    levers.push_back(offloadLever(c, cuda));
+    std::vector<const Lever*> usable;
+    for (const Lever& l : levers)
+        if (!l.steps.empty())
+            usable.push_back(&l);
+
+    std::vector<std::pair<Candidate, std::int64_t>> found;
+    // Singles first; pairs only when no single change that continues the run fits; triples
+    // (always with a smaller batch, the decision flow's core step) when no pair does.
+    auto continues = [](const auto& hit) { return !hit.first.restarts; };
+    for (std::size_t size = 1; size <= 3 && size <= usable.size(); ++size) {
+        if (std::any_of(found.begin(), found.end(), continues))
+            break;
+        std::vector<bool> pick(usable.size(), false);
+        std::fill(pick.begin(), pick.begin() + static_cast<long>(size), true);
+        do {
+            std::vector<const Lever*> subset;
+            bool hasBatch = false;
+            for (std::size_t i = 0; i < usable.size(); ++i)
+                if (pick[i]) {
+                    subset.push_back(usable[i]);
+                    hasBatch = hasBatch || usable[i]->id == "batch";
+                }
+            if (size == 3 && !hasBatch)
+                continue;
+            if (auto hit = search.best(subset))
+                found.push_back(std::move(*hit));
+        } while (std::prev_permutation(pick.begin(), pick.end()));
+    }
+
+    std::stable_sort(found.begin(), found.end(),
+                     [](const auto& a, const auto& b) { return betterThan(a.first, b.first); });
+    std::vector<FixSuggestion> out;
+    if (auto release = releaseCacheFix(report, search))
+        out.push_back(std::move(*release));
+    for (const auto& [candidate, peak] : found) {
+        if (static_cast<int>(out.size()) >= options.maxSuggestions)
+            break;
+        FixSuggestion f = toSuggestion(candidate, search.configOf(candidate), peak, true);
+        if (search.correction() > 1.0) {
+            char note[160];
+            std::snprintf(note, sizeof note,
+                          " Predictions scaled by %.2f: the estimator predicted less than the "
+                          "failed step needed.",
+                          search.correction());
+            f.reason += note;
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+PeakPredictor reportScalingPredictor(const OomReport& report) {
+    const TrainConfig base = report.config;
+    const MemoryBreakdown parts = report.breakdown;
+    const bool validation = report.phase == Phase::Validation;
+    const std::int64_t need = observedNeed(report);
+    const std::int64_t resident = std::min(parts.resident(), need);
+    const double variable = static_cast<double>(need - resident);
+    return [=](const TrainConfig& c) -> std::optional<std::int64_t> {
+        if (c.checkpointing != base.checkpointing || c.freeze != base.freeze ||
+            c.model != base.model || c.scale != base.scale || c.nproc != base.nproc ||
+            c.zero != base.zero || (base.optimizer_offload && !c.optimizer_offload))
+            return std::nullopt;
+        if (base.batch <= 0 || base.imgsz <= 0)
+            return std::nullopt;
+        const double pixels = (static_cast<double>(c.imgsz) / base.imgsz) *
+                              (static_cast<double>(c.imgsz) / base.imgsz);
+        const double images =
+            validation ? static_cast<double>(effectiveValBatch(c)) / effectiveValBatch(base)
+                       : static_cast<double>(c.batch) / base.batch;
+        double activations = variable * pixels * images;
+        // bf16/fp16 autocast: the ~40% cut of peak tensor memory measured on a conv stack
+        // (ARCHITECTURE.md, platform facts).
+        if (c.amp && !base.amp)
+            activations *= 0.6;
+        else if (!c.amp && base.amp)
+            activations /= 0.6;
+        double state = static_cast<double>(parts.optimizerState);
+        const bool wasAdam = isAdamFamily(base.optimizer);
+        const bool isAdam = isAdamFamily(c.optimizer);
+        if (toLower(c.optimizer) != toLower(base.optimizer)) {
+            if (wasAdam && toLower(c.optimizer) == "sgd")
+                state *= 0.5; // momentum only, instead of two moments
+            else if (!(wasAdam && isAdam))
+                return std::nullopt; // "auto" resolves at run time: no model
+        }
+        if (c.optimizer_offload && !base.optimizer_offload)
+            state = 0.0;
+        const double total =
+            static_cast<double>(resident - parts.optimizerState) + state + activations;
+        return static_cast<std::int64_t>(std::llround(total));
+    };
+}
+
+std::string fixSuggestionsToJson(const std::vector<FixSuggestion>& fixes) {
+    std::ostringstream out;
+    out << '[';
+    for (std::size_t i = 0; i < fixes.size(); ++i) {
+        const FixSuggestion& f = fixes[i];
+        if (i)
+            out << ',';
+        out << "{\"id\":\"" << jsonEscape(f.id) << "\",\"title\":\"" << jsonEscape(f.title)
+            << "\",\"changes\":{";
+        for (std::size_t k = 0; k < f.changes.size(); ++k)
+            out << (k ? "," : "") << '"' << jsonEscape(f.changes[k].first) << "\":\""
+                << jsonEscape(f.changes[k].second) << '"';
+        char speed[32];
+        std::snprintf(speed, sizeof speed, "%.3f", f.speedFactor);
+        out << "},\"predicted_peak_bytes\":" << f.predictedPeak << ",\"speed_factor\":" << speed
+            << ",\"accuracy_cost\":" << f.accuracyCost << ",\"accuracy_effect\":\""
+            << jsonEscape(f.accuracyEffect) << "\",\"reason\":\"" << jsonEscape(f.reason)
+            << "\",\"fits\":" << (f.fits ? "true" : "false")
+            << ",\"host_fix\":" << (f.hostFix ? "true" : "false")
+            << ",\"restarts\":" << (f.restarts ? "true" : "false") << '}';
+    }
+    out << ']';
+    return out.str();
+}
+
+std::string formatFixList(const std::vector<FixSuggestion>& fixes) {
+    static const char* costWords[] = {"none", "small", "moderate", "large"};
+    std::ostringstream out;
+    for (std::size_t i = 0; i < fixes.size(); ++i) {
+        const FixSuggestion& f = fixes[i];
+        char speed[32];
+        std::snprintf(speed, sizeof speed, "x%.2f", f.speedFactor);
+        out << "  " << (i + 1) << ". " << f.title << '\n';
+        out << "     ";
+        if (!f.changes.empty()) {
+            for (std::size_t k = 0; k < f.changes.size(); ++k)
+                out << (k ? " " : "") << f.changes[k].first << '=' << f.changes[k].second;
+            out << " | ";
+        }
+        if (f.predictedPeak > 0)
+            out << "predicted peak " << formatBytes(f.predictedPeak) << " | ";
+        out << "time per epoch " << speed << " | accuracy cost "
+            << costWords[std::clamp(f.accuracyCost, 0, 3)]
+            << (f.restarts ? " | restarts training" : "") << '\n';
+        out << "     accuracy: " << f.accuracyEffect << '\n';
+        out << "     why: " << f.reason << '\n';
+    }
+    return out.str();
+}
+
+} // namespace hr

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "advisor/fix_suggestion.h"
+#include "memory/oom_report.h"
+
+#include <string>
+#include <vector>
+
+namespace hr {
+
+/// Ranks the ways out of an out-of-memory failure.
+///
+/// Device OOM: candidates are a smaller batch with accumulation to the same nominal batch, AMP,
+/// gradient checkpointing (backbone, then all), a smaller imgsz (multiples of 32), freezing the
+/// backbone, SGD instead of Adam/AdamW, optimizer state on the host, a smaller validation batch
+/// (validation OOM), releasing cached blocks (CUDA, when reserved - allocated is large), DDP with
+/// sharded optimizer state (deviceCount > 1) and a smaller model scale (restarts the run). Each
+/// is predicted with `predictor`; only those predicted to fit within safety x budget are
+/// returned, ranked by accuracy cost, then speed. When no single change fits, combinations
+/// (pairs, then triples) are tried. Predictions are scaled up when the predictor underestimated
+/// the config that failed (its prediction below what the failed step needed).
+///
+/// Host OOM (`report.hostMemory`): only host fixes (image cache off, fewer workers, mosaic off),
+/// stated as such, with no device prediction.
+///
+/// An empty `predictor` uses reportScalingPredictor(report). Returns an empty list when nothing
+/// is predicted to fit.
+std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredictor& predictor,
+                                        const AdvisorOptions& options = AdvisorOptions{});
+
+/// A rough predictor built only from the report's measured breakdown: activations and batch
+/// data scale with batch x imgsz^2 (validation: val batch), AMP keeps 60% of them (the ~40% cut
+/// measured for bf16 autocast on a conv stack, ARCHITECTURE.md), SGD keeps half of AdamW's
+/// state, offload moves it off the device. Changes it has no model for (checkpointing, freezing,
+/// model scale, DDP) give no prediction. Used when the estimator is unavailable.
+PeakPredictor reportScalingPredictor(const OomReport& report);
+
+/// The suggestions as a JSON array (for the run folder and events.jsonl).
+std::string fixSuggestionsToJson(const std::vector<FixSuggestion>& fixes);
+
+/// One line per suggestion: "1. batch 8 + accumulate 8 ... peak 2.1 GiB, time x1.06, ...".
+std::string formatFixList(const std::vector<FixSuggestion>& fixes);
+
+} // namespace hr

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "advisor/fix_cost_model.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace hr::fixcost {
+
+namespace {
+
+std::string percent(double factor) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%+.0f%%", (factor - 1.0) * 100.0);
+    return buffer;
+}
+
+// Step time modelled as T(b) = c0 + c1 * b: a fixed per-step cost c0 (kernel launches, the
+// loss' per-batch work, Python-free but still per-call overheads) plus a per-image cost c1.
+// kStepOverheadImages = c0 / c1.
+//  - CUDA: fitted to the published YOLOv9-c table in ARCHITECTURE.md (batch 16: 18 min/epoch,
+//    batch 4 + accumulate 4: 21 min/epoch): (r/4 + 1) / (r/16 + 1) = 21/18  ->  r = 0.94.
+//  - CPU: GEMM/conv kernels stay efficient down to small batches, so the per-step cost is
+//    smaller. r = 0.5 is an assumption until test_oom_recovery's bench measures it.
+constexpr double kStepOverheadImagesCuda = 0.94;
+constexpr double kStepOverheadImagesCpu = 0.5;
+
+// AMP.
+//  - CUDA fp16: the published YOLOv9-c table: batch 4 + accumulate 4 at 21 min vs batch 4 + AMP
+//    at 15 min -> 0.71.
+//  - CPU bf16 (autocast on CPU): an assumption until measured (bf16 kernels of oneDNN are not
+//    always faster than fp32 for small convolutions).
+constexpr double kAmpSpeedCuda = 0.71;
+constexpr double kAmpSpeedCpu = 1.25;
+
+// Gradient checkpointing recomputes the forward of the wrapped blocks once in backward. With
+// backward costing about twice the forward (gradients w.r.t. inputs and weights, the usual
+// FLOP count), one extra forward of everything adds 1/3 of the step; the backbone holds about
+// half of yolov8's forward FLOPs (the counts per layer in Ultralytics' model summary), so
+// checkpointing it adds about 1/6.
+constexpr double kCheckpointAll = 1.0 + 1.0 / 3.0;
+constexpr double kBackboneForwardShare = 0.5;
+constexpr double kCheckpointBackbone = 1.0 + kBackboneForwardShare / 3.0;
+
+// Published COCO val2017 figures at 640 px (Ultralytics' model tables): mAP50-95 and GFLOPs.
+struct ScaleFigures {
+    char scale;
+    double map;
+    double gflops;
+};
+constexpr ScaleFigures kYolov8[] = {
+    {'n', 37.3, 8.7}, {'s', 44.9, 28.6}, {'m', 50.2, 78.9}, {'l', 52.9, 165.2}, {'x', 53.9, 257.8}};
+constexpr ScaleFigures kYolov9[] = {
+    {'t', 38.3, 7.7}, {'s', 46.8, 26.4}, {'m', 51.4, 76.3}, {'c', 53.0, 102.1}, {'e', 55.6, 189.0}};
+
+const ScaleFigures* findScale(int family, char scale) {
+    const ScaleFigures* table = family == 9 ? kYolov9 : kYolov8;
+    for (int i = 0; i < 5; ++i)
+        if (table[i].scale == scale)
+            return &table[i];
+    return nullptr;
+}
+
+} // namespace
+
+FixEffect smallerBatch(int fromBatch, int toBatch, bool cuda) {
+    const double r = cuda ? kStepOverheadImagesCuda : kStepOverheadImagesCpu;
+    FixEffect e;
+    e.speedFactor = (r / toBatch + 1.0) / (r / fromBatch + 1.0);
+    e.speedBasis =
+        std::string("per-step overhead model, ") +
+        (cuda ? "fitted to the published YOLOv9-c batch 16 vs 4 epoch times" : "measured on CPU") +
+        " (" + percent(e.speedFactor) + ")";
+    if (toBatch >= 4) {
+        e.accuracyCost = 0;
+        e.accuracyEffect = "same mAP within noise: accumulation keeps the nominal batch "
+                           "(published: batch 4 + accumulate 4 mAP50 0.679 vs 0.682)";
+    } else {
+        e.accuracyCost = 1;
+        e.accuracyEffect = "slightly lower mAP possible: BatchNorm statistics over " +
+                           std::to_string(toBatch) +
+                           " image(s) are noisy (published: batch 2 + AMP + accumulate 8 "
+                           "mAP50 0.675 vs 0.682)";
+    }
+    return e;
+}
+
+FixEffect amp(bool cuda) {
+    FixEffect e;
+    e.speedFactor = cuda ? kAmpSpeedCuda : kAmpSpeedCpu;
+    e.speedBasis = cuda ? "published YOLOv9-c table: batch 4 + AMP 15 min vs 21 min"
+                        : "assumption for bf16 autocast on CPU, not measured";
+    e.accuracyCost = 1;
+    e.accuracyEffect = cuda ? "mAP within noise in published runs (0.680 vs 0.682); fp16 "
+                              "needs loss scaling, which the trainer does"
+                            : "bf16 keeps fp32's range but 8 bits of mantissa: mAP within "
+                              "noise in published mixed-precision runs";
+    return e;
+}
+
+FixEffect checkpointing(Checkpointing from, Checkpointing to) {
+    auto cost = [](Checkpointing c) {
+        return c == Checkpointing::All        ? kCheckpointAll
+               : c == Checkpointing::Backbone ? kCheckpointBackbone
+                                              : 1.0;
+    };
+    FixEffect e;
+    e.speedFactor = cost(to) / cost(from);
+    e.speedBasis = "one extra forward of the wrapped blocks (backward = 2 x forward FLOPs)";
+    e.accuracyCost = 0;
+    e.accuracyEffect = "none: the same computation, recomputed (BatchNorm statistics are "
+                       "updated once)";
+    return e;
+}
+
+FixEffect smallerImage(int fromImgsz, int toImgsz) {
+    FixEffect e;
+    const double ratio = static_cast<double>(toImgsz) / fromImgsz;
+    e.speedFactor = ratio * ratio;
+    e.speedBasis = "compute scales with the pixel count";
+    e.accuracyCost = 2;
+    e.accuracyEffect = "lower recall on small objects: every object shrinks to " +
+                       std::to_string(static_cast<int>(std::lround(ratio * 100))) +
+                       "% of its size, and ones under ~8 px vanish at stride 8";
+    return e;
+}
+
+FixEffect smallerScale(int family, char fromScale, char toScale) {
+    FixEffect e;
+    e.accuracyCost = 3;
+    const ScaleFigures* from = findScale(family, fromScale);
+    const ScaleFigures* to = findScale(family, toScale);
+    if (!from || !to) {
+        e.speedBasis = "unknown scale: no figures";
+        e.accuracyEffect = "a smaller model learns less; training restarts from scratch";
+        return e;
+    }
+    e.speedFactor = to->gflops / from->gflops;
+    e.speedBasis = "GFLOPs ratio from Ultralytics' published model table";
+    char buffer[200];
+    std::snprintf(buffer, sizeof buffer,
+                  "published COCO mAP50-95 %.1f vs %.1f; training restarts from scratch "
+                  "(the learned weights do not fit another size)",
+                  to->map, from->map);
+    e.accuracyEffect = buffer;
+    return e;
+}
+
+FixEffect freezeBackbone(bool pretrained) {
+    FixEffect e;
+    // Backward through a frozen backbone at the start of the network is skipped entirely:
+    // its share of backward (about half of 2/3 of the step, see kBackboneForwardShare) goes.
+    e.speedFactor = 1.0 - kBackboneForwardShare * 2.0 / 3.0;
+    e.speedBasis = "no backward through the backbone (its FLOP share)";
+    if (pretrained) {
+        e.accuracyCost = 2;
+        e.accuracyEffect = "the backbone keeps its pretrained features (usual fine-tuning "
+                           "practice); lower mAP when the data differs from the pretraining set";
+    } else {
+        e.accuracyCost = 3;
+        e.accuracyEffect = "the backbone stops learning where it is now; from scratch this "
+                           "costs much accuracy";
+    }
+    return e;
+}
+
+FixEffect sgdInsteadOfAdam() {
+    FixEffect e;
+    e.speedFactor = 1.0;
+    e.speedBasis = "the optimizer step is a small part of a step";
+    e.accuracyCost = 2;
+    e.accuracyEffect = "different dynamics: SGD usually needs a higher lr0 (Ultralytics' auto "
+                       "rule uses SGD lr 0.01 for long runs, AdamW for short ones)";
+    return e;
+}
+
+FixEffect optimizerOffload(bool cuda) {
+    FixEffect e;
+    // On CUDA: gradients go to the host and weights come back each optimizer step, and the
+    // update runs on the CPU. Not measured here (no GPU in this project's CI): an assumption.
+    e.speedFactor = cuda ? 1.15 : 1.0;
+    e.speedBasis = cuda ? "assumption (not measured): host copies and a CPU update per step"
+                        : "on CPU the state stays in the same RAM, only outside the budget";
+    e.accuracyCost = 0;
+    e.accuracyEffect = "none: the same update, computed elsewhere";
+    return e;
+}
+
+FixEffect smallerValidationBatch() {
+    FixEffect e;
+    e.speedFactor = 1.0;
+    e.speedBasis = "training untouched; validation is a small part of an epoch";
+    e.accuracyCost = 0;
+    e.accuracyEffect = "none: validation results do not depend on its batch";
+    return e;
+}
+
+FixEffect releaseCachedBlocks() {
+    FixEffect e;
+    e.speedFactor = 1.0;
+    e.speedBasis = "one cache release; the allocator refills as it goes";
+    e.accuracyCost = 0;
+    e.accuracyEffect = "none";
+    return e;
+}
+
+FixEffect distributed(int devices) {
+    FixEffect e;
+    // Ideal scaling over `devices` plus gradient all-reduce; 10% communication overhead is an
+    // assumption (not measured here).
+    e.speedFactor = devices > 1 ? 1.1 / devices : 1.0;
+    e.speedBasis = "ideal data-parallel scaling plus an assumed 10% all-reduce overhead";
+    e.accuracyCost = 0;
+    e.accuracyEffect = "same nominal batch; BatchNorm statistics per device unless sync_bn";
+    return e;
+}
+
+FixEffect noImageCache() {
+    FixEffect e;
+    // Assumption: decoding images again each epoch costs little when the loader keeps ahead of
+    // the model (data wait is measured by `headroom-cli bench train`).
+    e.speedFactor = 1.1;
+    e.speedBasis = "assumption: images are decoded again every epoch";
+    e.accuracyCost = 0;
+    e.accuracyEffect = "none";
+    return e;
+}
+
+FixEffect fewerWorkers(int fromWorkers, int toWorkers) {
+    FixEffect e;
+    e.speedFactor = 1.0;
+    e.speedBasis = "assumption: slower only when the loader is the bottleneck";
+    e.accuracyCost = 0;
+    e.accuracyEffect = "none (" + std::to_string(fromWorkers) + " -> " + std::to_string(toWorkers) +
+                       " loader threads)";
+    return e;
+}
+
+FixEffect mosaicOff() {
+    FixEffect e;
+    e.speedFactor = 1.0;
+    e.speedBasis = "mosaic's assembly is a small part of loading";
+    e.accuracyCost = 2;
+    e.accuracyEffect = "less augmentation: mosaic is one of YOLO's main augmentations "
+                       "(Ultralytics turns it off only for the last close_mosaic epochs)";
+    return e;
+}
+
+} // namespace hr::fixcost

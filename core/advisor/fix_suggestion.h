@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "config/train_config.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hr {
+
+/// One way out of an out-of-memory failure: a config change with what it is predicted to cost.
+/// A plain value, produced by suggestFixes() and shown by the CLI and the GUI.
+struct FixSuggestion {
+    std::string id;    ///< stable name: "batch", "amp", "batch+amp", "host_cache" ...
+    std::string title; ///< one line: "batch 8 + accumulate 8 (nominal batch 64 kept)"
+    std::vector<std::pair<std::string, std::string>> changes; ///< config key = new value
+    TrainConfig config;                                       ///< the config to continue with
+    std::int64_t predictedPeak = 0; ///< peak device bytes predicted for `config`; 0 = unknown
+    double speedFactor = 1.0;       ///< predicted time per epoch relative to now (1.3 = 30% slower)
+    int accuracyCost = 0;           ///< 0 none, 1 small, 2 moderate, 3 large (the ranking key)
+    std::string accuracyEffect;     ///< expected accuracy effect in words, with its reason
+    std::string reason;             ///< why it lowers memory, and where the speed figure comes from
+    bool fits = false;              ///< predicted peak within safety x budget (host fixes: true)
+    bool hostFix = false;           ///< addresses host RAM, not the device
+    bool restarts = false;          ///< cannot continue the learned weights (another model size)
+};
+
+/// Predicts the peak device memory, in bytes, of a run with the given config: the larger of the
+/// training and the validation peak. Returns nothing when it cannot tell. Must be cheap to call
+/// many times (the advisor asks for dozens of configs).
+using PeakPredictor = std::function<std::optional<std::int64_t>(const TrainConfig&)>;
+
+/// How the advisor judges candidates.
+struct AdvisorOptions {
+    double safety = 0.9; ///< a fix fits when its predicted peak <= safety x budget
+    int deviceCount = 1; ///< devices available to this run (> 1 enables DDP / sharded state)
+    int maxSuggestions = 8;
+    int maxPredictions = 500; ///< cap on predictor calls for one report
+};
+
+} // namespace hr

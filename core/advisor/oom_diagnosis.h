@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "memory/oom_report.h"
+#include "train/events.h"
+
+#include <string>
+
+namespace hr {
+
+/// The OOM in plain words, e.g. "The backward pass of batch 16 at 640 px (epoch 3, step 12)
+/// needed 1.90 GiB for activations and batch data; weights, gradients and AdamW state hold
+/// 412 MiB; the budget is 3.00 GiB." followed by what is special about the phase (validation
+/// batch, the assigner's tensors in the loss, fragmentation on CUDA) or, for host-memory
+/// exhaustion, that host RAM ran out and device settings do not help. Never empty.
+std::string describeOom(const OomReport& report);
+
+/// The report as one JSON object: phase, sizes, breakdown, timeline, the config as YAML text,
+/// the allocator's message and describeOom()'s text. Saved as `oom_<n>.json` in the run.
+std::string oomReportToJson(const OomReport& report);
+
+/// How close the chosen fix's prediction was: "predicted 2.10 GiB, measured 2.02 GiB (-4%)".
+std::string describeFixCheck(const FixChecked& check);
+
+/// "data", "forward", "loss", "backward", "optimizer", "ema", "validation", "idle".
+const char* phaseKey(Phase phase);
+
+} // namespace hr

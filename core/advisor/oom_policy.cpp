@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "advisor/oom_policy.h"
+
+#include "advisor/fix_advisor.h"
+#include "advisor/oom_diagnosis.h"
+
+#include <utility>
+
+namespace hr {
+
+OomDecision decisionFor(const FixSuggestion& fix) {
+    OomDecision d;
+    d.stop = false;
+    d.config = fix.config;
+    d.fixId = fix.id;
+    d.description = fix.title;
+    d.predictedPeak = fix.predictedPeak;
+    return d;
+}
+
+OomHandler makeAdvisorHandler(OomPolicy policy, PeakPredictor predictor, FixChooser ask,
+                              AdvisorOptions options, OomObserver observer) {
+    return [policy, predictor = std::move(predictor), ask = std::move(ask), options,
+            observer = std::move(observer)](const OomReport& report) -> OomDecision {
+        const std::vector<FixSuggestion> fixes = suggestFixes(report, predictor, options);
+        if (observer)
+            observer(report, fixes);
+        OomDecision stop;
+        stop.stop = true;
+        stop.config = report.config;
+        switch (policy) {
+        case OomPolicy::Stop:
+            return stop;
+        case OomPolicy::Auto:
+            for (const FixSuggestion& fix : fixes)
+                if (fix.fits && !fix.restarts)
+                    return decisionFor(fix);
+            return stop;
+        case OomPolicy::Ask: {
+            if (!ask || fixes.empty())
+                return stop;
+            const std::optional<int> choice = ask(fixes, describeOom(report));
+            if (!choice || *choice < 0 || *choice >= static_cast<int>(fixes.size()))
+                return stop;
+            return decisionFor(fixes[static_cast<std::size_t>(*choice)]);
+        }
+        }
+        return stop;
+    };
+}
+
+} // namespace hr

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The advisor with a fake, analytic PeakPredictor: ranking, fitting, combinations, phases,
+// host memory, descriptions, JSON and the OOM policies. No LibTorch, runs in milliseconds.
+#include "advisor/fix_advisor.h"
+#include "advisor/fix_cost_model.h"
+#include "advisor/oom_diagnosis.h"
+#include "advisor/oom_policy.h"
+#include "util/bytes.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+
+constexpr std::int64_t MiB = 1024 * 1024;
+
+/// A memory model with round numbers, in MiB: weights W (x0.3 for scale n), gradients W (half
+/// when the backbone is frozen), optimizer state 2 x gradients for Adam/AdamW and 1 x for SGD
+/// (0 when offloaded), EMA W; training activations 60 per image at 640 px, validation 20 per
+/// image; AMP keeps 55%, checkpointing keeps 60% (backbone) or 30% (all).
+struct FakeModel {
+    double weightsMiB = 100.0;
+    int calls = 0;
+
+    std::int64_t peak(const hr::TrainConfig& c) {
+        ++calls;
+        const bool small = c.model.find("yolov8n") != std::string::npos || c.scale == "n";
+        const double w = weightsMiB * (small ? 0.3 : 1.0);
+        const double grads = c.freeze.empty() ? w : w * 0.5;
+        const bool sgd = c.optimizer == "SGD";
+        const double state = c.optimizer_offload ? 0.0 : grads * (sgd ? 1.0 : 2.0);
+        const double px = (c.imgsz / 640.0) * (c.imgsz / 640.0);
+        const double amp = c.amp ? 0.55 : 1.0;
+        const double ckpt = c.checkpointing == hr::Checkpointing::All        ? 0.3
+                            : c.checkpointing == hr::Checkpointing::Backbone ? 0.6
+                                                                             : 1.0;
+        const double perImage = (small ? 0.3 : 1.0) * px * amp;
+        const double train = w + grads + state + w + 60.0 * perImage * ckpt * c.batch;
+        const int valBatch = c.val_batch > 0 ? c.val_batch : 2 * c.batch;
+        const double val = w + w + 20.0 * perImage * valBatch;
+        return static_cast<std::int64_t>(std::max(train, val) * MiB);
+    }
+    hr::PeakPredictor predictor() {
+        return [this](const hr::TrainConfig& c) -> std::optional<std::int64_t> { return peak(c); };
+    }
+};
+
+hr::TrainConfig baseConfig() {
+    hr::TrainConfig c;
+    c.model = HEADROOM_TEST_DATA "/advisor/yolov8s.yaml";
+    c.batch = 16;
+    c.imgsz = 640;
+    c.amp = false;
+    c.optimizer = "AdamW";
+    c.device = "cpu";
+    return c;
+}
+
+/// A report consistent with the fake model: the failed step needed exactly what it predicts.
+hr::OomReport reportFor(FakeModel& model, hr::Phase phase, std::int64_t budget,
+                        const hr::TrainConfig& config = baseConfig()) {
+    hr::OomReport r;
+    r.phase = phase;
+    r.config = config;
+    r.config.memory_budget = budget;
+    r.budgetBytes = budget;
+    r.device = "cpu";
+    r.epoch = 2;
+    r.batch = 11;
+    const std::int64_t need = model.peak(r.config);
+    r.requestedBytes = 64 * MiB;
+    r.allocatedBytes = need - r.requestedBytes;
+    r.peakBytes = r.allocatedBytes;
+    r.breakdown.weights = 100 * MiB;
+    r.breakdown.gradients = 100 * MiB;
+    r.breakdown.optimizerState = 200 * MiB;
+    r.breakdown.ema = 100 * MiB;
+    r.breakdown.activations = need - 500 * MiB;
+    r.breakdown.total = need;
+    model.calls = 0;
+    return r;
+}
+
+QStringList ids(const std::vector<hr::FixSuggestion>& fixes) {
+    QStringList out;
+    for (const auto& f : fixes)
+        out << QString::fromStdString(f.id);
+    return out;
+}
+
+std::string valueOf(const hr::FixSuggestion& f, const std::string& key) {
+    for (const auto& [k, v] : f.changes)
+        if (k == key)
+            return v;
+    return {};
+}
+
+} // namespace
+
+class TestAdvisor : public QObject {
+    Q_OBJECT
+private slots:
+    void rankingOrder();
+    void onlyFittingFixesArePredictedAndReturned();
+    void combinationsWhenNoSingleFits();
+    void validationOomSuggestsValidationBatch();
+    void hostOomGivesOnlyHostFixes();
+    void distributedWhenSeveralDevices();
+    void nothingFitsGivesNoFixes();
+    void underestimatedPredictionsAreScaled();
+    void scalingPredictorFollowsBatchAndImageSize();
+    void describeMentionsPhaseBatchImageAndSizes();
+    void describeValidationLossAndHost();
+    void reportJsonParses();
+    void autoPolicyAppliesTopFix();
+    void stopAndAskPolicies();
+    void autoNeverRestarts();
+    void costModelNumbers();
+};
+
+void TestAdvisor::rankingOrder() {
+    FakeModel model;
+    // Needs 1460 MiB; the budget allows 0.9 x 1228.8 = 1105.9 MiB.
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    const auto fixes = hr::suggestFixes(r, model.predictor(), {});
+    // Cost 0 first by speed (batch 8: +3%, checkpointing backbone: +17%), then AMP (small),
+    // then the image size (moderate), then the restarting model scale.
+    QCOMPARE(ids(fixes), QStringList({"batch", "checkpointing", "amp", "imgsz", "scale"}));
+    QCOMPARE(fixes[0].config.batch, 8);
+    QCOMPARE(fixes[0].config.nbs, 64);
+    QCOMPARE(hr::accumulateSteps(fixes[0].config), 8);
+    QCOMPARE(valueOf(fixes[0], "batch"), std::string("8"));
+    QCOMPARE(fixes[1].config.checkpointing, hr::Checkpointing::Backbone);
+    // Largest fitting image size, a multiple of 32: 480 (512 needs 1114 MiB).
+    QCOMPARE(fixes[3].config.imgsz, 480);
+    QCOMPARE(fixes[3].config.imgsz % 32, 0);
+    QVERIFY(fixes[4].restarts);
+    QVERIFY(fixes[4].config.model.find("yolov8n.yaml") != std::string::npos);
+    for (std::size_t i = 1; i + 1 < fixes.size(); ++i) {
+        QVERIFY(fixes[i - 1].accuracyCost <= fixes[i].accuracyCost);
+        if (fixes[i - 1].accuracyCost == fixes[i].accuracyCost)
+            QVERIFY(fixes[i - 1].speedFactor <= fixes[i].speedFactor);
+    }
+    QVERIFY(fixes[0].speedFactor > 1.0 && fixes[0].speedFactor < 1.1);
+    QVERIFY(!fixes[0].accuracyEffect.empty());
+    QVERIFY(!fixes[0].reason.empty());
+}
+
+void TestAdvisor::onlyFittingFixesArePredictedAndReturned() {
+    FakeModel model;
+    const std::int64_t budget = 1229 * MiB;
+    const hr::OomReport r = reportFor(model, hr::Phase::Forward, budget);
+    const auto fixes = hr::suggestFixes(r, model.predictor(), {});
+    QVERIFY(!fixes.empty());
+    const QStringList found = ids(fixes);
+    // SGD saves 100 MiB, offload 200, freezing 150: none gets 1460 under 1106.
+    QVERIFY(!found.contains("sgd"));
+    QVERIFY(!found.contains("offload"));
+    QVERIFY(!found.contains("freeze"));
+    for (const auto& f : fixes) {
+        QVERIFY(f.fits);
+        QVERIFY(!f.hostFix);
+        QVERIFY(f.predictedPeak <= static_cast<std::int64_t>(0.9 * budget));
+        QCOMPARE(f.predictedPeak, model.peak(f.config));
+    }
+    // A looser safety margin lets SGD through (1360 MiB <= 0.99 x 1500 MiB).
+    FakeModel loose;
+    const hr::OomReport r2 = reportFor(loose, hr::Phase::Forward, 1500 * MiB);
+    hr::AdvisorOptions options;
+    options.safety = 0.99;
+    QVERIFY(ids(hr::suggestFixes(r2, loose.predictor(), options)).contains("sgd"));
+    QVERIFY(!ids(hr::suggestFixes(r2, loose.predictor(), {})).contains("sgd"));
+    // Optimizer state on the host (1260 MiB) would fit too, but on a CPU device the state is
+    // in host RAM already: only CUDA offers it.
+    QVERIFY(!ids(hr::suggestFixes(r2, loose.predictor(), options)).contains("offload"));
+    hr::OomReport onCuda = r2;
+    onCuda.device = "cuda:0";
+    QVERIFY(ids(hr::suggestFixes(onCuda, loose.predictor(), options)).contains("offload"));
+}
+
+void TestAdvisor::combinationsWhenNoSingleFits() {
+    FakeModel model;
+    // 0.9 x 556 MiB = 500.4 MiB: batch 1 alone needs 560, offload alone 1260, SGD 1360.
+    // On CUDA, where optimizer state can move to the host.
+    hr::TrainConfig config = baseConfig();
+    config.device = "cuda:0";
+    hr::OomReport r = reportFor(model, hr::Phase::Backward, 556 * MiB, config);
+    r.device = "cuda:0";
+    const auto fixes = hr::suggestFixes(r, model.predictor(), {});
+    QVERIFY(!fixes.empty());
+    // The best combination: batch 2 (small cost: BatchNorm over 2 images) + optimizer state on
+    // the host (no cost) -> 100 + 100 + 100 + 2 x 60 = 420 MiB.
+    QCOMPARE(fixes[0].id, std::string("batch+offload"));
+    QCOMPARE(fixes[0].config.batch, 2);
+    QVERIFY(fixes[0].config.optimizer_offload);
+    QCOMPARE(fixes[0].predictedPeak, 420 * MiB);
+    QCOMPARE(fixes[0].title.find(" + ") != std::string::npos, true);
+    for (const auto& f : fixes) {
+        QVERIFY(f.fits);
+        // Only combinations, apart from changes that restart the run.
+        QVERIFY(f.restarts || f.id.find('+') != std::string::npos);
+        QVERIFY(f.predictedPeak <= static_cast<std::int64_t>(0.9 * 556 * MiB));
+    }
+    QVERIFY(ids(fixes).contains("batch+sgd"));
+}
+
+void TestAdvisor::validationOomSuggestsValidationBatch() {
+    FakeModel model;
+    // Training needs 1460 MiB, validation at batch 96 needs 2120; 0.9 x 1700 = 1530.
+    hr::TrainConfig config = baseConfig();
+    config.val_batch = 96;
+    const hr::OomReport r = reportFor(model, hr::Phase::Validation, 1700 * MiB, config);
+    const auto fixes = hr::suggestFixes(r, model.predictor(), {});
+    QVERIFY(!fixes.empty());
+    QCOMPARE(fixes[0].id, std::string("val_batch"));
+    QCOMPARE(fixes[0].config.val_batch, 48);
+    QCOMPARE(fixes[0].predictedPeak, 1460 * MiB);
+    QCOMPARE(fixes[0].config.batch, 16); // training untouched
+    QCOMPARE(fixes[0].speedFactor, 1.0);
+    QCOMPARE(fixes[0].accuracyCost, 0);
+    // A training OOM never offers the validation batch.
+    FakeModel model2;
+    const hr::OomReport r2 = reportFor(model2, hr::Phase::Forward, 1229 * MiB);
+    QVERIFY(!ids(hr::suggestFixes(r2, model2.predictor(), {})).contains("val_batch"));
+}
+
+void TestAdvisor::hostOomGivesOnlyHostFixes() {
+    FakeModel model;
+    hr::OomReport r = reportFor(model, hr::Phase::Data, 1229 * MiB);
+    r.hostMemory = true;
+    r.config.cache = "ram";
+    r.config.workers = 8;
+    r.config.mosaic = 1.0;
+    const auto fixes = hr::suggestFixes(r, model.predictor(), {});
+    QCOMPARE(model.calls, 0); // no device prediction for host memory
+    QCOMPARE(ids(fixes), QStringList({"host_workers", "host_cache", "host_mosaic"}));
+    for (const auto& f : fixes) {
+        QVERIFY(f.hostFix);
+        QVERIFY(f.title.rfind("host fix", 0) == 0);
+        QCOMPARE(f.config.batch, r.config.batch);
+        QCOMPARE(f.config.imgsz, r.config.imgsz);
+        QCOMPARE(f.config.amp, r.config.amp);
+        QVERIFY(f.reason.find("not device memory") != std::string::npos);
+    }
+    QCOMPARE(fixes[0].config.workers, 4);
+    QCOMPARE(fixes[1].config.cache, std::string("disk"));
+    QCOMPARE(fixes[2].config.mosaic, 0.0);
+}
+
+void TestAdvisor::distributedWhenSeveralDevices() {
+    FakeModel model;
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    QVERIFY(!ids(hr::suggestFixes(r, model.predictor(), {})).contains("ddp"));
+    // The fake model knows nothing of nproc, so DDP alone never fits here; give it a model
+    // where each of 2 devices holds half the batch and half the optimizer state.
+    hr::PeakPredictor perDevice =
+        [&model](const hr::TrainConfig& c) -> std::optional<std::int64_t> {
+        hr::TrainConfig local = c;
+        if (c.nproc > 1) {
+            local.batch = std::max(1, c.batch / c.nproc);
+            local.val_batch = std::max(1, (c.val_batch > 0 ? c.val_batch : 2 * c.batch) / c.nproc);
+        }
+        std::int64_t peak = model.peak(local);
+        if (c.zero > 0 && c.nproc > 1)
+            peak -= 200 * MiB / 2; // half of AdamW's state lives on the other device
+        return peak;
+    };
+    hr::AdvisorOptions options;
+    options.deviceCount = 2;
+    const auto fixes = hr::suggestFixes(r, perDevice, options);
+    QVERIFY(!fixes.empty());
+    QCOMPARE(fixes[0].id, std::string("ddp")); // no accuracy cost and faster
+    QCOMPARE(fixes[0].config.nproc, 2);
+    QCOMPARE(fixes[0].config.zero, 1);
+    QVERIFY(fixes[0].speedFactor < 1.0);
+}
+
+void TestAdvisor::nothingFitsGivesNoFixes() {
+    FakeModel model;
+    model.weightsMiB = 1000; // resident 5000 MiB; even yolov8n's 1500 + activations pass 900
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1000 * MiB);
+    QVERIFY(hr::suggestFixes(r, model.predictor(), {}).empty());
+    // A predictor that knows nothing gives nothing either.
+    hr::PeakPredictor unknown = [](const hr::TrainConfig&) -> std::optional<std::int64_t> {
+        return std::nullopt;
+    };
+    QVERIFY(hr::suggestFixes(r, unknown, {}).empty());
+}
+
+void TestAdvisor::underestimatedPredictionsAreScaled() {
+    FakeModel model;
+    hr::OomReport r = reportFor(model, hr::Phase::Backward, 2000 * MiB);
+    // The failed step needed 2000 MiB although the model predicts 1460 for it.
+    r.allocatedBytes = 2000 * MiB - r.requestedBytes;
+    const auto fixes = hr::suggestFixes(r, model.predictor(), {});
+    QVERIFY(!fixes.empty());
+    const double scale = 2000.0 / 1460.0;
+    for (const auto& f : fixes) {
+        const double expected = static_cast<double>(model.peak(f.config)) * scale;
+        QVERIFY(std::abs(static_cast<double>(f.predictedPeak) - expected) < 2.0);
+        QVERIFY(f.predictedPeak <= static_cast<std::int64_t>(0.9 * 2000 * MiB));
+        QVERIFY(f.reason.find("scaled by 1.37") != std::string::npos);
+    }
+    // Batch 8 would fit by the raw model (980 MiB) and still does scaled (1342 <= 1800).
+    QCOMPARE(fixes[0].config.batch, 8);
+}
+
+void TestAdvisor::scalingPredictorFollowsBatchAndImageSize() {
+    FakeModel model;
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    const hr::PeakPredictor p = hr::reportScalingPredictor(r);
+    hr::TrainConfig c = r.config;
+    QCOMPARE(*p(c), 1460 * MiB);
+    c.batch = 8;
+    QCOMPARE(*p(c), (500 + 480) * MiB);
+    c = r.config;
+    c.imgsz = 320;
+    QCOMPARE(*p(c), (500 + 240) * MiB);
+    c = r.config;
+    c.optimizer = "SGD";
+    QCOMPARE(*p(c), (400 + 960) * MiB);
+    c = r.config;
+    c.optimizer_offload = true;
+    QCOMPARE(*p(c), (300 + 960) * MiB);
+    c = r.config;
+    c.amp = true;
+    QCOMPARE(*p(c), static_cast<std::int64_t>(std::llround((500 + 960 * 0.6) * MiB)));
+    c = r.config;
+    c.checkpointing = hr::Checkpointing::All; // no model for it: no prediction
+    QVERIFY(!p(c).has_value());
+    // Without a predictor the advisor uses it: batch 8 (980 MiB) is the top fix.
+    const auto fixes = hr::suggestFixes(r, hr::PeakPredictor{}, {});
+    QVERIFY(!fixes.empty());
+    QCOMPARE(fixes[0].id, std::string("batch"));
+    QCOMPARE(fixes[0].predictedPeak, 980 * MiB);
+}
+
+void TestAdvisor::describeMentionsPhaseBatchImageAndSizes() {
+    FakeModel model;
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    const std::string text = hr::describeOom(r);
+    QVERIFY2(text.find("The backward pass of batch 16 at 640 px") == 0, text.c_str());
+    QVERIFY2(text.find("epoch 3, step 12") != std::string::npos, text.c_str());
+    // 1460 MiB needed, 500 MiB resident: 960 MiB of activations.
+    QVERIFY2(text.find("needed " + hr::formatBytes(960 * MiB) + " of activations") !=
+                 std::string::npos,
+             text.c_str());
+    QVERIFY2(text.find("weights, gradients, AdamW state and the EMA copy hold " +
+                       hr::formatBytes(500 * MiB)) != std::string::npos,
+             text.c_str());
+    QVERIFY2(text.find("the budget is " + hr::formatBytes(1229 * MiB)) != std::string::npos,
+             text.c_str());
+    QVERIFY2(text.find("failed request was " + hr::formatBytes(64 * MiB)) != std::string::npos,
+             text.c_str());
+    hr::OomReport forward = r;
+    forward.phase = hr::Phase::Forward;
+    QVERIFY(hr::describeOom(forward).find("The forward pass of batch 16") == 0);
+    hr::OomReport optimizer = r;
+    optimizer.phase = hr::Phase::Optimizer;
+    QVERIFY(hr::describeOom(optimizer).find("The optimizer step") == 0);
+}
+
+void TestAdvisor::describeValidationLossAndHost() {
+    FakeModel model;
+    hr::OomReport r = reportFor(model, hr::Phase::Validation, 1638 * MiB);
+    std::string text = hr::describeOom(r);
+    QVERIFY2(text.find("Validation with batch 32 at 640 px") == 0, text.c_str()); // 2 x batch
+    QVERIFY2(text.find("smaller validation batch") != std::string::npos, text.c_str());
+
+    r.phase = hr::Phase::Loss;
+    text = hr::describeOom(r);
+    QVERIFY2(text.find("The loss (target assignment) of batch 16") == 0, text.c_str());
+    QVERIFY2(text.find("8400 anchors") != std::string::npos, text.c_str()); // 80² + 40² + 20²
+    QVERIFY2(text.find("chunks") != std::string::npos, text.c_str());
+
+    r.phase = hr::Phase::Data;
+    r.hostMemory = true;
+    r.config.cache = "ram";
+    text = hr::describeOom(r);
+    QVERIFY2(text.find("Host RAM ran out, not the device") == 0, text.c_str());
+    QVERIFY2(text.find("cache=ram") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("would not help") != std::string::npos, text.c_str());
+
+    // CUDA with much more reserved than allocated: fragmentation is named.
+    hr::OomReport cuda = reportFor(model, hr::Phase::Forward, 1229 * MiB);
+    cuda.device = "cuda:0";
+    hr::MemorySample s;
+    s.allocated = 700 * MiB;
+    s.reserved = 1200 * MiB;
+    cuda.timeline.push_back(s);
+    text = hr::describeOom(cuda);
+    QVERIFY2(text.find("fragmentation") != std::string::npos, text.c_str());
+}
+
+void TestAdvisor::reportJsonParses() {
+    FakeModel model;
+    hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    r.rawMessage = "Tried to allocate 64 MiB; \"quoted\"";
+    hr::MemorySample s;
+    s.seconds = 1.5;
+    s.allocated = 900 * MiB;
+    s.phase = hr::Phase::Backward;
+    r.timeline = {s, s};
+    QJsonParseError error;
+    const QJsonDocument doc =
+        QJsonDocument::fromJson(QByteArray::fromStdString(hr::oomReportToJson(r)), &error);
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+    const QJsonObject o = doc.object();
+    QCOMPARE(o["phase"].toString(), QString("backward"));
+    QCOMPARE(o["epoch"].toInt(), 2);
+    QCOMPARE(o["budget_bytes"].toDouble(), double(1229 * MiB));
+    QCOMPARE(o["requested_bytes"].toDouble(), double(64 * MiB));
+    QCOMPARE(o["breakdown"].toObject()["optimizer_state"].toDouble(), double(200 * MiB));
+    QCOMPARE(o["timeline"].toArray().size(), 2);
+    QCOMPARE(o["timeline"].toArray()[0].toObject()["phase"].toString(), QString("backward"));
+    QCOMPARE(o["raw_message"].toString(), QString::fromStdString(r.rawMessage));
+    QVERIFY(o["config_yaml"].toString().contains("batch: 16"));
+    QVERIFY(o["diagnosis"].toString().startsWith("The backward pass"));
+
+    const auto fixes = hr::suggestFixes(r, model.predictor(), {});
+    const QJsonDocument list =
+        QJsonDocument::fromJson(QByteArray::fromStdString(hr::fixSuggestionsToJson(fixes)), &error);
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+    QCOMPARE(list.array().size(), static_cast<int>(fixes.size()));
+    const QJsonObject first = list.array()[0].toObject();
+    QCOMPARE(first["id"].toString(), QString("batch"));
+    QCOMPARE(first["changes"].toObject()["batch"].toString(), QString("8"));
+    QCOMPARE(first["predicted_peak_bytes"].toDouble(), double(980 * MiB));
+    QVERIFY(first["fits"].toBool());
+    const std::string text = hr::formatFixList(fixes);
+    QVERIFY(text.find("1. batch 8 + accumulate 8 (nominal batch 64)") != std::string::npos);
+    QVERIFY(text.find("predicted peak " + hr::formatBytes(980 * MiB)) != std::string::npos);
+
+    hr::FixChecked check;
+    check.predictedPeak = 1000 * MiB;
+    check.measuredPeak = 950 * MiB;
+    QCOMPARE(hr::describeFixCheck(check), "predicted " + hr::formatBytes(1000 * MiB) +
+                                              ", measured " + hr::formatBytes(950 * MiB) +
+                                              " (-5%)");
+}
+
+void TestAdvisor::autoPolicyAppliesTopFix() {
+    FakeModel model;
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    int observed = 0;
+    hr::OomHandler handler = hr::makeAdvisorHandler(
+        hr::OomPolicy::Auto, model.predictor(), {}, {},
+        [&observed](const hr::OomReport&, const std::vector<hr::FixSuggestion>& fixes) {
+            observed = static_cast<int>(fixes.size());
+        });
+    const hr::OomDecision d = handler(r);
+    QVERIFY(!d.stop);
+    QCOMPARE(d.fixId, std::string("batch"));
+    QCOMPARE(d.config.batch, 8);
+    QCOMPARE(d.predictedPeak, 980 * MiB);
+    QVERIFY(!d.description.empty());
+    QCOMPARE(observed, 5);
+}
+
+void TestAdvisor::stopAndAskPolicies() {
+    FakeModel model;
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    QVERIFY(hr::makeAdvisorHandler(hr::OomPolicy::Stop, model.predictor(), {})(r).stop);
+
+    std::string diagnosisSeen;
+    int offered = 0;
+    hr::FixChooser second = [&](const std::vector<hr::FixSuggestion>& fixes,
+                                const std::string& diagnosis) -> std::optional<int> {
+        diagnosisSeen = diagnosis;
+        offered = static_cast<int>(fixes.size());
+        return 1;
+    };
+    const hr::OomDecision d =
+        hr::makeAdvisorHandler(hr::OomPolicy::Ask, model.predictor(), second)(r);
+    QVERIFY(!d.stop);
+    QCOMPARE(d.fixId, std::string("checkpointing"));
+    QCOMPARE(d.config.checkpointing, hr::Checkpointing::Backbone);
+    QCOMPARE(offered, 5);
+    QVERIFY(diagnosisSeen.find("The backward pass") == 0);
+
+    hr::FixChooser decline = [](const std::vector<hr::FixSuggestion>&,
+                                const std::string&) -> std::optional<int> { return std::nullopt; };
+    QVERIFY(hr::makeAdvisorHandler(hr::OomPolicy::Ask, model.predictor(), decline)(r).stop);
+    hr::FixChooser outOfRange = [](const std::vector<hr::FixSuggestion>&,
+                                   const std::string&) -> std::optional<int> { return 99; };
+    QVERIFY(hr::makeAdvisorHandler(hr::OomPolicy::Ask, model.predictor(), outOfRange)(r).stop);
+    QVERIFY(hr::makeAdvisorHandler(hr::OomPolicy::Ask, model.predictor(), {})(r).stop);
+}
+
+void TestAdvisor::autoNeverRestarts() {
+    FakeModel model;
+    // 0.9 x 333 = 299.7 MiB: only yolov8n with batch 8 (90 + 90 + 180... see FakeModel) fits.
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 333 * MiB);
+    const auto fixes = hr::suggestFixes(r, model.predictor(), {});
+    QVERIFY(!fixes.empty());
+    for (const auto& f : fixes)
+        QVERIFY(f.restarts);
+    QVERIFY(hr::makeAdvisorHandler(hr::OomPolicy::Auto, model.predictor(), {})(r).stop);
+}
+
+void TestAdvisor::costModelNumbers() {
+    // Accumulation: the CUDA per-step overhead was fitted to 16 -> 4 = 21/18 min.
+    QVERIFY(std::abs(hr::fixcost::smallerBatch(16, 4, true).speedFactor - 21.0 / 18.0) < 0.01);
+    QCOMPARE(hr::fixcost::smallerBatch(16, 4, true).accuracyCost, 0);
+    QCOMPARE(hr::fixcost::smallerBatch(16, 2, true).accuracyCost, 1);
+    QVERIFY(std::abs(hr::fixcost::amp(true).speedFactor - 15.0 / 21.0) < 0.01);
+    QVERIFY(std::abs(hr::fixcost::checkpointing(hr::Checkpointing::None, hr::Checkpointing::All)
+                         .speedFactor -
+                     4.0 / 3.0) < 1e-9);
+    QVERIFY(std::abs(hr::fixcost::smallerImage(640, 320).speedFactor - 0.25) < 1e-9);
+    // yolov8s -> yolov8n: 8.7 / 28.6 GFLOPs.
+    QVERIFY(std::abs(hr::fixcost::smallerScale(8, 's', 'n').speedFactor - 8.7 / 28.6) < 1e-9);
+    QCOMPARE(hr::fixcost::smallerScale(8, 's', 'n').accuracyCost, 3);
+}
+
+QTEST_APPLESS_MAIN(TestAdvisor)
+#include "test_advisor.moc"
