@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "data/data_loader.h"
+
+#include "config/train_config.h"
+#include "data/image_io.h"
+#include "data/label_cache.h"
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace hr {
+
+namespace {
+
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+    std::uint64_t z = a * 0x9e3779b97f4a7c15ULL + b + 0x632be59bd9b4e019ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/// An image after loading: resized so that its longer side is imgsz, with pixel boxes.
+struct Sample {
+    cv::Mat image;
+    PixelBoxes boxes;
+};
+
+/// The disk-cache file of one image at one size; stale when the image's stamp changes.
+std::string diskCachePath(const std::string& image, int imgsz) {
+    std::uint64_t h = 1469598103934665603ULL;
+    for (unsigned char c : image)
+        h = (h ^ c) * 1099511628211ULL;
+    std::ostringstream name;
+    name << std::hex << h << "-" << std::dec << imgsz << ".bgr";
+    return (fs::path(headroomCacheDir()) / "images" / name.str()).string();
+}
+
+constexpr char kDiskMagic[4] = {'H', 'R', 'I', '1'};
+
+bool readDiskCache(const std::string& path, const FileStamp& stamp, cv::Mat& out) {
+    std::ifstream in(path, std::ios::binary);
+    char magic[4];
+    std::int64_t size = 0, mtime = 0;
+    std::int32_t rows = 0, cols = 0;
+    if (!in.read(magic, 4) || std::memcmp(magic, kDiskMagic, 4) != 0 ||
+        !in.read(reinterpret_cast<char*>(&size), sizeof size) ||
+        !in.read(reinterpret_cast<char*>(&mtime), sizeof mtime) ||
+        !in.read(reinterpret_cast<char*>(&rows), sizeof rows) ||
+        !in.read(reinterpret_cast<char*>(&cols), sizeof cols) || size != stamp.size ||
+        mtime != stamp.mtimeNs || rows <= 0 || cols <= 0 || rows > 65536 || cols > 65536)
+        return false;
+    cv::Mat image(rows, cols, CV_8UC3);
+    if (!in.read(reinterpret_cast<char*>(image.data),
+                 static_cast<std::streamsize>(image.total() * 3)))
+        return false;
+    out = image;
+    return true;
+}
+
+void writeDiskCache(const std::string& path, const FileStamp& stamp, const cv::Mat& image) {
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path(), ec);
+    const std::string temporary =
+        path + ".tmp" + std::to_string(::getpid()) + "-" +
+        std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        const std::int32_t rows = image.rows, cols = image.cols;
+        out.write(kDiskMagic, 4);
+        out.write(reinterpret_cast<const char*>(&stamp.size), sizeof stamp.size);
+        out.write(reinterpret_cast<const char*>(&stamp.mtimeNs), sizeof stamp.mtimeNs);
+        out.write(reinterpret_cast<const char*>(&rows), sizeof rows);
+        out.write(reinterpret_cast<const char*>(&cols), sizeof cols);
+        const cv::Mat continuous = image.isContinuous() ? image : image.clone();
+        out.write(reinterpret_cast<const char*>(continuous.data),
+                  static_cast<std::streamsize>(continuous.total() * 3));
+        if (!out) {
+            out.close();
+            fs::remove(temporary, ec);
+            return;
+        }
+    }
+    fs::rename(temporary, path, ec);
+    if (ec)
+        fs::remove(temporary, ec);
+}
+
+} // namespace
+
+LoaderOptions LoaderOptions::fromConfig(const TrainConfig& c, bool training) {
+    LoaderOptions o;
+    o.imgsz = c.imgsz;
+    const int batch = c.batch > 0 ? c.batch : 16;
+    o.batch = training ? batch : (c.val_batch > 0 ? c.val_batch : 2 * batch);
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    o.workers = std::clamp(c.workers, 0, cores);
+    o.augment = training;
+    o.rect = training ? c.rect : true;
+    o.shuffle = training && !c.rect;
+    o.seed = static_cast<std::uint64_t>(c.seed);
+    o.cache = c.cache;
+    o.epochs = c.epochs;
+    o.close_mosaic = c.close_mosaic;
+    o.hyp.hsv_h = c.hsv_h, o.hyp.hsv_s = c.hsv_s, o.hyp.hsv_v = c.hsv_v;
+    o.hyp.degrees = c.degrees, o.hyp.translate = c.translate, o.hyp.scale = c.scale_aug;
+    o.hyp.shear = c.shear, o.hyp.perspective = c.perspective;
+    o.hyp.flipud = c.flipud, o.hyp.fliplr = c.fliplr;
+    o.hyp.mosaic = c.mosaic, o.hyp.mixup = c.mixup;
+    return o;
+}
+
+struct DataLoader::State {
+    std::shared_ptr<const DatasetReport> data;
+    LoaderOptions opt;
+
+    // The running epoch; fixed while its workers run.
+    int epoch = -1;
+    bool mosaicOn = false;
+    std::vector<std::vector<int>> batches; ///< image indices per batch, in hand-out order
+    std::vector<cv::Size> batchShapes;     ///< (w, h) of each batch's images
+
+    mutable std::mutex mutex;
+    std::condition_variable workAvailable; ///< workers wait for room in the queue
+    std::condition_variable batchReady;    ///< next() waits for its batch
+    std::vector<std::thread> threads;
+    std::map<std::int64_t, Batch> ready;
+    std::int64_t nextToHand = 0;
+    std::int64_t nextToBuild = 0;
+    bool stopping = false;
+    std::string error;
+    std::atomic<std::int64_t> bytesInFlight{0};
+
+    std::mutex cacheMutex;
+    std::vector<cv::Mat> ram;
+    std::atomic<std::int64_t> cacheFilled{0};
+    std::atomic<int> failures{0};
+
+    int imageCount() const { return static_cast<int>(data->images.size()); }
+
+    void planEpoch(int e);
+    void joinWorkers();
+    void workerLoop();
+    void buildBatch(std::int64_t index, Batch& out);
+    cv::Mat loadImage(int index, bool& failed);
+    Sample loadSample(int index);
+    Sample trainSample(int index, cv::Size shape, AugmentRandom& random, bool allowMixup);
+};
+
+void DataLoader::State::planEpoch(int e) {
+    epoch = e;
+    const int n = imageCount();
+    const int b = std::max(1, opt.batch);
+    mosaicOn = opt.augment && !opt.rect && opt.hyp.mosaic > 0.0 &&
+               e < opt.epochs - std::max(0, opt.close_mosaic);
+    batches.clear();
+    batchShapes.clear();
+    std::vector<int> order(n);
+    for (int i = 0; i < n; ++i)
+        order[i] = i;
+    if (opt.rect) {
+        // Batches of similar aspect ratio, each padded only to its own shape (Ultralytics).
+        std::vector<double> aspect(n);
+        for (int i = 0; i < n; ++i) {
+            const auto& r = data->images[i];
+            aspect[i] = r.width > 0 ? static_cast<double>(r.height) / r.width : 1.0;
+        }
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int x, int y) { return aspect[x] < aspect[y]; });
+        for (int start = 0; start < n; start += b) {
+            const int end = std::min(n, start + b);
+            const double lo = aspect[order[start]], hi = aspect[order[end - 1]];
+            double shapeH = 1.0, shapeW = 1.0; // relative to imgsz
+            if (hi < 1.0)
+                shapeH = hi;
+            else if (lo > 1.0)
+                shapeW = 1.0 / lo;
+            constexpr int stride = 32;
+            constexpr double pad = 0.5;
+            const int h = static_cast<int>(std::ceil(shapeH * opt.imgsz / stride + pad)) * stride;
+            const int w = static_cast<int>(std::ceil(shapeW * opt.imgsz / stride + pad)) * stride;
+            batches.emplace_back(order.begin() + start, order.begin() + end);
+            batchShapes.emplace_back(w, h);
+        }
+        return;
+    }
+    if (opt.shuffle) {
+        // Fisher-Yates with a portable generator: the same order on every platform.
+        AugmentRandom random(mix(opt.seed, 0x5eed0000ULL + static_cast<std::uint64_t>(e)));
+        for (int i = n - 1; i > 0; --i)
+            std::swap(order[i], order[random.index(i + 1)]);
+    }
+    for (int start = 0; start < n; start += b) {
+        batches.emplace_back(order.begin() + start, order.begin() + std::min(n, start + b));
+        batchShapes.emplace_back(opt.imgsz, opt.imgsz);
+    }
+}
+
+cv::Mat DataLoader::State::loadImage(int index, bool& failed) {
+    failed = false;
+    const ImageRecord& record = data->images[index];
+    if (opt.cache == "ram") {
+        std::lock_guard<std::mutex> lock(cacheMutex);
+        if (!ram[index].empty())
+            return ram[index];
+    }
+    cv::Mat image;
+    std::string error;
+    if (opt.cache == "disk") {
+        const FileStamp stamp = FileStamp::of(record.imagePath);
+        const std::string path = diskCachePath(record.imagePath, opt.imgsz);
+        if (!readDiskCache(path, stamp, image)) {
+            image = readImageResized(record.imagePath, opt.imgsz, &error);
+            if (!image.empty())
+                writeDiskCache(path, stamp, image);
+        }
+    } else {
+        image = readImageResized(record.imagePath, opt.imgsz, &error);
+    }
+    if (image.empty()) {
+        // The file changed or broke after the scan: a grey background keeps training going.
+        ++failures;
+        failed = true;
+        const double r =
+            static_cast<double>(opt.imgsz) / std::max({record.width, record.height, 1});
+        image = cv::Mat(std::max(1, static_cast<int>(std::lround(record.height * r))),
+                        std::max(1, static_cast<int>(std::lround(record.width * r))), CV_8UC3,
+                        cv::Scalar::all(kPadValue));
+        return image;
+    }
+    if (opt.cache == "ram") {
+        std::lock_guard<std::mutex> lock(cacheMutex);
+        if (ram[index].empty()) {
+            ram[index] = image;
+            cacheFilled += static_cast<std::int64_t>(image.total() * image.elemSize());
+        }
+    }
+    return image;
+}
+
+Sample DataLoader::State::loadSample(int index) {
+    Sample s;
+    bool failed = false;
+    s.image = loadImage(index, failed);
+    // A grey stand-in for a broken image carries no objects.
+    if (!failed)
+        s.boxes = toPixelBoxes(data->images[index].labels, s.image.cols, s.image.rows);
+    return s;
+}
+
+Sample DataLoader::State::trainSample(int index, cv::Size shape, AugmentRandom& random,
+                                      bool allowMixup) {
+    Sample out;
+    double scale = 1.0;
+    const bool square = shape.width == opt.imgsz && shape.height == opt.imgsz;
+    if (mosaicOn && square && random.chance(opt.hyp.mosaic)) {
+        const int s = opt.imgsz;
+        std::array<cv::Mat, 4> images;
+        std::array<PixelBoxes, 4> boxes;
+        for (int k = 0; k < 4; ++k) {
+            Sample part = loadSample(k == 0 ? index : random.index(imageCount()));
+            images[k] = part.image;
+            boxes[k] = std::move(part.boxes);
+        }
+        const int xc = static_cast<int>(random.uniform(s / 2.0, 1.5 * s));
+        const int yc = static_cast<int>(random.uniform(s / 2.0, 1.5 * s));
+        cv::Mat canvas;
+        PixelBoxes placed;
+        mosaic4(images, boxes, s, cv::Point(xc, yc), canvas, placed);
+        const cv::Matx33d M = randomAffineMatrix(opt.hyp, canvas.size(), shape, random, &scale);
+        warpWithBoxes(canvas, out.image, M, shape, placed, scale);
+        out.boxes = std::move(placed);
+    } else {
+        Sample loaded = loadSample(index);
+        cv::Mat boxed;
+        letterbox(loaded.image, boxed, shape, true, &loaded.boxes);
+        const cv::Matx33d M = randomAffineMatrix(opt.hyp, boxed.size(), shape, random, &scale);
+        warpWithBoxes(boxed, out.image, M, shape, loaded.boxes, scale);
+        out.boxes = std::move(loaded.boxes);
+    }
+    if (allowMixup && random.chance(opt.hyp.mixup) && mosaicOn) {
+        Sample other = trainSample(random.index(imageCount()), shape, random, false);
+        mixup(out.image, out.boxes, other.image, other.boxes, random);
+    }
+    return out;
+}
+
+void DataLoader::State::buildBatch(std::int64_t index, Batch& out) {
+    const std::vector<int>& members = batches[static_cast<size_t>(index)];
+    const cv::Size shape = batchShapes[static_cast<size_t>(index)];
+    const int count = static_cast<int>(members.size());
+    out.images = torch::empty({count, 3, shape.height, shape.width}, torch::kFloat32);
+    out.paths.clear();
+    out.letterbox.clear();
+    std::vector<float> targets;
+    float* pixels = out.images.data_ptr<float>();
+    const std::int64_t plane = static_cast<std::int64_t>(shape.width) * shape.height;
+    for (int i = 0; i < count; ++i) {
+        const int imageIndex = members[i];
+        const ImageRecord& record = data->images[imageIndex];
+        // Everything random about this image depends on the seed, the epoch and its position.
+        AugmentRandom random(mix(mix(opt.seed, static_cast<std::uint64_t>(epoch)),
+                                 static_cast<std::uint64_t>(index * opt.batch + i)));
+        Sample sample;
+        LetterboxInfo info;
+        info.originalW = record.width;
+        info.originalH = record.height;
+        try {
+            if (opt.augment) {
+                sample = trainSample(imageIndex, shape, random, true);
+                augmentHsv(sample.image, opt.hyp.hsv_h, opt.hyp.hsv_s, opt.hyp.hsv_v, random);
+                if (random.chance(opt.hyp.flipud))
+                    flipVertical(sample.image, sample.boxes);
+                if (random.chance(opt.hyp.fliplr))
+                    flipHorizontal(sample.image, sample.boxes);
+            } else {
+                Sample loaded = loadSample(imageIndex);
+                const LetterboxInfo boxed =
+                    letterbox(loaded.image, sample.image, shape, false, &loaded.boxes);
+                sample.boxes = std::move(loaded.boxes);
+                const float loadScale =
+                    record.width > 0 ? static_cast<float>(loaded.image.cols) / record.width : 1.f;
+                info.scale = loadScale * boxed.scale;
+                info.padX = boxed.padX;
+                info.padY = boxed.padY;
+            }
+        } catch (const cv::Exception&) {
+            ++failures;
+            sample.image = cv::Mat(shape, CV_8UC3, cv::Scalar::all(kPadValue));
+            sample.boxes.clear();
+        }
+        if (opt.augment) {
+            // Position of the plain letterbox of this image, for reference.
+            const double r =
+                std::min(static_cast<double>(shape.width) / std::max(1, record.width),
+                         static_cast<double>(shape.height) / std::max(1, record.height));
+            info.scale = static_cast<float>(r);
+            info.padX = static_cast<float>((shape.width - std::lround(record.width * r)) / 2);
+            info.padY = static_cast<float>((shape.height - std::lround(record.height * r)) / 2);
+        }
+        // HWC BGR uint8 -> CHW RGB float in [0, 1], one vectorised pass per channel.
+        cv::Mat channels[3];
+        cv::split(sample.image, channels);
+        for (int c = 0; c < 3; ++c) {
+            cv::Mat target(shape, CV_32FC1,
+                           pixels + (static_cast<std::int64_t>(i) * 3 + c) * plane);
+            channels[2 - c].convertTo(target, CV_32F, 1.0 / 255.0);
+        }
+        const float W = static_cast<float>(shape.width), H = static_cast<float>(shape.height);
+        for (const auto& b : sample.boxes) {
+            targets.insert(targets.end(),
+                           {static_cast<float>(i), static_cast<float>(b.cls), (b.x1 + b.x2) / 2 / W,
+                            (b.y1 + b.y2) / 2 / H, b.width() / W, b.height() / H});
+        }
+        out.paths.push_back(record.imagePath);
+        out.letterbox.push_back(info);
+    }
+    const auto rows = static_cast<std::int64_t>(targets.size() / 6);
+    out.targets = torch::empty({rows, 6}, torch::kFloat32);
+    if (rows > 0)
+        std::memcpy(out.targets.data_ptr<float>(), targets.data(), targets.size() * sizeof(float));
+}
+
+void DataLoader::State::workerLoop() {
+    const auto total = static_cast<std::int64_t>(batches.size());
+    for (;;) {
+        std::int64_t index = 0;
+        {
+            std::unique_lock<std::mutex> lock(mutex);
+            workAvailable.wait(lock, [&] {
+                return stopping || nextToBuild >= total ||
+                       nextToBuild < nextToHand + std::max(1, opt.prefetch);
+            });
+            if (stopping || nextToBuild >= total)
+                return;
+            index = nextToBuild++;
+        }
+        Batch batch;
+        try {
+            buildBatch(index, batch);
+        } catch (const std::exception& e) {
+            std::lock_guard<std::mutex> lock(mutex);
+            error = std::string("data loader: ") + e.what();
+            stopping = true;
+            batchReady.notify_all();
+            workAvailable.notify_all();
+            return;
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        bytesInFlight += batch.bytes();
+        ready.emplace(index, std::move(batch));
+        batchReady.notify_all();
+    }
+}
+
+void DataLoader::State::joinWorkers() {
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        stopping = true;
+    }
+    workAvailable.notify_all();
+    batchReady.notify_all();
+    for (auto& t : threads)
+        if (t.joinable())
+            t.join();
+    threads.clear();
+    std::lock_guard<std::mutex> lock(mutex);
+    ready.clear();
+    bytesInFlight = 0;
+}
+
+DataLoader::DataLoader(std::shared_ptr<const DatasetReport> dataset, LoaderOptions options)
+    : m(std::make_unique<State>()) {
+    m->data = dataset ? std::move(dataset) : std::make_shared<DatasetReport>();
+    m->opt = std::move(options);
+    m->opt.batch = std::max(1, m->opt.batch);
+    m->opt.imgsz = std::max(32, m->opt.imgsz);
+    m->opt.workers = std::max(0, m->opt.workers);
+    if (m->opt.rect)
+        m->opt.shuffle = false;
+    if (m->opt.cache == "ram")
+        m->ram.resize(m->data->images.size());
+}
+
+DataLoader::~DataLoader() {
+    m->joinWorkers();
+}
+
+void DataLoader::startEpoch(int epoch) {
+    m->joinWorkers();
+    m->planEpoch(epoch);
+    {
+        std::lock_guard<std::mutex> lock(m->mutex);
+        m->nextToHand = 0;
+        m->nextToBuild = 0;
+        m->stopping = false;
+        m->error.clear();
+    }
+    const int workers = std::min<int>(m->opt.workers, static_cast<int>(m->batches.size()));
+    for (int i = 0; i < workers; ++i)
+        m->threads.emplace_back([state = m.get()] { state->workerLoop(); });
+}
+
+bool DataLoader::next(Batch& out) {
+    if (m->epoch < 0)
+        startEpoch(0);
+    const auto total = static_cast<std::int64_t>(m->batches.size());
+    if (m->opt.workers == 0) {
+        std::int64_t index = 0;
+        {
+            std::lock_guard<std::mutex> lock(m->mutex);
+            if (m->stopping || m->nextToHand >= total)
+                return false;
+            index = m->nextToHand++;
+        }
+        try {
+            m->buildBatch(index, out);
+        } catch (const std::exception& e) {
+            std::lock_guard<std::mutex> lock(m->mutex);
+            m->error = std::string("data loader: ") + e.what();
+            m->stopping = true;
+            return false;
+        }
+        return true;
+    }
+    std::unique_lock<std::mutex> lock(m->mutex);
+    m->batchReady.wait(lock, [&] {
+        return m->stopping || m->nextToHand >= total || m->ready.count(m->nextToHand) > 0;
+    });
+    if (m->stopping || m->nextToHand >= total)
+        return false;
+    auto it = m->ready.find(m->nextToHand);
+    out = std::move(it->second);
+    m->ready.erase(it);
+    m->bytesInFlight -= out.bytes();
+    ++m->nextToHand;
+    lock.unlock();
+    m->workAvailable.notify_all();
+    return true;
+}
+
+void DataLoader::stop() {
+    m->joinWorkers();
+}
+
+std::int64_t DataLoader::batchesPerEpoch() const {
+    const auto n = static_cast<std::int64_t>(m->data->images.size());
+    return (n + m->opt.batch - 1) / m->opt.batch;
+}
+
+std::int64_t DataLoader::size() const {
+    return static_cast<std::int64_t>(m->data->images.size());
+}
+
+std::int64_t DataLoader::cacheBytesEstimate() const {
+    if (m->opt.cache != "ram")
+        return 0;
+    std::int64_t bytes = 0;
+    const int s = m->opt.imgsz;
+    for (const auto& r : m->data->images) {
+        const double scale = static_cast<double>(s) / std::max({r.width, r.height, 1});
+        const auto w =
+            std::min<std::int64_t>(s, static_cast<std::int64_t>(std::ceil(r.width * scale - 1e-6)));
+        const auto h = std::min<std::int64_t>(
+            s, static_cast<std::int64_t>(std::ceil(r.height * scale - 1e-6)));
+        bytes += std::max<std::int64_t>(1, w) * std::max<std::int64_t>(1, h) * 3;
+    }
+    return bytes;
+}
+
+std::int64_t DataLoader::cacheBytesFilled() const {
+    return m->cacheFilled;
+}
+std::int64_t DataLoader::hostBytesInFlight() const {
+    return m->bytesInFlight;
+}
+int DataLoader::loadFailures() const {
+    return m->failures;
+}
+
+std::string DataLoader::error() const {
+    std::lock_guard<std::mutex> lock(m->mutex);
+    return m->error;
+}
+
+const LoaderOptions& DataLoader::options() const {
+    return m->opt;
+}
+bool DataLoader::mosaicActive() const {
+    return m->mosaicOn;
+}
+
+} // namespace hr
