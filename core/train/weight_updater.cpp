@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "train/weight_updater.h"
+
+#include "config/train_config.h"
+
+#include <cmath>
+
+namespace hr {
+
+namespace {
+constexpr double kMaxGradNorm = 10.0;
+
+int baseAccumulate(const TrainConfig& config) {
+    const int batch = std::max(config.batch, 1);
+    return std::max(static_cast<int>(std::lround(static_cast<double>(config.nbs) / batch)), 1);
+}
+} // namespace
+
+double scaledWeightDecay(const TrainConfig& config) {
+    const int batch = std::max(config.batch, 1);
+    return config.weight_decay * batch * baseAccumulate(config) / std::max(config.nbs, 1);
+}
+
+WeightUpdater::WeightUpdater(const TrainConfig& config, std::shared_ptr<torch::nn::Module> model,
+                             OptimizerChoice choice, std::shared_ptr<torch::nn::Module> ema,
+                             torch::Device device)
+    : m_model(std::move(model)), m_choice(std::move(choice)),
+      m_scaler(config.amp && device.is_cuda()), m_device(device),
+      m_offload(config.optimizer_offload && !device.is_cpu()),
+      m_weightDecay(scaledWeightDecay(config)), m_momentum(m_choice.momentum),
+      m_accumulate(baseAccumulate(config)) {
+    TORCH_CHECK(m_model, "WeightUpdater needs a model");
+    m_params = m_model->parameters(true);
+    if (ema) {
+        m_ema = std::make_unique<ModelEma>(std::move(ema));
+        m_ema->copyFrom(*m_model);
+    }
+    rebuildOptimizer();
+}
+
+void WeightUpdater::rebuildOptimizer() {
+    m_optimizer = makeOptimizer(m_choice, splitParameters(*m_model), m_weightDecay);
+}
+
+void WeightUpdater::backward(const torch::Tensor& loss) {
+    m_scaler.scaleLoss(loss).backward();
+    ++m_pending;
+}
+
+bool WeightUpdater::step() {
+    if (m_phase)
+        m_phase(Phase::Optimizer);
+    const bool finite = m_scaler.unscale(m_params);
+    bool stepped = false;
+    if (finite) {
+        std::vector<torch::Tensor> withGrad;
+        for (const auto& p : m_params)
+            if (p.grad().defined())
+                withGrad.push_back(p);
+        if (!withGrad.empty())
+            torch::nn::utils::clip_grad_norm_(withGrad, kMaxGradNorm);
+        if (m_offload)
+            moveOptimizerState(*m_optimizer, m_device);
+        m_optimizer->step();
+        if (m_offload)
+            moveOptimizerState(*m_optimizer, torch::kCPU);
+        stepped = true;
+    }
+    m_scaler.update(finite);
+    resetAccumulation();
+    if (stepped) {
+        ++m_steps;
+        if (m_ema) {
+            if (m_phase)
+                m_phase(Phase::Ema);
+            m_ema->update(*m_model);
+        }
+    }
+    return stepped;
+}
+
+void WeightUpdater::resetAccumulation() {
+    for (auto& p : m_params)
+        if (p.grad().defined())
+            p.mutable_grad().reset();
+    m_pending = 0;
+}
+
+void WeightUpdater::setLearningRates(const std::array<double, 3>& lr) {
+    for (size_t g = 0; g < 3 && g < m_optimizer->param_groups().size(); ++g)
+        setGroupLr(*m_optimizer, g, lr[g]);
+}
+
+std::array<double, 3> WeightUpdater::learningRates() const {
+    std::array<double, 3> lr{0, 0, 0};
+    for (size_t g = 0; g < 3 && g < m_optimizer->param_groups().size(); ++g)
+        lr[g] = groupLr(*m_optimizer, g);
+    return lr;
+}
+
+void WeightUpdater::setMomentum(double momentum) {
+    m_momentum = momentum;
+    hr::setMomentum(*m_optimizer, momentum);
+}
+
+void WeightUpdater::applyConfig(const TrainConfig& config, const OptimizerChoice& choice) {
+    const std::array<double, 3> lr = learningRates();
+    const double decay = scaledWeightDecay(config);
+    const bool kindChanged = choice.name != m_choice.name;
+    m_scaler.setEnabled(config.amp && m_device.is_cuda());
+    const bool offload = config.optimizer_offload && !m_device.is_cpu();
+    if (kindChanged || decay != m_weightDecay) {
+        m_weightDecay = decay;
+        if (kindChanged) {
+            m_choice = choice;
+            rebuildOptimizer();
+        } else {
+            // Same optimizer: keep its state, only the decay of pg0 changes.
+            auto& options = m_optimizer->param_groups().at(0).options();
+            if (auto* sgd = dynamic_cast<torch::optim::SGDOptions*>(&options))
+                sgd->weight_decay(decay);
+            else if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&options))
+                adam->weight_decay(decay);
+            else if (auto* adamw = dynamic_cast<torch::optim::AdamWOptions*>(&options))
+                adamw->weight_decay(decay);
+        }
+    }
+    if (offload != m_offload)
+        moveOptimizerState(*m_optimizer, offload ? torch::Device(torch::kCPU) : m_device);
+    m_offload = offload;
+    setLearningRates(lr);
+    if (m_choice.name == "SGD")
+        hr::setMomentum(*m_optimizer, m_momentum);
+    m_accumulate = baseAccumulate(config);
+    resetAccumulation();
+}
+
+void WeightUpdater::save(torch::serialize::OutputArchive& archive, bool withEmaWeights) const {
+    torch::serialize::OutputArchive optimizerArchive;
+    m_optimizer->save(optimizerArchive);
+    archive.write("optimizer", optimizerArchive);
+    archive.write("optimizer_name", c10::IValue(m_choice.name));
+    archive.write("scaler_scale", c10::IValue(m_scaler.rawScale()));
+    archive.write("scaler_good_steps",
+                  c10::IValue(static_cast<std::int64_t>(m_scaler.goodSteps())));
+    archive.write("updates", c10::IValue(m_steps));
+    if (m_ema) {
+        if (withEmaWeights) {
+            torch::serialize::OutputArchive emaArchive;
+            m_ema->shadow().save(emaArchive);
+            archive.write("ema", emaArchive);
+        }
+        archive.write("ema_updates", c10::IValue(m_ema->updates()));
+    }
+}
+
+void WeightUpdater::load(torch::serialize::InputArchive& archive) {
+    c10::IValue value;
+    archive.read("optimizer_name", value);
+    if (value.toStringRef() != m_choice.name) {
+        m_choice.name = value.toStringRef();
+        rebuildOptimizer();
+    }
+    torch::serialize::InputArchive optimizerArchive;
+    archive.read("optimizer", optimizerArchive);
+    m_optimizer->load(optimizerArchive);
+    if (m_offload)
+        moveOptimizerState(*m_optimizer, torch::kCPU);
+    archive.read("scaler_scale", value);
+    const double scale = value.toDouble();
+    archive.read("scaler_good_steps", value);
+    m_scaler.restore(scale, static_cast<int>(value.toInt()));
+    archive.read("updates", value);
+    m_steps = value.toInt();
+    if (m_ema) {
+        torch::serialize::InputArchive emaArchive;
+        if (archive.try_read("ema", emaArchive))
+            m_ema->shadow().load(emaArchive);
+        if (archive.try_read("ema_updates", value))
+            m_ema->setUpdates(value.toInt());
+    }
+    resetAccumulation();
+}
+
+} // namespace hr
