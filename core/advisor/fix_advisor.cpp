@@ -102,8 +102,15 @@ ModelScale parseModelScale(const TrainConfig& c) {
 }
 
 /// Rows in the `backbone:` section of the model YAML; 0 when the file cannot be read.
-int backboneRows(const std::string& model) {
-    const std::string path = findModelFile(model);
+int backboneRows(const TrainConfig& config) {
+    std::string path = findModelFile(config.model);
+    const ModelScale m = parseModelScale(config);
+    if (path.empty() && m.letterPos != std::string::npos) {
+        // "yolov8n.yaml" is yolov8.yaml at scale n (Ultralytics' naming).
+        std::string unscaled = config.model;
+        unscaled.erase(m.letterPos, 1);
+        path = findModelFile(unscaled);
+    }
     if (path.empty())
         return 0;
     std::ifstream in(path);
@@ -213,7 +220,7 @@ Lever freezeLever(const TrainConfig& c) {
     Lever lever{"freeze", {}};
     if (!c.freeze.empty())
         return lever;
-    const int rows = backboneRows(c.model);
+    const int rows = backboneRows(c);
     if (rows <= 0)
         return lever;
     std::vector<int> layers(rows);
@@ -670,10 +677,27 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
 PeakPredictor reportScalingPredictor(const OomReport& report) {
     const TrainConfig base = report.config;
     const MemoryBreakdown parts = report.breakdown;
-    const bool validation = report.phase == Phase::Validation;
+    const Phase phase = report.phase;
     const std::int64_t need = observedNeed(report);
     const std::int64_t resident = std::min(parts.resident(), need);
-    const double variable = static_cast<double>(need - resident);
+    // What the failed phase added on top of the resident state: activations and batch data.
+    // The optimizer step and the EMA update add temporaries that do not scale with the batch.
+    const bool stepPhase = phase == Phase::Optimizer || phase == Phase::Ema;
+    const double variable = stepPhase ? 0.0 : static_cast<double>(need - resident);
+    const double stepExtra = stepPhase ? static_cast<double>(need - resident) : 0.0;
+    // State tensors per weight: AdamW/Adam two, SGD one (momentum); "auto" picks AdamW for the
+    // short runs where it matters here (Ultralytics' rule).
+    auto stateTensors = [](const TrainConfig& c) {
+        if (c.optimizer_offload)
+            return 0.0;
+        return toLower(c.optimizer) == "sgd" ? 1.0 : 2.0;
+    };
+    const double w = static_cast<double>(parts.weights);
+    // On the first step gradients and optimizer state do not exist yet when forward/backward
+    // fail; a full step will hold them, so count them at their full size.
+    const double grads = std::max(static_cast<double>(parts.gradients), w);
+    const double baseState =
+        std::max(static_cast<double>(parts.optimizerState), stateTensors(base) * w);
     return [=](const TrainConfig& c) -> std::optional<std::int64_t> {
         if (c.checkpointing != base.checkpointing || c.freeze != base.freeze ||
             c.model != base.model || c.scale != base.scale || c.nproc != base.nproc ||
@@ -681,31 +705,22 @@ PeakPredictor reportScalingPredictor(const OomReport& report) {
             return std::nullopt;
         if (base.batch <= 0 || base.imgsz <= 0)
             return std::nullopt;
-        const double pixels = (static_cast<double>(c.imgsz) / base.imgsz) *
-                              (static_cast<double>(c.imgsz) / base.imgsz);
+        const double side = static_cast<double>(c.imgsz) / base.imgsz;
         const double images =
-            validation ? static_cast<double>(effectiveValBatch(c)) / effectiveValBatch(base)
-                       : static_cast<double>(c.batch) / base.batch;
-        double activations = variable * pixels * images;
+            phase == Phase::Validation
+                ? static_cast<double>(effectiveValBatch(c)) / effectiveValBatch(base)
+                : static_cast<double>(c.batch) / base.batch;
+        double activations = variable * side * side * images;
         // bf16/fp16 autocast: the ~40% cut of peak tensor memory measured on a conv stack
         // (ARCHITECTURE.md, platform facts).
         if (c.amp && !base.amp)
             activations *= 0.6;
         else if (!c.amp && base.amp)
             activations /= 0.6;
-        double state = static_cast<double>(parts.optimizerState);
-        const bool wasAdam = isAdamFamily(base.optimizer);
-        const bool isAdam = isAdamFamily(c.optimizer);
-        if (toLower(c.optimizer) != toLower(base.optimizer)) {
-            if (wasAdam && toLower(c.optimizer) == "sgd")
-                state *= 0.5; // momentum only, instead of two moments
-            else if (!(wasAdam && isAdam))
-                return std::nullopt; // "auto" resolves at run time: no model
-        }
-        if (c.optimizer_offload && !base.optimizer_offload)
-            state = 0.0;
-        const double total =
-            static_cast<double>(resident - parts.optimizerState) + state + activations;
+        const double ratio = stateTensors(base) > 0 ? stateTensors(c) / stateTensors(base) : 1.0;
+        const double state = baseState * ratio;
+        const double total = w + static_cast<double>(parts.ema) + grads + state + activations +
+                             stepExtra * (stateTensors(base) > 0 ? ratio : 1.0);
         return static_cast<std::int64_t>(std::llround(total));
     };
 }

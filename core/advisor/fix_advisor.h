@@ -29,11 +29,14 @@ namespace hr {
 std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredictor& predictor,
                                         const AdvisorOptions& options = AdvisorOptions{});
 
-/// A rough predictor built only from the report's measured breakdown: activations and batch
-/// data scale with batch x imgsz^2 (validation: val batch), AMP keeps 60% of them (the ~40% cut
-/// measured for bf16 autocast on a conv stack, ARCHITECTURE.md), SGD keeps half of AdamW's
-/// state, offload moves it off the device. Changes it has no model for (checkpointing, freezing,
-/// model scale, DDP) give no prediction. Used when the estimator is unavailable.
+/// A rough predictor built only from the report's measured breakdown: the peak is weights +
+/// EMA + gradients + optimizer state (counted at full size even when the failure came before
+/// the first optimizer step created them) + what the failed phase added. That last part scales
+/// with batch x imgsz^2 (validation: val batch) and AMP keeps 60% of it (the ~40% cut measured
+/// for bf16 autocast on a conv stack, ARCHITECTURE.md); in the optimizer/EMA phases it scales
+/// with the optimizer state instead. SGD keeps half of Adam's state, offload none. Changes it
+/// has no model for (checkpointing, freezing, model scale, DDP) give no prediction. Used when
+/// no estimator is given.
 PeakPredictor reportScalingPredictor(const OomReport& report);
 
 /// The suggestions as a JSON array (for the run folder and events.jsonl).

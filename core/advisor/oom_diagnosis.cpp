@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "advisor/oom_diagnosis.h"
 
+#include "advisor/fix_advisor.h"
 #include "util/bytes.h"
 #include "util/text.h"
 
@@ -169,30 +170,11 @@ std::string describeOom(const OomReport& r) {
     return out.str();
 }
 
-std::string oomReportToJson(const OomReport& r) {
+std::string adviceToJson(const OomReport& report, const std::vector<FixSuggestion>& fixes) {
     std::ostringstream out;
-    const MemoryBreakdown& b = r.breakdown;
-    out << "{\"phase\":\"" << phaseKey(r.phase) << "\",\"epoch\":" << r.epoch
-        << ",\"batch\":" << r.batch << ",\"rank\":" << r.rank << ",\"device\":\""
-        << jsonEscape(r.device) << "\",\"host_memory\":" << (r.hostMemory ? "true" : "false")
-        << ",\"requested_bytes\":" << r.requestedBytes
-        << ",\"allocated_bytes\":" << r.allocatedBytes << ",\"budget_bytes\":" << r.budgetBytes
-        << ",\"peak_bytes\":" << r.peakBytes << ",\"breakdown\":{\"weights\":" << b.weights
-        << ",\"gradients\":" << b.gradients << ",\"optimizer_state\":" << b.optimizerState
-        << ",\"ema\":" << b.ema << ",\"activations\":" << b.activations
-        << ",\"batch_data\":" << b.batchData << ",\"other\":" << b.other << ",\"total\":" << b.total
-        << "},\"timeline\":[";
-    for (std::size_t i = 0; i < r.timeline.size(); ++i) {
-        const MemorySample& s = r.timeline[i];
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%.3f", s.seconds);
-        out << (i ? "," : "") << "{\"seconds\":" << seconds << ",\"allocated\":" << s.allocated
-            << ",\"reserved\":" << s.reserved << ",\"peak\":" << s.peak
-            << ",\"budget\":" << s.budget << ",\"phase\":\"" << phaseKey(s.phase)
-            << "\",\"rank\":" << s.rank << '}';
-    }
-    out << "],\"config_yaml\":\"" << jsonEscape(toYaml(r.config)) << "\",\"raw_message\":\""
-        << jsonEscape(r.rawMessage) << "\",\"diagnosis\":\"" << jsonEscape(describeOom(r)) << "\"}";
+    out << "{\"phase\":\"" << phaseKey(report.phase)
+        << "\",\"host_memory\":" << (report.hostMemory ? "true" : "false") << ",\"diagnosis\":\""
+        << jsonEscape(describeOom(report)) << "\",\"fixes\":" << fixSuggestionsToJson(fixes) << '}';
     return out.str();
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "advisor/fix_suggestion.h"
 #include "memory/oom_report.h"
 #include "train/events.h"
 
 #include <string>
+#include <vector>
 
 namespace hr {
 
@@ -15,9 +17,10 @@ namespace hr {
 /// exhaustion, that host RAM ran out and device settings do not help. Never empty.
 std::string describeOom(const OomReport& report);
 
-/// The report as one JSON object: phase, sizes, breakdown, timeline, the config as YAML text,
-/// the allocator's message and describeOom()'s text. Saved as `oom_<n>.json` in the run.
-std::string oomReportToJson(const OomReport& report);
+/// The advisor's answer as one JSON object: {"phase", "host_memory", "diagnosis" (describeOom()),
+/// "fixes" (fixSuggestionsToJson())}. The report itself is written by the trainer
+/// (train/event_json.h, oomReportToJson); this is what the advisor adds to it.
+std::string adviceToJson(const OomReport& report, const std::vector<FixSuggestion>& fixes);
 
 /// How close the chosen fix's prediction was: "predicted 2.10 GiB, measured 2.02 GiB (-4%)".
 std::string describeFixCheck(const FixChecked& check);
