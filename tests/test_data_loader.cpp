@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "config/train_config.h"
+#include "data/data_loader.h"
+#include "data/synthetic_dataset.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include <thread>
+
+namespace {
+
+hr::DataConfig configFor(const QString& root, const std::vector<std::string>& names) {
+    hr::DataConfig data;
+    data.yamlPath = (root + "/data.yaml").toStdString();
+    data.root = root.toStdString();
+    data.train = {(root + "/images/train").toStdString()};
+    data.val = {(root + "/images/val").toStdString()};
+    data.names = names;
+    return data;
+}
+
+/// A small synthetic data set (12 train images of 64 px) scanned once per test run.
+std::shared_ptr<const hr::DatasetReport> syntheticReport(const QString& root) {
+    hr::SyntheticOptions o;
+    o.train = 12;
+    o.val = 4;
+    o.imgsz = 64;
+    std::string error;
+    if (!hr::makeSyntheticDataset(root.toStdString(), o, &error))
+        return nullptr;
+    hr::ScanOptions scan;
+    scan.useCache = false;
+    return std::make_shared<hr::DatasetReport>(
+        hr::scanDataset(configFor(root, hr::syntheticClassNames()), hr::Split::Train, scan));
+}
+
+hr::LoaderOptions trainOptions() {
+    hr::LoaderOptions o;
+    o.imgsz = 64;
+    o.batch = 4;
+    o.workers = 2;
+    o.seed = 11;
+    o.epochs = 5;
+    o.close_mosaic = 2;
+    o.hyp.mixup = 0.3;
+    o.hyp.degrees = 10;
+    o.hyp.flipud = 0.2;
+    return o;
+}
+
+std::vector<hr::Batch> epochOf(hr::DataLoader& loader, int epoch) {
+    loader.startEpoch(epoch);
+    std::vector<hr::Batch> out;
+    hr::Batch b;
+    while (loader.next(b))
+        out.push_back(std::move(b));
+    return out;
+}
+
+bool sameBatches(const std::vector<hr::Batch>& a, const std::vector<hr::Batch>& b) {
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (!torch::equal(a[i].images, b[i].images) || !torch::equal(a[i].targets, b[i].targets) ||
+            a[i].paths != b[i].paths)
+            return false;
+    return true;
+}
+
+void writePng(const QString& path, int w, int h) {
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    cv::imwrite(path.toStdString(), cv::Mat(h, w, CV_8UC3, cv::Scalar(40, 80, 120)));
+}
+
+void writeText(const QString& path, const QByteArray& text) {
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile f(path);
+    f.open(QIODevice::WriteOnly | QIODevice::Truncate);
+    f.write(text);
+}
+
+} // namespace
+
+class TestDataLoader : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void batchesHaveTheContractShapes();
+    void sameSeedGivesIdenticalBatches();
+    void closeMosaicAndEpochOrder();
+    void validationTargetsFollowTheLetterbox();
+    void rectangularValidationBatches();
+    void stopsCleanlyMidEpochAndBoundsMemory();
+    void ramAndDiskCacheGiveTheSameBatches();
+    void survivesCorruptData();
+    void optionsFromTrainConfig();
+
+private:
+    QTemporaryDir m_dir;
+    std::shared_ptr<const hr::DatasetReport> m_report;
+};
+
+void TestDataLoader::initTestCase() {
+    m_report = syntheticReport(m_dir.path() + "/synthetic");
+    QVERIFY(m_report);
+    QCOMPARE(int(m_report->images.size()), 12);
+}
+
+void TestDataLoader::batchesHaveTheContractShapes() {
+    hr::DataLoader loader(m_report, trainOptions());
+    QCOMPARE(loader.batchesPerEpoch(), 3);
+    const auto batches = epochOf(loader, 0);
+    QCOMPARE(int(batches.size()), 3);
+    int rows = 0;
+    for (const auto& b : batches) {
+        QCOMPARE(b.images.sizes(), (torch::IntArrayRef{4, 3, 64, 64}));
+        QCOMPARE(b.images.scalar_type(), torch::kFloat32);
+        QVERIFY(b.images.min().item<float>() >= 0.f && b.images.max().item<float>() <= 1.f);
+        QCOMPARE(b.targets.dim(), 2);
+        QCOMPARE(b.targets.size(1), 6);
+        QCOMPARE(int(b.paths.size()), 4);
+        QCOMPARE(int(b.letterbox.size()), 4);
+        if (b.targets.size(0) > 0) {
+            const auto idx = b.targets.select(1, 0);
+            QVERIFY(idx.min().item<float>() >= 0 && idx.max().item<float>() <= 3);
+            const auto xywh = b.targets.slice(1, 2, 6);
+            QVERIFY(xywh.min().item<float>() >= 0.f && xywh.max().item<float>() <= 1.f);
+            QVERIFY(b.targets.select(1, 4).min().item<float>() > 2.f / 64);
+        }
+        rows += int(b.targets.size(0));
+    }
+    QVERIFY(rows > 0);
+    // Every image appears once per epoch.
+    std::set<std::string> paths;
+    for (const auto& b : batches)
+        paths.insert(b.paths.begin(), b.paths.end());
+    QCOMPARE(int(paths.size()), 12);
+}
+
+void TestDataLoader::sameSeedGivesIdenticalBatches() {
+    hr::DataLoader a(m_report, trainOptions());
+    hr::DataLoader b(m_report, trainOptions());
+    const auto first = epochOf(a, 1);
+    QVERIFY(sameBatches(first, epochOf(b, 1)));
+    // The worker count does not change a batch either.
+    hr::LoaderOptions one = trainOptions();
+    one.workers = 1;
+    hr::DataLoader c(m_report, one);
+    QVERIFY(sameBatches(first, epochOf(c, 1)));
+    one.workers = 0;
+    hr::DataLoader d(m_report, one);
+    QVERIFY(sameBatches(first, epochOf(d, 1)));
+    // Another seed gives other batches.
+    hr::LoaderOptions other = trainOptions();
+    other.seed = 12;
+    hr::DataLoader e(m_report, other);
+    QVERIFY(!sameBatches(first, epochOf(e, 1)));
+}
+
+void TestDataLoader::closeMosaicAndEpochOrder() {
+    hr::DataLoader loader(m_report, trainOptions()); // 5 epochs, close_mosaic 2
+    const auto e0 = epochOf(loader, 0);
+    QVERIFY(loader.mosaicActive());
+    const auto e1 = epochOf(loader, 1);
+    QVERIFY(e0[0].paths != e1[0].paths || e0[1].paths != e1[1].paths); // reshuffled
+    epochOf(loader, 2);
+    QVERIFY(loader.mosaicActive());
+    epochOf(loader, 3);
+    QVERIFY(!loader.mosaicActive());
+    const auto e4 = epochOf(loader, 4);
+    QVERIFY(!loader.mosaicActive());
+    QCOMPARE(int(e4.size()), 3);
+}
+
+void TestDataLoader::validationTargetsFollowTheLetterbox() {
+    hr::LoaderOptions o;
+    o.imgsz = 64;
+    o.batch = 5;
+    o.augment = false;
+    o.shuffle = false;
+    o.workers = 2;
+    hr::DataLoader loader(m_report, o);
+    const auto batches = epochOf(loader, 0);
+    QCOMPARE(int(batches.size()), 3); // 5 + 5 + 2
+    QCOMPARE(batches[2].images.size(0), 2);
+    int image = 0;
+    for (const auto& b : batches) {
+        for (int i = 0; i < b.images.size(0); ++i, ++image) {
+            const hr::ImageRecord& record = m_report->images[image];
+            QCOMPARE(b.paths[i], record.imagePath);
+            QCOMPARE(b.letterbox[i].scale, 1.f);
+            const auto rows = b.targets.index({b.targets.select(1, 0) == i});
+            QCOMPARE(int(rows.size(0)), int(record.labels.size()));
+            for (int k = 0; k < rows.size(0); ++k) {
+                QCOMPARE(rows[k][1].item<float>(), float(record.labels[k].cls));
+                QVERIFY(std::abs(rows[k][2].item<float>() - record.labels[k].cx) < 1e-6f);
+                QVERIFY(std::abs(rows[k][5].item<float>() - record.labels[k].h) < 1e-6f);
+            }
+        }
+    }
+    // Pixels: the first image, unaugmented, is the file's pixels in RGB order.
+    const cv::Mat file = cv::imread(m_report->images[0].imagePath);
+    const float r = batches[0].images[0][0][10][20].item<float>();
+    QVERIFY(std::abs(r - file.at<cv::Vec3b>(10, 20)[2] / 255.f) < 1e-6f);
+}
+
+void TestDataLoader::rectangularValidationBatches() {
+    QTemporaryDir dir;
+    for (int i = 0; i < 3; ++i) {
+        writePng(dir.path() + QString("/images/train/w%1.png").arg(i), 256, 128);
+        writeText(dir.path() + QString("/labels/train/w%1.txt").arg(i), "0 0.5 0.5 0.5 0.5\n");
+    }
+    writePng(dir.path() + "/images/train/tall.png", 64, 128);
+    hr::ScanOptions scan;
+    scan.useCache = false;
+    auto report = std::make_shared<hr::DatasetReport>(
+        hr::scanDataset(configFor(dir.path(), {"a"}), hr::Split::Train, scan));
+    QCOMPARE(int(report->images.size()), 4);
+    hr::LoaderOptions o;
+    o.imgsz = 128;
+    o.batch = 3;
+    o.augment = false;
+    o.rect = true;
+    o.workers = 1;
+    hr::DataLoader loader(report, o);
+    const auto batches = epochOf(loader, 0);
+    QCOMPARE(int(batches.size()), 2);
+    // Sorted by aspect ratio: the three wide images first, then the tall one alone. Batch
+    // shapes follow Ultralytics: ceil(side * 128 / 32 + 0.5) * 32, i.e. 96 for the half side and
+    // 160 for the full one.
+    QCOMPARE(batches[0].images.sizes(), (torch::IntArrayRef{3, 3, 96, 160}));
+    QCOMPARE(batches[1].images.sizes(), (torch::IntArrayRef{1, 3, 160, 96}));
+    // 256 x 128 -> 128 x 64 (scale 0.5) centred in 160 x 96: 16 px of padding on each side.
+    QCOMPARE(batches[0].letterbox[0].scale, 0.5f);
+    QCOMPARE(batches[0].letterbox[0].padX, 16.f);
+    QCOMPARE(batches[0].letterbox[0].padY, 16.f);
+    const auto t = batches[0].targets[0];
+    QVERIFY(std::abs(t[2].item<float>() - (32.f + 16.f + 32.f) / 160) < 1e-6f); // cx
+    QVERIFY(std::abs(t[3].item<float>() - (16.f + 16.f + 16.f) / 96) < 1e-6f);  // cy
+    QVERIFY(std::abs(t[4].item<float>() - 64.f / 160) < 1e-6f);                 // w
+    QVERIFY(std::abs(t[5].item<float>() - 32.f / 96) < 1e-6f);                  // h
+    QCOMPARE(batches[1].targets.size(0), 0); // the tall image has no label file
+}
+
+void TestDataLoader::stopsCleanlyMidEpochAndBoundsMemory() {
+    hr::LoaderOptions o = trainOptions();
+    o.batch = 1;
+    o.prefetch = 2;
+    hr::DataLoader loader(m_report, o);
+    loader.startEpoch(0);
+    hr::Batch b;
+    QVERIFY(loader.next(b));
+    const std::int64_t perBatch = b.bytes();
+    // Give the workers time to fill the queue: it stops at the prefetch depth.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    QVERIFY(loader.hostBytesInFlight() > 0);
+    QVERIFY2(loader.hostBytesInFlight() <= 2 * perBatch + 2 * 64 * 6 * 4,
+             qPrintable(QString::number(loader.hostBytesInFlight())));
+    QElapsedTimer timer;
+    timer.start();
+    loader.stop();
+    QVERIFY(timer.elapsed() < 2000);
+    QVERIFY(!loader.next(b));
+    QCOMPARE(loader.hostBytesInFlight(), 0);
+    QVERIFY(loader.error().empty());
+    // A new epoch after a stop works again.
+    QCOMPARE(int(epochOf(loader, 1).size()), 12);
+}
+
+void TestDataLoader::ramAndDiskCacheGiveTheSameBatches() {
+    QTemporaryDir cacheHome;
+    qputenv("XDG_CACHE_HOME", cacheHome.path().toUtf8());
+    hr::LoaderOptions o = trainOptions();
+    hr::DataLoader plain(m_report, o);
+    const auto reference = epochOf(plain, 0);
+    QCOMPARE(plain.cacheBytesEstimate(), 0);
+
+    o.cache = "ram";
+    hr::DataLoader ram(m_report, o);
+    QCOMPARE(ram.cacheBytesEstimate(), 12LL * 64 * 64 * 3); // known before filling
+    QCOMPARE(ram.cacheBytesFilled(), 0);
+    QVERIFY(sameBatches(reference, epochOf(ram, 0)));
+    QCOMPARE(ram.cacheBytesFilled(), ram.cacheBytesEstimate());
+    QVERIFY(sameBatches(reference, epochOf(ram, 0)));
+
+    o.cache = "disk";
+    hr::DataLoader disk(m_report, o);
+    QVERIFY(sameBatches(reference, epochOf(disk, 0)));
+    QCOMPARE(QDir(cacheHome.path() + "/headroom/images").entryList(QDir::Files).size(), 12);
+    QVERIFY(sameBatches(reference, epochOf(disk, 0))); // now read from the cache files
+    qunsetenv("XDG_CACHE_HOME");
+}
+
+void TestDataLoader::survivesCorruptData() {
+    QTemporaryDir dir;
+    const QString root = dir.path();
+    writePng(root + "/images/train/good.png", 40, 30);
+    writeText(root + "/labels/train/good.txt", "0 0.5 0.5 0.5 0.5\n0 nan 1\n7 0.5 0.5 0.1 0.1\n");
+    writePng(root + "/images/train/later_broken.png", 40, 30);
+    writeText(root + "/labels/train/later_broken.txt", "0 0.5 0.5 0.5 0.5\n");
+    writeText(root + "/images/train/zero.png", QByteArray());
+    QFile png(root + "/images/train/good.png");
+    png.open(QIODevice::ReadOnly);
+    writeText(root + "/images/train/truncated.png", png.readAll().left(40));
+    hr::ScanOptions scan;
+    scan.useCache = false;
+    auto report = std::make_shared<hr::DatasetReport>(
+        hr::scanDataset(configFor(root, {"a"}), hr::Split::Train, scan));
+    QCOMPARE(int(report->images.size()), 2);
+    QCOMPARE(report->stats.skipped, 2);
+    // Broken after the scan: the loader substitutes a grey background.
+    writeText(root + "/images/train/later_broken.png", "not a png");
+    hr::LoaderOptions o = trainOptions();
+    o.batch = 2;
+    hr::DataLoader loader(report, o);
+    const auto batches = epochOf(loader, 0);
+    QCOMPARE(int(batches.size()), 1);
+    QVERIFY(loader.error().empty());
+    QVERIFY(loader.loadFailures() > 0);
+}
+
+void TestDataLoader::optionsFromTrainConfig() {
+    hr::TrainConfig c;
+    c.imgsz = 320;
+    c.batch = 8;
+    c.workers = 64;
+    c.mosaic = 0.5;
+    c.scale_aug = 0.25;
+    c.close_mosaic = 3;
+    c.cache = "ram";
+    const auto train = hr::LoaderOptions::fromConfig(c, true);
+    QCOMPARE(train.imgsz, 320);
+    QCOMPARE(train.batch, 8);
+    QVERIFY(train.workers >= 1 && train.workers <= int(std::thread::hardware_concurrency()));
+    QVERIFY(train.augment && train.shuffle && !train.rect);
+    QCOMPARE(train.hyp.mosaic, 0.5);
+    QCOMPARE(train.hyp.scale, 0.25);
+    QCOMPARE(train.close_mosaic, 3);
+    QCOMPARE(train.cache, std::string("ram"));
+    const auto val = hr::LoaderOptions::fromConfig(c, false);
+    QCOMPARE(val.batch, 16);
+    QVERIFY(!val.augment && !val.shuffle && val.rect);
+}
+
+QTEST_APPLESS_MAIN(TestDataLoader)
+#include "test_data_loader.moc"
