@@ -8,8 +8,8 @@ namespace hr {
 std::pair<torch::Tensor, torch::Tensor> makeAnchors(const std::vector<torch::Tensor>& maps,
                                                     const std::vector<int64_t>& strides,
                                                     double offset) {
-    TORCH_CHECK(!maps.empty() && maps.size() == strides.size(),
-                "makeAnchors: ", maps.size(), " maps but ", strides.size(), " strides");
+    TORCH_CHECK(!maps.empty() && maps.size() == strides.size(), "makeAnchors: ", maps.size(),
+                " maps but ", strides.size(), " strides");
     std::vector<torch::Tensor> points, strideTensors;
     const auto options = maps.front().options();
     for (size_t i = 0; i < maps.size(); ++i) {
@@ -18,14 +18,12 @@ std::pair<torch::Tensor, torch::Tensor> makeAnchors(const std::vector<torch::Ten
         auto sy = torch::arange(h, options) + offset;
         auto grid = torch::meshgrid({sy, sx}, "ij");
         points.push_back(torch::stack({grid[1], grid[0]}, -1).view({-1, 2}));
-        strideTensors.push_back(
-            torch::full({h * w, 1}, static_cast<double>(strides[i]), options));
+        strideTensors.push_back(torch::full({h * w, 1}, static_cast<double>(strides[i]), options));
     }
     return {torch::cat(points), torch::cat(strideTensors)};
 }
 
-torch::Tensor distanceToBox(const torch::Tensor& distance, const torch::Tensor& points,
-                            bool xywh) {
+torch::Tensor distanceToBox(const torch::Tensor& distance, const torch::Tensor& points, bool xywh) {
     auto lt = distance.narrow(-1, 0, 2);
     auto rb = distance.narrow(-1, 2, 2);
     auto x1y1 = points - lt;

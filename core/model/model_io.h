@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "model/detection_model.h"
+
+#include <string>
+#include <vector>
+
+namespace torch::serialize {
+class InputArchive;
+class OutputArchive;
+} // namespace torch::serialize
+
+namespace hr {
+
+/// Writes a model file (torch::save format): the YAML text, scale, source name, nc, the class
+/// names and every parameter and buffer. Written through a temporary file and a rename.
+/// Returns false and fills `error` (when given) on failure.
+bool saveModel(const std::string& path, DetectionModel& model,
+               const std::vector<std::string>& classNames, std::string* error);
+
+/// A model read back from a file; `model` is null and `error` says why on failure.
+struct LoadedModel {
+    DetectionModel model{nullptr};
+    std::vector<std::string> classNames;
+    std::string error;
+};
+
+/// Rebuilds the model from the stored YAML text + scale + nc and loads its weights.
+LoadedModel loadModel(const std::string& path);
+
+/// For the trainer's checkpoints (which add optimizer state, EMA, epoch ...): writes the model
+/// part under the key "detection_model" of `archive`.
+void writeModel(torch::serialize::OutputArchive& archive, DetectionModel& model,
+                const std::vector<std::string>& classNames);
+/// Reads what writeModel() wrote; `error` set and `model` null on failure.
+LoadedModel readModel(torch::serialize::InputArchive& archive);
+
+/// Loads the weights of a model file into an existing model. Refuses (false + an `error`
+/// naming both architectures) when the file was made for a different YAML/scale/nc.
+bool loadWeightsInto(DetectionModel& model, const std::string& path, std::string* error);
+
+} // namespace hr
