@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// GUI tests that need no training: the settings form, plots, the Data page, the advisor dialog,
+// persistence and translations. Run offscreen (QT_QPA_PLATFORM=offscreen).
+#include "barchart.h"
+#include "datapage.h"
+#include "datasetservice.h"
+#include "imageview.h"
+#include "language.h"
+#include "mainwindow.h"
+#include "oomadvisordialog.h"
+#include "plotwidget.h"
+#include "settingsform.h"
+#include "settingspage.h"
+
+#include "config/train_config.h"
+#include "data/synthetic_dataset.h"
+#include "util/bytes.h"
+
+#include <QCheckBox>
+#include <QFile>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTranslator>
+#include <QTreeWidget>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+using hr::TrainConfig;
+
+class TestUi : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void formCoversEveryKey();
+    void formRoundTrip();
+    void formEditEmitsChange();
+    void budgetText();
+    void yamlOpenSave();
+    void plotCoalescesReplots();
+    void plotExports();
+    void dataPageShowsBuiltinStyleData();
+    void dataPageListsProblems();
+    void advisorDialogAppliesChosenFix();
+    void windowPersistsSettings();
+    void languageFollowsLocale();
+    void translationIsComplete();
+    void translationLoads();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestUi::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    // Keep QSettings away from the user's real configuration.
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
+    QCoreApplication::setOrganizationName("HeadroomTest");
+    QCoreApplication::setApplicationName("test_ui");
+}
+
+void TestUi::formCoversEveryKey() {
+    hr::ui::SettingsForm form;
+    const QStringList keys = form.keys();
+    for (const std::string& key : hr::trainConfigKeys()) {
+        const QString k = QString::fromStdString(key);
+        QVERIFY2(keys.contains(k), qPrintable("no field for " + k));
+        QWidget* editor = form.editor(k);
+        QVERIFY(editor);
+        QVERIFY2(editor->toolTip().contains("Memory:") && editor->toolTip().contains("Speed:") &&
+                     editor->toolTip().contains("Accuracy:"),
+                 qPrintable("tooltip of " + k + " lacks the memory/speed/accuracy effect"));
+    }
+    QCOMPARE(keys.size(), int(hr::trainConfigKeys().size()));
+}
+
+void TestUi::formRoundTrip() {
+    TrainConfig c;
+    c.model = "yolov8s.yaml";
+    c.data = "/tmp/some/data.yaml";
+    c.scale = "m";
+    c.weights = "/tmp/w.pt";
+    c.epochs = 7;
+    c.patience = 3;
+    c.batch = -1;
+    c.imgsz = 416;
+    c.device = "cpu";
+    c.workers = 3;
+    c.threads = 2;
+    c.project = "/tmp/runs";
+    c.name = "exp";
+    c.exist_ok = true;
+    c.resume = true;
+    c.seed = 42;
+    c.deterministic = false;
+    c.fraction = 0.5;
+    c.save_period = 5;
+    c.optimizer = "AdamW";
+    c.lr0 = 0.002;
+    c.lrf = 0.05;
+    c.momentum = 0.9;
+    c.weight_decay = 0.0001;
+    c.warmup_epochs = 1.5;
+    c.warmup_momentum = 0.7;
+    c.warmup_bias_lr = 0.05;
+    c.cos_lr = true;
+    c.nbs = 32;
+    c.box = 5.0;
+    c.cls = 1.0;
+    c.dfl = 2.0;
+    c.amp = false;
+    c.freeze = {0, 1, 2};
+    c.single_cls = true;
+    c.hsv_h = 0.02;
+    c.hsv_s = 0.5;
+    c.hsv_v = 0.3;
+    c.degrees = 10;
+    c.translate = 0.2;
+    c.scale_aug = 0.4;
+    c.shear = 2;
+    c.perspective = 0.0005;
+    c.flipud = 0.1;
+    c.fliplr = 0.4;
+    c.mosaic = 0.5;
+    c.mixup = 0.1;
+    c.close_mosaic = 2;
+    c.cache = "ram";
+    c.rect = true;
+    c.val = false;
+    c.conf = 0.01;
+    c.iou = 0.6;
+    c.max_det = 100;
+    c.val_batch = 8;
+    c.memory_budget = std::int64_t(3) << 30;
+    c.checkpointing = hr::Checkpointing::Backbone;
+    c.on_oom = hr::OomPolicy::Auto;
+    c.optimizer_offload = true;
+    c.memory_sample_hz = 10;
+    c.nproc = 2;
+    c.zero = 1;
+    c.sync_bn = true;
+    QVERIFY(c != TrainConfig{});
+
+    hr::ui::SettingsForm form;
+    QCOMPARE(QString::fromStdString(hr::toYaml(form.config())),
+             QString::fromStdString(hr::toYaml(TrainConfig{})));
+    form.setConfig(c);
+    QCOMPARE(QString::fromStdString(hr::toYaml(form.config())),
+             QString::fromStdString(hr::toYaml(c)));
+    QVERIFY(form.config() == c);
+}
+
+void TestUi::formEditEmitsChange() {
+    hr::ui::SettingsForm form;
+    QSignalSpy changed(&form, &hr::ui::SettingsForm::configChanged);
+    form.setConfig(TrainConfig{});
+    QCOMPARE(changed.count(), 0); // programmatic loads are silent
+    auto* batch = qobject_cast<QSpinBox*>(form.editor("batch"));
+    QVERIFY(batch);
+    batch->setValue(4);
+    QVERIFY(changed.count() >= 1);
+    QCOMPARE(form.config().batch, 4);
+
+    auto* budget = qobject_cast<QLineEdit*>(form.editor("memory_budget"));
+    QVERIFY(budget);
+    budget->clear();
+    QTest::keyClicks(budget, "512MiB");
+    QCOMPARE(form.config().memory_budget, std::int64_t(512) << 20);
+}
+
+void TestUi::budgetText() {
+    QCOMPARE(hr::ui::budgetText(0), QString());
+    QCOMPARE(hr::ui::budgetText(std::int64_t(3) << 30), QString("3 GiB"));
+    QCOMPARE(hr::ui::budgetText(std::int64_t(1536) << 20), QString("1536 MiB"));
+    QCOMPARE(hr::ui::budgetText(1000), QString("1000 B"));
+    for (std::int64_t bytes :
+         {std::int64_t(1), std::int64_t(4096), std::int64_t(123456789), std::int64_t(5) << 30})
+        QCOMPARE(*hr::parseByteSize(hr::ui::budgetText(bytes).toStdString()), bytes);
+}
+
+void TestUi::yamlOpenSave() {
+    hr::ui::SettingsPage page;
+    TrainConfig c;
+    c.epochs = 12;
+    c.imgsz = 256;
+    c.memory_budget = std::int64_t(2) << 30;
+    page.form()->setConfig(c);
+    QString error;
+    const QString path = m_dir.filePath("train.yaml");
+    QVERIFY2(page.saveYaml(path, &error), qPrintable(error));
+    page.form()->setConfig(TrainConfig{});
+    QVERIFY2(page.openYaml(path, &error), qPrintable(error));
+    QVERIFY(page.form()->config() == c);
+
+    QFile bad(m_dir.filePath("bad.yaml"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("epochs: 5\nimgsz: 100\n");
+    bad.close();
+    QVERIFY(!page.openYaml(bad.fileName(), &error));
+    QVERIFY2(error.contains("imgsz"), qPrintable(error));
+    QVERIFY(page.form()->config() == c); // unchanged by a file with errors
+}
+
+void TestUi::plotCoalescesReplots() {
+    hr::ui::PlotWidget plot("test");
+    plot.resize(400, 300);
+    plot.show();
+    const int series = plot.addSeries("y", 0);
+    QTest::qWait(100);
+    const int before = plot.replotCount();
+    for (int i = 0; i < 1000; ++i)
+        plot.append(series, i, i * 0.5);
+    QCOMPARE(plot.pointCount(series), 1000);
+    QCOMPARE(plot.replotCount(), before); // nothing drawn synchronously
+    QTRY_VERIFY_WITH_TIMEOUT(plot.replotCount() > before, 1000);
+    QTest::qWait(120);
+    QVERIFY2(plot.replotCount() - before <= 2,
+             qPrintable(QString("%1 redraws for one burst").arg(plot.replotCount() - before)));
+}
+
+void TestUi::plotExports() {
+    hr::ui::PlotWidget plot("export");
+    plot.resize(400, 300);
+    const int s = plot.addSeries("y", 1);
+    plot.append(s, 0, 1);
+    plot.append(s, 1, 2);
+    plot.setReferenceLine(1.5, "budget");
+    const QString png = m_dir.filePath("plot.png");
+    const QString pdf = m_dir.filePath("plot.pdf");
+    QVERIFY(plot.exportTo(png));
+    QVERIFY(plot.exportTo(pdf));
+    QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() >= 400);
+    QFile file(pdf);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(file.read(5).startsWith("%PDF"));
+}
+
+void TestUi::dataPageShowsBuiltinStyleData() {
+    hr::SyntheticOptions options;
+    options.train = 6;
+    options.val = 2;
+    options.imgsz = 64;
+    std::string error;
+    const QString root = m_dir.filePath("synthetic");
+    QVERIFY2(hr::makeSyntheticDataset(root.toStdString(), options, &error), error.c_str());
+
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    page.resize(1000, 700);
+    QSignalSpy chosen(&page, &hr::ui::DataPage::datasetChosen);
+    QVERIFY(page.openPath(root)); // a folder with a data.yaml
+    QVERIFY(chosen.wait(30000));
+    QCOMPARE(chosen.first().first().toString(), QDir(root).filePath("data.yaml"));
+    QCOMPARE(page.imageList()->count(), 6);
+    QCOMPARE(page.classChart()->categoryCount(), int(hr::syntheticClassNames().size()));
+    double objects = 0;
+    for (int i = 0; i < page.classChart()->categoryCount(); ++i)
+        objects += page.classChart()->value(0, i);
+    QVERIFY(objects > 0);
+    int boxes = 0;
+    for (int row = 0; row < page.imageList()->count(); ++row) {
+        page.imageList()->setCurrentRow(row);
+        boxes += page.imageView()->boxCount();
+    }
+    QCOMPARE(double(boxes), objects);
+    double sized = 0;
+    for (int i = 0; i < 10; ++i)
+        sized += page.sizeChart()->value(0, i);
+    QCOMPARE(sized, objects);
+}
+
+void TestUi::dataPageListsProblems() {
+    const QString root = m_dir.filePath("broken");
+    QDir().mkpath(root + "/images/train");
+    QDir().mkpath(root + "/labels/train");
+    QImage image(32, 32, QImage::Format_RGB32);
+    image.fill(Qt::gray);
+    QVERIFY(image.save(root + "/images/train/a.png"));
+    QVERIFY(image.save(root + "/images/train/b.png"));
+    QFile label(root + "/labels/train/a.txt");
+    QVERIFY(label.open(QIODevice::WriteOnly));
+    label.write("0 0.5 0.5 0.2 0.2\n7 0.5 0.5 0.2 0.2\nnot a label\n");
+    label.close();
+    QFile yaml(root + "/data.yaml");
+    QVERIFY(yaml.open(QIODevice::WriteOnly));
+    yaml.write("path: .\ntrain: images/train\nval: images/train\nnames: [thing]\n");
+    yaml.close();
+
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    QSignalSpy chosen(&page, &hr::ui::DataPage::datasetChosen);
+    QVERIFY(page.openPath(root + "/data.yaml"));
+    QVERIFY(chosen.wait(30000));
+    // The class id 7 line and the malformed line are both reported against a.txt.
+    int aProblems = 0;
+    for (int i = 0; i < page.problemList()->topLevelItemCount(); ++i)
+        if (page.problemList()->topLevelItem(i)->text(2).endsWith("a.txt"))
+            ++aProblems;
+    QVERIFY2(aProblems >= 4, qPrintable(QString::number(aProblems))); // 2 problems x 2 splits
+    QCOMPARE(page.imageList()->count(), 2);
+    QVERIFY(!page.openPath(m_dir.filePath("nowhere")));
+}
+
+void TestUi::advisorDialogAppliesChosenFix() {
+    hr::OomReport report;
+    report.phase = hr::Phase::Backward;
+    report.requestedBytes = 64 << 20;
+    report.allocatedBytes = 900 << 20;
+    report.budgetBytes = std::int64_t(1) << 30;
+    report.breakdown.weights = 12 << 20;
+    report.breakdown.activations = 800 << 20;
+    report.config.batch = 16;
+    report.config.imgsz = 320;
+    for (int i = 0; i < 20; ++i) {
+        hr::MemorySample s;
+        s.seconds = i * 0.05;
+        s.allocated = std::int64_t(i) * (45 << 20);
+        report.timeline.push_back(s);
+    }
+    std::vector<hr::FixSuggestion> fixes(2);
+    fixes[0].id = "batch";
+    fixes[0].title = "batch 8 + accumulate 8";
+    fixes[0].config = report.config;
+    fixes[0].config.batch = 8;
+    fixes[0].predictedPeak = 600 << 20;
+    fixes[0].fits = true;
+    fixes[1].id = "amp";
+    fixes[1].title = "AMP";
+    fixes[1].config = report.config;
+    fixes[1].config.amp = true;
+    fixes[1].predictedPeak = 700 << 20;
+    fixes[1].speedFactor = 0.9;
+    fixes[1].fits = true;
+
+    const QString text = hr::ui::OomAdvisorDialog::describe(report);
+    QVERIFY2(text.contains("backward") && text.contains("1.00 GiB"), qPrintable(text));
+
+    hr::ui::OomAdvisorDialog dialog(report, fixes);
+    QSignalSpy chosen(&dialog, &hr::ui::OomAdvisorDialog::fixChosen);
+    QSignalSpy stopped(&dialog, &hr::ui::OomAdvisorDialog::stopChosen);
+    dialog.findChild<QCheckBox*>("alwaysBest")->setChecked(true);
+    auto* apply = dialog.findChild<QPushButton*>("apply1");
+    QVERIFY(apply);
+    QTest::mouseClick(apply, Qt::LeftButton);
+    QCOMPARE(chosen.count(), 1);
+    QCOMPARE(chosen.first().at(0).toInt(), 1);
+    QCOMPARE(chosen.first().at(1).toBool(), true);
+    dialog.reject(); // after a choice, closing is not a second decision
+    QCOMPARE(stopped.count(), 0);
+}
+
+void TestUi::windowPersistsSettings() {
+    QSettings().clear();
+    {
+        hr::ui::MainWindow window;
+        window.resize(1111, 777);
+        TrainConfig c = window.settingsPage()->form()->config();
+        c.epochs = 33;
+        c.memory_budget = std::int64_t(768) << 20;
+        window.settingsPage()->form()->setConfig(c);
+        window.showPage(hr::ui::MainWindow::Page::Train);
+        window.close();
+    }
+    hr::ui::MainWindow again;
+    QCOMPARE(again.settingsPage()->form()->config().epochs, 33);
+    QCOMPARE(again.settingsPage()->form()->config().memory_budget, std::int64_t(768) << 20);
+    QCOMPARE(again.size(), QSize(1111, 777));
+    QVERIFY(!again.startAction()->shortcuts().isEmpty());
+    QVERIFY(!again.stopAction()->shortcuts().isEmpty());
+}
+
+void TestUi::languageFollowsLocale() {
+    QCOMPARE(hr::ui::effectiveLanguage("zh_CN"), QString("zh_CN"));
+    QCOMPARE(hr::ui::effectiveLanguage("zh_SG"), QString("zh_CN"));
+    QCOMPARE(hr::ui::effectiveLanguage("zh_TW"), QString("en"));
+    QCOMPARE(hr::ui::effectiveLanguage("de_DE"), QString("en"));
+    QCOMPARE(hr::ui::effectiveLanguage("en"), QString("en"));
+}
+
+void TestUi::translationIsComplete() {
+    QFile ts(QStringLiteral(HEADROOM_TEST_DATA "/../../translations/headroom_zh_CN.ts"));
+    QVERIFY(ts.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&ts);
+    int messages = 0;
+    QStringList missing;
+    QString source;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (!xml.isStartElement())
+            continue;
+        if (xml.name() == QLatin1String("source")) {
+            source = xml.readElementText();
+        } else if (xml.name() == QLatin1String("translation")) {
+            const QString type = xml.attributes().value("type").toString();
+            const QString text = xml.readElementText(QXmlStreamReader::IncludeChildElements);
+            if (type == "obsolete" || type == "vanished")
+                continue;
+            ++messages;
+            if (type == "unfinished" || text.trimmed().isEmpty())
+                missing << source;
+        }
+    }
+    QVERIFY(!xml.hasError());
+    QVERIFY2(messages > 300, qPrintable(QString::number(messages)));
+    QVERIFY2(missing.isEmpty(), qPrintable("untranslated: " + missing.mid(0, 10).join(" | ")));
+}
+
+void TestUi::translationLoads() {
+    QVERIFY(hr::ui::installTranslations("zh_CN"));
+    const QString start = hr::ui::MainWindow::tr("&Start training");
+    QVERIFY2(start != "&Start training", qPrintable(start));
+    hr::ui::SettingsForm form;
+    QVERIFY(!form.editor("batch")->toolTip().contains("Memory:"));
+    QVERIFY(hr::ui::installTranslations("en"));
+    QCOMPARE(hr::ui::MainWindow::tr("&Start training"), QString("&Start training"));
+}
+
+QTEST_MAIN(TestUi)
+#include "test_ui.moc"

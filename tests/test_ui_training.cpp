@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// GUI tests that train: live plots, event-loop responsiveness, the OOM advisor's "Apply and
+// continue", and the Runs page. Tiny data (synthetic, 64 px) and yolov8n; offscreen.
+#include "mainwindow.h"
+#include "oomadvisordialog.h"
+#include "plotwidget.h"
+#include "runspage.h"
+#include "settingsform.h"
+#include "settingspage.h"
+#include "trainingsession.h"
+#include "trainpage.h"
+
+#include "data/synthetic_dataset.h"
+
+#include <QElapsedTimer>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QTreeWidget>
+#include <QtTest>
+
+using hr::TrainConfig;
+
+class TestUiTraining : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void trainingUpdatesPlotsAndStaysResponsive();
+    void runsPageListsFinishedRun();
+    void forcedOomOpensAdvisorAndContinues();
+
+private:
+    TrainConfig tinyConfig(const QString& name) const;
+
+    QTemporaryDir m_dir;
+    QString m_dataYaml;
+    std::int64_t m_measuredPeak = 0;
+};
+
+void TestUiTraining::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
+    QCoreApplication::setOrganizationName("HeadroomTest");
+    QCoreApplication::setApplicationName("test_ui_training");
+    hr::SyntheticOptions options;
+    options.train = 8;
+    options.val = 4;
+    options.imgsz = 64;
+    std::string error;
+    QVERIFY2(hr::makeSyntheticDataset(m_dir.filePath("data").toStdString(), options, &error),
+             error.c_str());
+    m_dataYaml = m_dir.filePath("data/data.yaml");
+}
+
+TrainConfig TestUiTraining::tinyConfig(const QString& name) const {
+    TrainConfig c;
+    c.model = "yolov8n.yaml";
+    c.data = m_dataYaml.toStdString();
+    c.imgsz = 64;
+    c.batch = 4;
+    c.epochs = 2;
+    c.workers = 1;
+    c.threads = 1; // leave a core to the GUI thread on a 2-core machine
+    c.mosaic = 0.0;
+    c.close_mosaic = 0;
+    c.warmup_epochs = 0;
+    c.device = "cpu";
+    c.project = m_dir.filePath("runs").toStdString();
+    c.name = name.toStdString();
+    return c;
+}
+
+void TestUiTraining::trainingUpdatesPlotsAndStaysResponsive() {
+    hr::ui::MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    window.settingsPage()->form()->setConfig(tinyConfig("plots"));
+    hr::ui::TrainingSession* session = window.session();
+    QSignalSpy finished(session, &hr::ui::TrainingSession::finished);
+    QSignalSpy failed(session, &hr::ui::TrainingSession::failed);
+    QSignalSpy epochs(session, &hr::ui::TrainingSession::epochEnded);
+
+    // A 10 ms timer measures the longest gap between two of its ticks while training runs.
+    QElapsedTimer clock;
+    qint64 last = 0, worst = 0;
+    int ticks = 0;
+    QTimer probe;
+    probe.setInterval(10);
+    connect(&probe, &QTimer::timeout, this, [&] {
+        const qint64 now = clock.elapsed();
+        if (ticks++ > 0)
+            worst = std::max(worst, now - last);
+        last = now;
+    });
+    QVERIFY(window.startTraining());
+    clock.start();
+    probe.start();
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 120000);
+    probe.stop();
+
+    QVERIFY2(failed.isEmpty(),
+             failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(epochs.count(), 2);
+    QVERIFY(ticks > 20);
+    QVERIFY2(worst <= 100, qPrintable(QString("the event loop stalled for %1 ms").arg(worst)));
+
+    hr::ui::TrainPage* page = window.trainPage();
+    // Memory: allocated and peak lines plus phase shading; losses per batch; metrics per epoch.
+    QVERIFY(page->memoryPlot()->pointCount(4) > 0);
+    QVERIFY(page->memoryPlot()->pointCount(5) > 0);
+    int shading = 0;
+    for (int i = 0; i < 4; ++i)
+        shading += page->memoryPlot()->pointCount(i);
+    QVERIFY(shading > 0);
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(page->lossPlot()->pointCount(i) >= 2);
+    for (int i = 3; i < 6; ++i)
+        QCOMPARE(page->lossPlot()->pointCount(i), 2);
+    QCOMPARE(page->mapPlot()->pointCount(0), 2);
+    QCOMPARE(page->mapPlot()->pointCount(1), 2);
+    QVERIFY(page->lrPlot()->pointCount(0) >= 2);
+    QVERIFY(page->memoryPlot()->replotCount() > 0);
+    QCOMPARE(page->progressBar()->value(), page->progressBar()->maximum());
+    m_measuredPeak = epochs.last().first().value<hr::EpochEnd>().peakBytes;
+    QVERIFY(m_measuredPeak > 0);
+}
+
+void TestUiTraining::runsPageListsFinishedRun() {
+    hr::ui::RunsPage page;
+    page.setRunsFolder(m_dir.filePath("runs"));
+    page.refresh();
+    QTreeWidgetItem* run = nullptr;
+    for (int i = 0; i < page.runList()->topLevelItemCount(); ++i)
+        if (page.runList()->topLevelItem(i)->text(0) == "plots")
+            run = page.runList()->topLevelItem(i);
+    QVERIFY(run);
+    QCOMPARE(run->text(2), QString("2"));
+    bool ok = false;
+    run->text(3).toDouble(&ok);
+    QVERIFY2(ok, qPrintable(run->text(3)));
+    QVERIFY(page.openRun(run->data(0, Qt::UserRole).toString()));
+    QCOMPARE(page.mapPlot()->pointCount(0), 2);
+    QCOMPARE(page.lossPlot()->pointCount(0), 2);
+}
+
+void TestUiTraining::forcedOomOpensAdvisorAndContinues() {
+    QVERIFY(m_measuredPeak > 0);
+    hr::ui::MainWindow window;
+    window.show();
+    // Double the batch under a budget at the peak measured with the smaller batch: the first
+    // step runs out of memory, and halving the batch (with accumulation) fits again.
+    TrainConfig c = tinyConfig("oom");
+    c.batch = 8;
+    c.epochs = 1;
+    c.memory_budget = m_measuredPeak * 11 / 10;
+    c.on_oom = hr::OomPolicy::Ask;
+    window.settingsPage()->form()->setConfig(c);
+    hr::ui::TrainingSession* session = window.session();
+    QSignalSpy needed(session, &hr::ui::TrainingSession::oomDecisionNeeded);
+    QSignalSpy applied(session, &hr::ui::TrainingSession::fixApplied);
+    QSignalSpy finished(session, &hr::ui::TrainingSession::finished);
+    QSignalSpy failed(session, &hr::ui::TrainingSession::failed);
+    QVERIFY(window.startTraining());
+    QTRY_VERIFY_WITH_TIMEOUT(window.advisor() != nullptr || !session->isRunning(), 120000);
+    QVERIFY2(window.advisor(), "the run ended without running out of memory");
+    QCOMPARE(needed.count(), 1);
+    QVERIFY(window.advisor()->isVisible());
+    QVERIFY(!window.advisor()->fixes().empty());
+    auto* apply = window.advisor()->findChild<QPushButton*>("apply0");
+    QVERIFY(apply);
+    QTest::mouseClick(apply, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 120000);
+    QVERIFY2(failed.isEmpty(),
+             failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QVERIFY(applied.count() >= 1);
+    QCOMPARE(finished.count(), 1);
+    QVERIFY(window.trainPage()->log()->toPlainText().contains("Fix applied"));
+    QCOMPARE(window.trainPage()->mapPlot()->pointCount(0), 1);
+}
+
+QTEST_MAIN(TestUiTraining)
+#include "test_ui_training.moc"

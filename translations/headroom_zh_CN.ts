@@ -1,0 +1,2004 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>hr::ui::BarChart</name>
+    <message>
+        <source>Export as PNG or PDF…</source>
+        <translation>导出为 PNG 或 PDF…</translation>
+    </message>
+    <message>
+        <source>Export chart</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;PDF document (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Reset view (follow the data)</source>
+        <translation>重置视图（跟随数据）</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::DataPage</name>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>note</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>Open data.yaml…</source>
+        <translation>打开 data.yaml…</translation>
+    </message>
+    <message>
+        <source>Open folder…</source>
+        <translation>打开文件夹…</translation>
+    </message>
+    <message>
+        <source>Use the built-in sample</source>
+        <translation>使用内置示例</translation>
+    </message>
+    <message>
+        <source>No data set yet: open a data.yaml or a folder, drop one here, or use the built-in sample.</source>
+        <translation>尚无数据集：打开 data.yaml 或文件夹、拖放到此处，或使用内置示例。</translation>
+    </message>
+    <message>
+        <source>Severity</source>
+        <translation>严重程度</translation>
+    </message>
+    <message>
+        <source>Split</source>
+        <translation>划分</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Line</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>Problem</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>What Headroom does</source>
+        <translation>Headroom 的处理</translation>
+    </message>
+    <message>
+        <source>Training images</source>
+        <translation>训练图像</translation>
+    </message>
+    <message>
+        <source>Validation images</source>
+        <translation>验证图像</translation>
+    </message>
+    <message>
+        <source>Classes</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>objects</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>images</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <source>Box size (fraction of the image)</source>
+        <translation>框尺寸（占图像的比例）</translation>
+    </message>
+    <message>
+        <source>width</source>
+        <translation>宽度</translation>
+    </message>
+    <message>
+        <source>height</source>
+        <translation>高度</translation>
+    </message>
+    <message>
+        <source>Open data set</source>
+        <translation>打开数据集</translation>
+    </message>
+    <message>
+        <source>Data set description (*.yaml *.yml)</source>
+        <translation>数据集描述 (*.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>Open data set folder</source>
+        <translation>打开数据集文件夹</translation>
+    </message>
+    <message>
+        <source>%1 holds no data.yaml. A data set folder needs a data.yaml that names its train and val images and its classes.</source>
+        <translation>%1 中没有 data.yaml。数据集文件夹需要一个 data.yaml，写明训练和验证图像以及类别。</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>正在读取 %1…</translation>
+    </message>
+    <message>
+        <source>Preparing the built-in sample…</source>
+        <translation>正在准备内置示例…</translation>
+    </message>
+    <message>
+        <source>Data set: %1</source>
+        <translation>数据集：%1</translation>
+    </message>
+    <message>
+        <source>train</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>val</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>This data.yaml cannot be used; the list below says why.</source>
+        <translation>此 data.yaml 无法使用；原因见下方列表。</translation>
+    </message>
+    <message>
+        <source>%1 classes. Training: %2 images (%3 without objects, %4 skipped), %5 objects, at most %6 in one image. Validation: %7 images, %8 objects. %9 problems listed below.</source>
+        <translation>%1 个类别。训练：%2 张图像（%3 张无目标，%4 张已跳过），%5 个目标，单张图像最多 %6 个。验证：%7 张图像，%8 个目标。下方列出 %9 个问题。</translation>
+    </message>
+    <message>
+        <source>%1
+%2 objects</source>
+        <translation>%1
+%2 个目标</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::DatasetService</name>
+    <message>
+        <source>Could not create the built-in sample: %1</source>
+        <translation>无法创建内置示例：%1</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::ImageView</name>
+    <message>
+        <source>Choose an image to see its boxes.</source>
+        <translation>选择一张图像以查看其标注框。</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::MainWindow</name>
+    <message>
+        <source>Headroom</source>
+        <translation>Headroom</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Train</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行记录</translation>
+    </message>
+    <message>
+        <source>Data set %1 ready.</source>
+        <translation>数据集 %1 已就绪。</translation>
+    </message>
+    <message>
+        <source>Run finished: %1</source>
+        <translation>运行完成：%1</translation>
+    </message>
+    <message>
+        <source>&amp;Open data set…</source>
+        <translation>打开数据集(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open a data.yaml or a folder holding one</source>
+        <translation>打开 data.yaml 或包含它的文件夹</translation>
+    </message>
+    <message>
+        <source>Open &amp;settings YAML…</source>
+        <translation>打开设置 YAML(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Save settings</source>
+        <translation>保存设置(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save settings &amp;as…</source>
+        <translation>设置另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Start training</source>
+        <translation>开始训练(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Start training with the current settings (Ctrl+R, F5)</source>
+        <translation>使用当前设置开始训练（Ctrl+R，F5）</translation>
+    </message>
+    <message>
+        <source>&amp;Pause</source>
+        <translation>暂停(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Pause or resume between steps (F6)</source>
+        <translation>在步骤之间暂停或继续（F6）</translation>
+    </message>
+    <message>
+        <source>S&amp;top</source>
+        <translation>停止(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Stop after the current step; the run keeps its last checkpoint (Ctrl+., Shift+F5)</source>
+        <translation>在当前步骤后停止；运行保留最后的检查点（Ctrl+.，Shift+F5）</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Recent runs</source>
+        <translation>最近的运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Train</source>
+        <translation>训练(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Data</source>
+        <translation>数据(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+        <source>T&amp;rain</source>
+        <translation>训练(&amp;R)</translation>
+    </message>
+    <message>
+        <source>R&amp;uns</source>
+        <translation>运行记录(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System default</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About Headroom</source>
+        <translation>关于 Headroom(&amp;A)</translation>
+    </message>
+    <message>
+        <source>About Headroom</source>
+        <translation>关于 Headroom</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Headroom %1&lt;/h3&gt;&lt;p&gt;A training studio for YOLO detectors that predicts memory before a run, watches it live, and turns an out-of-memory error into a choice of fixes that continue the same run.&lt;/p&gt;&lt;p&gt;GPL-3.0-or-later.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Headroom %1&lt;/h3&gt;&lt;p&gt;YOLO 检测器训练工作室：在运行前预测显存，实时监视显存，并把显存不足错误变成一组可选的修复方案，让同一次运行继续下去。&lt;/p&gt;&lt;p&gt;GPL-3.0-or-later。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Main</source>
+        <translation>主工具栏</translation>
+    </message>
+    <message>
+        <source>Cannot start</source>
+        <translation>无法开始</translation>
+    </message>
+    <message>
+        <source>The settings have errors:
+%1</source>
+        <translation>设置有错误：
+%1</translation>
+    </message>
+    <message>
+        <source>Open settings</source>
+        <translation>打开设置</translation>
+    </message>
+    <message>
+        <source>Training settings (*.yaml *.yml)</source>
+        <translation>训练设置 (*.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>Cannot open settings</source>
+        <translation>无法打开设置</translation>
+    </message>
+    <message>
+        <source>Settings opened with warnings</source>
+        <translation>设置已打开，但有警告</translation>
+    </message>
+    <message>
+        <source>Cannot save settings</source>
+        <translation>无法保存设置</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <source>Save settings</source>
+        <translation>保存设置</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>The new language is used from the next start. Restart Headroom now?</source>
+        <translation>新语言将在下次启动时生效。现在重启 Headroom 吗？</translation>
+    </message>
+    <message>
+        <source>Training in progress</source>
+        <translation>正在训练</translation>
+    </message>
+    <message>
+        <source>A run is in progress. Stop it (keeping its last checkpoint) and quit?</source>
+        <translation>有一个运行正在进行。停止它（保留最后的检查点）并退出吗？</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::OomAdvisorDialog</name>
+    <message>
+        <source>moving the batch to the device</source>
+        <translation>将批次移到设备</translation>
+    </message>
+    <message>
+        <source>forward pass</source>
+        <translation>前向传播</translation>
+    </message>
+    <message>
+        <source>loss and target assignment</source>
+        <translation>损失计算与目标分配</translation>
+    </message>
+    <message>
+        <source>backward pass</source>
+        <translation>反向传播</translation>
+    </message>
+    <message>
+        <source>optimizer step</source>
+        <translation>优化器步骤</translation>
+    </message>
+    <message>
+        <source>EMA update</source>
+        <translation>EMA 更新</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>no accuracy cost expected</source>
+        <translation>预计不影响精度</translation>
+    </message>
+    <message>
+        <source>small accuracy cost</source>
+        <translation>精度略有损失</translation>
+    </message>
+    <message>
+        <source>moderate accuracy cost</source>
+        <translation>精度中等损失</translation>
+    </message>
+    <message>
+        <source>large accuracy cost</source>
+        <translation>精度损失较大</translation>
+    </message>
+    <message>
+        <source>Host memory (RAM) ran out during the %1 of epoch %2, batch %3; the device was not the limit. The fixes below lower host memory use: they do not free device memory.</source>
+        <translation>第 %2 轮第 %3 批的%1过程中主机内存（RAM）耗尽；设备显存并不是瓶颈。下列修复降低主机内存占用，并不释放设备显存。</translation>
+    </message>
+    <message>
+        <source>The %1 of epoch %2, batch %3 (batch %4 at %5 px) ran out of device memory: it asked for %6 more with %7 already allocated, against a budget of %8.</source>
+        <translation>第 %2 轮第 %3 批的%1（批大小 %4，%5 像素）设备显存不足：已分配 %7，又请求了 %6，而预算为 %8。</translation>
+    </message>
+    <message>
+        <source>an unknown amount</source>
+        <translation>未知大小</translation>
+    </message>
+    <message>
+        <source>the device's capacity</source>
+        <translation>设备容量</translation>
+    </message>
+    <message>
+        <source>Weights, gradients, optimizer state and EMA hold %1; activations %2; the batch itself %3.</source>
+        <translation>权重、梯度、优化器状态和 EMA 占用 %1；激活值 %2；批数据本身 %3。</translation>
+    </message>
+    <message>
+        <source>Out of memory: choose how to continue</source>
+        <translation>显存不足：选择如何继续</translation>
+    </message>
+    <message>
+        <source>Memory at the failure (MiB)</source>
+        <translation>失败时的显存（MiB）</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>optimizer state</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <source>EMA</source>
+        <translation>EMA</translation>
+    </message>
+    <message>
+        <source>activations</source>
+        <translation>激活值</translation>
+    </message>
+    <message>
+        <source>batch data</source>
+        <translation>批数据</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Memory up to the failure</source>
+        <translation>失败前的显存曲线</translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>allocated</source>
+        <translation>已分配</translation>
+    </message>
+    <message>
+        <source>budget %1</source>
+        <translation>预算 %1</translation>
+    </message>
+    <message>
+        <source>No change is predicted to fit within the budget. Stop the run and raise the budget, or choose a smaller model.</source>
+        <translation>预计没有任何修改能满足预算。请停止运行并提高预算，或选择更小的模型。</translation>
+    </message>
+    <message>
+        <source>Always apply the best fix for this run</source>
+        <translation>本次运行始终应用最佳修复</translation>
+    </message>
+    <message>
+        <source>Stop the run</source>
+        <translation>停止运行</translation>
+    </message>
+    <message>
+        <source>Best: </source>
+        <translation>最佳：</translation>
+    </message>
+    <message>
+        <source>Changes: %1</source>
+        <translation>修改：%1</translation>
+    </message>
+    <message>
+        <source>Host memory fix: device memory unchanged.</source>
+        <translation>主机内存修复：设备显存不变。</translation>
+    </message>
+    <message>
+        <source>Predicted peak %1 (%2% of the budget).</source>
+        <translation>预测峰值 %1（预算的 %2%）。</translation>
+    </message>
+    <message>
+        <source>Predicted peak %1.</source>
+        <translation>预测峰值 %1。</translation>
+    </message>
+    <message>
+        <source>No memory prediction for this change.</source>
+        <translation>此修改没有显存预测。</translation>
+    </message>
+    <message>
+        <source>time per epoch ×%1</source>
+        <translation>每轮耗时 ×%1</translation>
+    </message>
+    <message>
+        <source>time per epoch ×%1 (faster)</source>
+        <translation>每轮耗时 ×%1（更快）</translation>
+    </message>
+    <message>
+        <source>This change restarts training from new weights.</source>
+        <translation>此修改会用新的权重重新开始训练。</translation>
+    </message>
+    <message>
+        <source>Apply and continue</source>
+        <translation>应用并继续</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::PlotWidget</name>
+    <message>
+        <source>Export as PNG or PDF…</source>
+        <translation>导出为 PNG 或 PDF…</translation>
+    </message>
+    <message>
+        <source>Reset view (follow the data)</source>
+        <translation>重置视图（跟随数据）</translation>
+    </message>
+    <message>
+        <source>Export plot</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;PDF document (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;PDF 文档 (*.pdf)</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::RunsPage</name>
+    <message>
+        <source>Choose runs folder…</source>
+        <translation>选择运行文件夹…</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation>修改时间</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>Best mAP50</source>
+        <translation>最佳 mAP50</translation>
+    </message>
+    <message>
+        <source>Best mAP50-95</source>
+        <translation>最佳 mAP50-95</translation>
+    </message>
+    <message>
+        <source>Peak memory</source>
+        <translation>峰值显存</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Double-click a run to see its curves.</source>
+        <translation>双击一个运行以查看其曲线。</translation>
+    </message>
+    <message>
+        <source>Losses</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>epoch</source>
+        <translation>轮</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>box</source>
+        <translation>框</translation>
+    </message>
+    <message>
+        <source>cls</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>dfl</source>
+        <translation>DFL</translation>
+    </message>
+    <message>
+        <source>val box</source>
+        <translation>验证 框</translation>
+    </message>
+    <message>
+        <source>val cls</source>
+        <translation>验证 类别</translation>
+    </message>
+    <message>
+        <source>val dfl</source>
+        <translation>验证 DFL</translation>
+    </message>
+    <message>
+        <source>Accuracy</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>mAP50</source>
+        <translation>mAP50</translation>
+    </message>
+    <message>
+        <source>mAP50-95</source>
+        <translation>mAP50-95</translation>
+    </message>
+    <message>
+        <source>precision</source>
+        <translation>精确率</translation>
+    </message>
+    <message>
+        <source>recall</source>
+        <translation>召回率</translation>
+    </message>
+    <message>
+        <source>Device memory</source>
+        <translation>设备显存</translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>allocated</source>
+        <translation>已分配</translation>
+    </message>
+    <message>
+        <source>Runs folder</source>
+        <translation>运行文件夹</translation>
+    </message>
+    <message>
+        <source>Runs in %1</source>
+        <translation>%1 中的运行</translation>
+    </message>
+    <message>
+        <source>Run %1: %2 epochs</source>
+        <translation>运行 %1：%2 轮</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>unfinished</source>
+        <translation>未完成</translation>
+    </message>
+    <message>
+        <source>(%1 OOM, %2 fixes)</source>
+        <translation>（%1 次显存不足，%2 次修复）</translation>
+    </message>
+    <message>
+        <source>Cannot open %1: %2</source>
+        <translation>无法打开 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::SettingsForm</name>
+    <message>
+        <source>Memory:</source>
+        <translation>显存：</translation>
+    </message>
+    <message>
+        <source>Speed:</source>
+        <translation>速度：</translation>
+    </message>
+    <message>
+        <source>Accuracy:</source>
+        <translation>精度：</translation>
+    </message>
+    <message>
+        <source>No effect.</source>
+        <translation>无影响。</translation>
+    </message>
+    <message>
+        <source>Higher values need more.</source>
+        <translation>数值越大，需要越多。</translation>
+    </message>
+    <message>
+        <source>Model and data</source>
+        <translation>模型与数据</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>The detector architecture: an Ultralytics-format model YAML.</source>
+        <translation>检测器结构：Ultralytics 格式的模型 YAML。</translation>
+    </message>
+    <message>
+        <source>Larger models hold more weights, gradients, optimizer state and activations.</source>
+        <translation>更大的模型有更多的权重、梯度、优化器状态和激活值。</translation>
+    </message>
+    <message>
+        <source>Larger models are slower per image.</source>
+        <translation>更大的模型每张图像更慢。</translation>
+    </message>
+    <message>
+        <source>Larger models usually reach a higher mAP.</source>
+        <translation>更大的模型通常能达到更高的 mAP。</translation>
+    </message>
+    <message>
+        <source>Scale</source>
+        <translation>规模</translation>
+    </message>
+    <message>
+        <source>From the file name</source>
+        <translation>由文件名决定</translation>
+    </message>
+    <message>
+        <source>n (nano)</source>
+        <translation>n（纳米）</translation>
+    </message>
+    <message>
+        <source>s (small)</source>
+        <translation>s（小）</translation>
+    </message>
+    <message>
+        <source>m (medium)</source>
+        <translation>m（中）</translation>
+    </message>
+    <message>
+        <source>l (large)</source>
+        <translation>l（大）</translation>
+    </message>
+    <message>
+        <source>x (extra large)</source>
+        <translation>x（特大）</translation>
+    </message>
+    <message>
+        <source>t (tiny, YOLOv9)</source>
+        <translation>t（微型，YOLOv9）</translation>
+    </message>
+    <message>
+        <source>c (compact, YOLOv9)</source>
+        <translation>c（紧凑，YOLOv9）</translation>
+    </message>
+    <message>
+        <source>e (extended, YOLOv9)</source>
+        <translation>e（扩展，YOLOv9）</translation>
+    </message>
+    <message>
+        <source>Width and depth multipliers of the model family.</source>
+        <translation>模型系列的宽度和深度倍数。</translation>
+    </message>
+    <message>
+        <source>Each step up roughly doubles to triples the memory.</source>
+        <translation>每升一级，显存大约增加到两到三倍。</translation>
+    </message>
+    <message>
+        <source>Each step up is roughly two to three times slower.</source>
+        <translation>每升一级，大约慢两到三倍。</translation>
+    </message>
+    <message>
+        <source>Bigger scales detect small and rare objects better.</source>
+        <translation>更大的规模更善于检测小目标和稀有目标。</translation>
+    </message>
+    <message>
+        <source>Start from weights</source>
+        <translation>初始权重</translation>
+    </message>
+    <message>
+        <source>A .pt file written by Headroom to start from instead of random weights.</source>
+        <translation>由 Headroom 写出的 .pt 文件，用来代替随机权重作为起点。</translation>
+    </message>
+    <message>
+        <source>Pretrained weights reach a good mAP in far fewer epochs.</source>
+        <translation>预训练权重能以少得多的轮数达到良好的 mAP。</translation>
+    </message>
+    <message>
+        <source>none: train from scratch</source>
+        <translation>无：从头训练</translation>
+    </message>
+    <message>
+        <source>Data set</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <source>The data.yaml of the data set. Empty uses the built-in sample.</source>
+        <translation>数据集的 data.yaml。留空则使用内置示例。</translation>
+    </message>
+    <message>
+        <source>More and better labelled images give a better model.</source>
+        <translation>更多、标注更好的图像能得到更好的模型。</translation>
+    </message>
+    <message>
+        <source>built-in sample</source>
+        <translation>内置示例</translation>
+    </message>
+    <message>
+        <source>Single class</source>
+        <translation>单类别</translation>
+    </message>
+    <message>
+        <source>Treat every object as one class.</source>
+        <translation>把所有目标当作同一类别。</translation>
+    </message>
+    <message>
+        <source>Class names are lost; box quality may improve on tiny data sets.</source>
+        <translation>会丢失类别名称；在很小的数据集上框的质量可能提高。</translation>
+    </message>
+    <message>
+        <source>Fraction of training set</source>
+        <translation>训练集比例</translation>
+    </message>
+    <message>
+        <source>Train on this share of the training images.</source>
+        <translation>只使用这一比例的训练图像。</translation>
+    </message>
+    <message>
+        <source>Epochs get shorter in proportion.</source>
+        <translation>每轮时间按比例缩短。</translation>
+    </message>
+    <message>
+        <source>Less data, lower mAP.</source>
+        <translation>数据越少，mAP 越低。</translation>
+    </message>
+    <message>
+        <source>none, e.g. 0, 1, 2</source>
+        <translation>无，例如 0, 1, 2</translation>
+    </message>
+    <message>
+        <source>Frozen layers</source>
+        <translation>冻结的层</translation>
+    </message>
+    <message>
+        <source>Layer indices whose weights do not train (comma separated).</source>
+        <translation>不训练其权重的层序号（逗号分隔）。</translation>
+    </message>
+    <message>
+        <source>Frozen layers need no gradients or optimizer state.</source>
+        <translation>冻结的层不需要梯度和优化器状态。</translation>
+    </message>
+    <message>
+        <source>Faster: no weight gradients for frozen layers.</source>
+        <translation>更快：冻结的层不计算权重梯度。</translation>
+    </message>
+    <message>
+        <source>Usually lower unless starting from good pretrained weights.</source>
+        <translation>通常更低，除非从良好的预训练权重开始。</translation>
+    </message>
+    <message>
+        <source>Device and memory</source>
+        <translation>设备与显存</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>auto (GPU when present)</source>
+        <translation>自动（有 GPU 时使用 GPU）</translation>
+    </message>
+    <message>
+        <source>Where training runs.</source>
+        <translation>训练运行的位置。</translation>
+    </message>
+    <message>
+        <source>The budget applies to this device.</source>
+        <translation>预算作用于此设备。</translation>
+    </message>
+    <message>
+        <source>A GPU is much faster than the CPU.</source>
+        <translation>GPU 比 CPU 快得多。</translation>
+    </message>
+    <message>
+        <source>none, e.g. 3 GiB</source>
+        <translation>无，例如 3 GiB</translation>
+    </message>
+    <message>
+        <source>Memory budget</source>
+        <translation>显存预算</translation>
+    </message>
+    <message>
+        <source>Make the device behave as if it had only this much memory (KiB, MiB, GiB or bytes). Past it a step runs out of memory, as on a smaller GPU.</source>
+        <translation>让设备表现得只有这么多显存（KiB、MiB、GiB 或字节）。超过预算的步骤会像在更小的 GPU 上一样显存不足。</translation>
+    </message>
+    <message>
+        <source>The limit itself.</source>
+        <translation>即上限本身。</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>Images per step. Auto-fit picks the largest batch the budget holds.</source>
+        <translation>每步的图像数。自动适配会选择预算内最大的批大小。</translation>
+    </message>
+    <message>
+        <source>Activations grow in proportion to the batch.</source>
+        <translation>激活值随批大小成比例增长。</translation>
+    </message>
+    <message>
+        <source>Larger batches use the device better, up to a point.</source>
+        <translation>更大的批能更充分地利用设备（有上限）。</translation>
+    </message>
+    <message>
+        <source>Small batches make BatchNorm statistics noisier; accumulation keeps the effective batch.</source>
+        <translation>小批会让 BatchNorm 统计量更嘈杂；梯度累积可保持有效批大小。</translation>
+    </message>
+    <message>
+        <source>auto-fit</source>
+        <translation>自动适配</translation>
+    </message>
+    <message>
+        <source>Image size</source>
+        <translation>图像尺寸</translation>
+    </message>
+    <message>
+        <source>Training and validation image size in pixels (a multiple of 32).</source>
+        <translation>训练和验证的图像尺寸，单位像素（32 的倍数）。</translation>
+    </message>
+    <message>
+        <source>Activations grow with the square of the size.</source>
+        <translation>激活值随尺寸的平方增长。</translation>
+    </message>
+    <message>
+        <source>Time grows with the square of the size.</source>
+        <translation>耗时随尺寸的平方增长。</translation>
+    </message>
+    <message>
+        <source>Smaller images lose small objects.</source>
+        <translation>图像越小越容易丢失小目标。</translation>
+    </message>
+    <message>
+        <source>Mixed precision (AMP)</source>
+        <translation>混合精度（AMP）</translation>
+    </message>
+    <message>
+        <source>Compute in 16-bit floats where it is safe (fp16 on GPU, bf16 on CPU).</source>
+        <translation>在安全之处使用 16 位浮点计算（GPU 上 fp16，CPU 上 bf16）。</translation>
+    </message>
+    <message>
+        <source>Activations take about half the memory.</source>
+        <translation>激活值大约只占一半显存。</translation>
+    </message>
+    <message>
+        <source>Faster on GPUs with tensor cores.</source>
+        <translation>在有张量核心的 GPU 上更快。</translation>
+    </message>
+    <message>
+        <source>Usually the same mAP within noise.</source>
+        <translation>通常 mAP 相同（在噪声范围内）。</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>backbone</source>
+        <translation>骨干网络</translation>
+    </message>
+    <message>
+        <source>all blocks</source>
+        <translation>所有模块</translation>
+    </message>
+    <message>
+        <source>Gradient checkpointing</source>
+        <translation>梯度检查点</translation>
+    </message>
+    <message>
+        <source>Recompute block activations in the backward pass instead of keeping them.</source>
+        <translation>在反向传播时重新计算模块的激活值，而不是一直保存它们。</translation>
+    </message>
+    <message>
+        <source>Much less activation memory.</source>
+        <translation>激活值显存大幅减少。</translation>
+    </message>
+    <message>
+        <source>About a third slower per step.</source>
+        <translation>每步大约慢三分之一。</translation>
+    </message>
+    <message>
+        <source>Same result: the computation is identical.</source>
+        <translation>结果相同：计算完全一致。</translation>
+    </message>
+    <message>
+        <source>Optimizer state on host</source>
+        <translation>优化器状态放在主机</translation>
+    </message>
+    <message>
+        <source>Keep the optimizer's state tensors in host memory.</source>
+        <translation>把优化器的状态张量保存在主机内存中。</translation>
+    </message>
+    <message>
+        <source>Frees the optimizer state from the device.</source>
+        <translation>从设备上释放优化器状态。</translation>
+    </message>
+    <message>
+        <source>Slower optimizer steps (copies to and from the host).</source>
+        <translation>优化器步骤变慢（需要与主机来回复制）。</translation>
+    </message>
+    <message>
+        <source>ask me</source>
+        <translation>询问我</translation>
+    </message>
+    <message>
+        <source>apply the best fix</source>
+        <translation>应用最佳修复</translation>
+    </message>
+    <message>
+        <source>stop the run</source>
+        <translation>停止运行</translation>
+    </message>
+    <message>
+        <source>On out of memory</source>
+        <translation>显存不足时</translation>
+    </message>
+    <message>
+        <source>What happens when a step runs out of memory: ask with the advisor, apply the best fix and continue, or stop.</source>
+        <translation>某一步显存不足时的处理：用顾问询问、应用最佳修复并继续，或停止。</translation>
+    </message>
+    <message>
+        <source>Loader threads</source>
+        <translation>加载线程</translation>
+    </message>
+    <message>
+        <source>Threads that decode and augment images.</source>
+        <translation>解码和增强图像的线程。</translation>
+    </message>
+    <message>
+        <source>Host memory only: each thread holds images in flight.</source>
+        <translation>只影响主机内存：每个线程都持有处理中的图像。</translation>
+    </message>
+    <message>
+        <source>More threads keep the device fed, up to the number of cores.</source>
+        <translation>更多线程能让设备不断有数据可用，上限是核心数。</translation>
+    </message>
+    <message>
+        <source>Compute threads</source>
+        <translation>计算线程</translation>
+    </message>
+    <message>
+        <source>Intra-op threads for the CPU kernels.</source>
+        <translation>CPU 算子的内部并行线程数。</translation>
+    </message>
+    <message>
+        <source>More threads are faster up to the number of cores.</source>
+        <translation>线程越多越快，上限是核心数。</translation>
+    </message>
+    <message>
+        <source>all cores</source>
+        <translation>全部核心</translation>
+    </message>
+    <message>
+        <source>Image cache</source>
+        <translation>图像缓存</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>disk</source>
+        <translation>磁盘</translation>
+    </message>
+    <message>
+        <source>Keep decoded images in RAM or on disk between epochs.</source>
+        <translation>在各轮之间把解码后的图像保存在内存或磁盘上。</translation>
+    </message>
+    <message>
+        <source>Host memory (RAM cache), not device memory.</source>
+        <translation>占用主机内存（内存缓存），不占设备显存。</translation>
+    </message>
+    <message>
+        <source>Faster epochs when decoding is the bottleneck.</source>
+        <translation>当解码是瓶颈时每轮更快。</translation>
+    </message>
+    <message>
+        <source>Memory samples per second</source>
+        <translation>每秒显存采样次数</translation>
+    </message>
+    <message>
+        <source>How often the memory timeline is sampled.</source>
+        <translation>显存时间线的采样频率。</translation>
+    </message>
+    <message>
+        <source>Very high rates cost a little time.</source>
+        <translation>很高的采样率会花一点时间。</translation>
+    </message>
+    <message>
+        <source>Schedule and optimizer</source>
+        <translation>调度与优化器</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>Passes over the training set.</source>
+        <translation>遍历训练集的次数。</translation>
+    </message>
+    <message>
+        <source>Time grows in proportion.</source>
+        <translation>耗时按比例增长。</translation>
+    </message>
+    <message>
+        <source>More epochs learn more, until the model overfits.</source>
+        <translation>轮数越多学得越多，直到模型过拟合。</translation>
+    </message>
+    <message>
+        <source>Patience</source>
+        <translation>耐心</translation>
+    </message>
+    <message>
+        <source>Stop early after this many epochs without improvement (0 = never).</source>
+        <translation>连续这么多轮没有改进就提前停止（0 = 从不）。</translation>
+    </message>
+    <message>
+        <source>Saves time on runs that stopped improving.</source>
+        <translation>为不再改进的运行节省时间。</translation>
+    </message>
+    <message>
+        <source>Too small stops too early.</source>
+        <translation>太小会过早停止。</translation>
+    </message>
+    <message>
+        <source>never stop early</source>
+        <translation>从不提前停止</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>The update rule. Auto picks AdamW for short runs and SGD for long ones.</source>
+        <translation>参数更新规则。自动模式在短训练中选 AdamW，在长训练中选 SGD。</translation>
+    </message>
+    <message>
+        <source>SGD keeps one state tensor per weight, Adam and AdamW two.</source>
+        <translation>SGD 每个权重保存一个状态张量，Adam 和 AdamW 保存两个。</translation>
+    </message>
+    <message>
+        <source>AdamW converges faster on short runs; SGD often generalises better on long ones.</source>
+        <translation>AdamW 在短训练中收敛更快；SGD 在长训练中往往泛化更好。</translation>
+    </message>
+    <message>
+        <source>Initial learning rate</source>
+        <translation>初始学习率</translation>
+    </message>
+    <message>
+        <source>Learning rate at the end of warmup.</source>
+        <translation>预热结束时的学习率。</translation>
+    </message>
+    <message>
+        <source>Too high diverges, too low learns slowly.</source>
+        <translation>太高会发散，太低学得慢。</translation>
+    </message>
+    <message>
+        <source>Final learning rate factor</source>
+        <translation>最终学习率系数</translation>
+    </message>
+    <message>
+        <source>The last epoch's learning rate as a fraction of the initial one.</source>
+        <translation>最后一轮的学习率占初始学习率的比例。</translation>
+    </message>
+    <message>
+        <source>A small final rate settles the weights.</source>
+        <translation>较小的最终学习率能让权重稳定下来。</translation>
+    </message>
+    <message>
+        <source>Momentum</source>
+        <translation>动量</translation>
+    </message>
+    <message>
+        <source>SGD momentum, or Adam's beta1.</source>
+        <translation>SGD 的动量，或 Adam 的 beta1。</translation>
+    </message>
+    <message>
+        <source>The default suits most data sets.</source>
+        <translation>默认值适合大多数数据集。</translation>
+    </message>
+    <message>
+        <source>Weight decay</source>
+        <translation>权重衰减</translation>
+    </message>
+    <message>
+        <source>L2 penalty on convolution and linear weights.</source>
+        <translation>对卷积和线性层权重的 L2 惩罚。</translation>
+    </message>
+    <message>
+        <source>Reduces overfitting; too much underfits.</source>
+        <translation>减少过拟合；过大会欠拟合。</translation>
+    </message>
+    <message>
+        <source>Warmup epochs</source>
+        <translation>预热轮数</translation>
+    </message>
+    <message>
+        <source>Epochs over which the learning rate ramps up.</source>
+        <translation>学习率逐渐升高所用的轮数。</translation>
+    </message>
+    <message>
+        <source>Stabilises the first epochs.</source>
+        <translation>让最初几轮更稳定。</translation>
+    </message>
+    <message>
+        <source>Warmup momentum</source>
+        <translation>预热动量</translation>
+    </message>
+    <message>
+        <source>Momentum at the start of warmup.</source>
+        <translation>预热开始时的动量。</translation>
+    </message>
+    <message>
+        <source>Warmup bias learning rate</source>
+        <translation>预热偏置学习率</translation>
+    </message>
+    <message>
+        <source>Learning rate of the biases at the start of warmup.</source>
+        <translation>预热开始时偏置参数的学习率。</translation>
+    </message>
+    <message>
+        <source>Cosine schedule</source>
+        <translation>余弦调度</translation>
+    </message>
+    <message>
+        <source>Decay the learning rate along a cosine instead of a line.</source>
+        <translation>学习率按余弦曲线而不是直线衰减。</translation>
+    </message>
+    <message>
+        <source>Sometimes slightly better at the end of long runs.</source>
+        <translation>在长训练的末尾有时略好。</translation>
+    </message>
+    <message>
+        <source>Nominal batch</source>
+        <translation>名义批大小</translation>
+    </message>
+    <message>
+        <source>Gradients are accumulated until this many images, whatever the batch.</source>
+        <translation>无论批大小如何，梯度都累积到这么多张图像。</translation>
+    </message>
+    <message>
+        <source>No effect on images per second.</source>
+        <translation>不影响每秒图像数。</translation>
+    </message>
+    <message>
+        <source>Keeps training behaviour when the batch shrinks to fit memory.</source>
+        <translation>当批大小为适应显存而缩小时，保持训练行为不变。</translation>
+    </message>
+    <message>
+        <source>Loss gains</source>
+        <translation>损失权重</translation>
+    </message>
+    <message>
+        <source>Box loss gain</source>
+        <translation>框损失权重</translation>
+    </message>
+    <message>
+        <source>Weight of the box (CIoU) loss.</source>
+        <translation>框（CIoU）损失的权重。</translation>
+    </message>
+    <message>
+        <source>Higher favours box precision.</source>
+        <translation>越高越重视框的精度。</translation>
+    </message>
+    <message>
+        <source>Class loss gain</source>
+        <translation>类别损失权重</translation>
+    </message>
+    <message>
+        <source>Weight of the classification loss.</source>
+        <translation>分类损失的权重。</translation>
+    </message>
+    <message>
+        <source>Higher favours class accuracy.</source>
+        <translation>越高越重视分类准确率。</translation>
+    </message>
+    <message>
+        <source>DFL loss gain</source>
+        <translation>DFL 损失权重</translation>
+    </message>
+    <message>
+        <source>Weight of the distribution focal loss of box edges.</source>
+        <translation>框边缘分布焦点损失（DFL）的权重。</translation>
+    </message>
+    <message>
+        <source>Augmentation</source>
+        <translation>数据增强</translation>
+    </message>
+    <message>
+        <source>Host memory only.</source>
+        <translation>只影响主机内存。</translation>
+    </message>
+    <message>
+        <source>A little more loader time.</source>
+        <translation>加载时间略有增加。</translation>
+    </message>
+    <message>
+        <source>Hue</source>
+        <translation>色调</translation>
+    </message>
+    <message>
+        <source>Random hue shift (fraction).</source>
+        <translation>随机色调偏移（比例）。</translation>
+    </message>
+    <message>
+        <source>Robustness to colour changes.</source>
+        <translation>对颜色变化更稳健。</translation>
+    </message>
+    <message>
+        <source>Saturation</source>
+        <translation>饱和度</translation>
+    </message>
+    <message>
+        <source>Random saturation gain (fraction).</source>
+        <translation>随机饱和度增益（比例）。</translation>
+    </message>
+    <message>
+        <source>Brightness</source>
+        <translation>亮度</translation>
+    </message>
+    <message>
+        <source>Random brightness gain (fraction).</source>
+        <translation>随机亮度增益（比例）。</translation>
+    </message>
+    <message>
+        <source>Robustness to lighting changes.</source>
+        <translation>对光照变化更稳健。</translation>
+    </message>
+    <message>
+        <source>Rotation (degrees)</source>
+        <translation>旋转（度）</translation>
+    </message>
+    <message>
+        <source>Random rotation range.</source>
+        <translation>随机旋转范围。</translation>
+    </message>
+    <message>
+        <source>Helps when objects appear rotated.</source>
+        <translation>目标可能旋转出现时有帮助。</translation>
+    </message>
+    <message>
+        <source>Translation</source>
+        <translation>平移</translation>
+    </message>
+    <message>
+        <source>Random shift as a fraction of the image size.</source>
+        <translation>随机平移，以图像尺寸的比例表示。</translation>
+    </message>
+    <message>
+        <source>Robustness to object position.</source>
+        <translation>对目标位置更稳健。</translation>
+    </message>
+    <message>
+        <source>Scale gain</source>
+        <translation>缩放增益</translation>
+    </message>
+    <message>
+        <source>Random zoom range.</source>
+        <translation>随机缩放范围。</translation>
+    </message>
+    <message>
+        <source>Robustness to object size.</source>
+        <translation>对目标大小更稳健。</translation>
+    </message>
+    <message>
+        <source>Shear (degrees)</source>
+        <translation>剪切（度）</translation>
+    </message>
+    <message>
+        <source>Random shear range.</source>
+        <translation>随机剪切范围。</translation>
+    </message>
+    <message>
+        <source>Helps with perspective variety.</source>
+        <translation>有助于应对视角变化。</translation>
+    </message>
+    <message>
+        <source>Perspective</source>
+        <translation>透视</translation>
+    </message>
+    <message>
+        <source>Random perspective distortion.</source>
+        <translation>随机透视变形。</translation>
+    </message>
+    <message>
+        <source>Helps with camera angles.</source>
+        <translation>有助于应对不同的拍摄角度。</translation>
+    </message>
+    <message>
+        <source>Vertical flip</source>
+        <translation>垂直翻转</translation>
+    </message>
+    <message>
+        <source>Probability of an upside-down flip.</source>
+        <translation>上下翻转的概率。</translation>
+    </message>
+    <message>
+        <source>Only useful when objects can appear upside down.</source>
+        <translation>只在目标可能倒置出现时有用。</translation>
+    </message>
+    <message>
+        <source>Horizontal flip</source>
+        <translation>水平翻转</translation>
+    </message>
+    <message>
+        <source>Probability of a mirror flip.</source>
+        <translation>镜像翻转的概率。</translation>
+    </message>
+    <message>
+        <source>Usually helps; not for text or left/right classes.</source>
+        <translation>通常有帮助；不适用于文字或区分左右的类别。</translation>
+    </message>
+    <message>
+        <source>Mosaic</source>
+        <translation>马赛克</translation>
+    </message>
+    <message>
+        <source>Probability of combining four images into one.</source>
+        <translation>把四张图像拼成一张的概率。</translation>
+    </message>
+    <message>
+        <source>Mosaic images cost more loader time.</source>
+        <translation>马赛克图像需要更多加载时间。</translation>
+    </message>
+    <message>
+        <source>Strong gain on small data sets; more objects per image.</source>
+        <translation>对小数据集提升明显；每张图像目标更多。</translation>
+    </message>
+    <message>
+        <source>Mixup</source>
+        <translation>混合（Mixup）</translation>
+    </message>
+    <message>
+        <source>Probability of blending two images.</source>
+        <translation>把两张图像混合的概率。</translation>
+    </message>
+    <message>
+        <source>Helps larger models; can hurt small ones.</source>
+        <translation>对大模型有帮助；可能损害小模型。</translation>
+    </message>
+    <message>
+        <source>Close mosaic (last epochs)</source>
+        <translation>关闭马赛克（最后几轮）</translation>
+    </message>
+    <message>
+        <source>Turn mosaic off for this many final epochs.</source>
+        <translation>在最后这么多轮中关闭马赛克。</translation>
+    </message>
+    <message>
+        <source>Ends training on realistic images; usually better mAP.</source>
+        <translation>用真实的图像结束训练；通常 mAP 更好。</translation>
+    </message>
+    <message>
+        <source>Rectangular batches</source>
+        <translation>矩形批次</translation>
+    </message>
+    <message>
+        <source>Batch images of similar aspect ratio with less padding.</source>
+        <translation>把宽高比相近的图像组成一批，减少填充。</translation>
+    </message>
+    <message>
+        <source>Less padding, slightly less memory.</source>
+        <translation>填充更少，显存略少。</translation>
+    </message>
+    <message>
+        <source>Slightly faster.</source>
+        <translation>略快。</translation>
+    </message>
+    <message>
+        <source>Not compatible with mosaic; may lower mAP in training.</source>
+        <translation>与马赛克不兼容；训练时可能降低 mAP。</translation>
+    </message>
+    <message>
+        <source>Validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Validate each epoch</source>
+        <translation>每轮验证</translation>
+    </message>
+    <message>
+        <source>Compute mAP on the validation set after each epoch.</source>
+        <translation>每轮结束后在验证集上计算 mAP。</translation>
+    </message>
+    <message>
+        <source>Validation has its own peak; it can run out of memory too.</source>
+        <translation>验证有自己的峰值，同样可能显存不足。</translation>
+    </message>
+    <message>
+        <source>Adds the validation time to each epoch.</source>
+        <translation>每轮增加验证所需时间。</translation>
+    </message>
+    <message>
+        <source>Needed to pick the best weights.</source>
+        <translation>挑选最佳权重需要它。</translation>
+    </message>
+    <message>
+        <source>Confidence threshold</source>
+        <translation>置信度阈值</translation>
+    </message>
+    <message>
+        <source>Minimum score of a detection in validation.</source>
+        <translation>验证中检测结果的最低分数。</translation>
+    </message>
+    <message>
+        <source>Higher is faster (fewer boxes to match).</source>
+        <translation>越高越快（需要匹配的框更少）。</translation>
+    </message>
+    <message>
+        <source>Keep it low for a faithful mAP.</source>
+        <translation>保持较低以得到可信的 mAP。</translation>
+    </message>
+    <message>
+        <source>NMS IoU</source>
+        <translation>NMS IoU</translation>
+    </message>
+    <message>
+        <source>Overlap above which non-maximum suppression merges boxes.</source>
+        <translation>非极大值抑制合并框的重叠阈值。</translation>
+    </message>
+    <message>
+        <source>Lower merges more boxes.</source>
+        <translation>越低合并的框越多。</translation>
+    </message>
+    <message>
+        <source>Maximum detections</source>
+        <translation>最大检测数</translation>
+    </message>
+    <message>
+        <source>Detections kept per image in validation.</source>
+        <translation>验证中每张图像保留的检测数。</translation>
+    </message>
+    <message>
+        <source>Fewer is a little faster.</source>
+        <translation>越少略快。</translation>
+    </message>
+    <message>
+        <source>Too few lowers recall on crowded images.</source>
+        <translation>太少会降低拥挤图像上的召回率。</translation>
+    </message>
+    <message>
+        <source>Validation batch</source>
+        <translation>验证批大小</translation>
+    </message>
+    <message>
+        <source>Images per validation step.</source>
+        <translation>每个验证步骤的图像数。</translation>
+    </message>
+    <message>
+        <source>Larger is faster.</source>
+        <translation>越大越快。</translation>
+    </message>
+    <message>
+        <source>2 × batch</source>
+        <translation>2 × 批大小</translation>
+    </message>
+    <message>
+        <source>Run folder</source>
+        <translation>运行文件夹</translation>
+    </message>
+    <message>
+        <source>Runs folder</source>
+        <translation>运行文件夹</translation>
+    </message>
+    <message>
+        <source>Folder that holds the runs.</source>
+        <translation>存放运行记录的文件夹。</translation>
+    </message>
+    <message>
+        <source>Run name</source>
+        <translation>运行名称</translation>
+    </message>
+    <message>
+        <source>Name of this run's folder; numbered when it exists.</source>
+        <translation>本次运行的文件夹名；已存在时自动编号。</translation>
+    </message>
+    <message>
+        <source>Reuse an existing folder</source>
+        <translation>复用已有文件夹</translation>
+    </message>
+    <message>
+        <source>Write into an existing run folder instead of numbering a new one.</source>
+        <translation>写入已有的运行文件夹，而不是新建一个编号文件夹。</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>Continue the named run from its last checkpoint.</source>
+        <translation>从最后的检查点继续指定的运行。</translation>
+    </message>
+    <message>
+        <source>Identical to an uninterrupted run.</source>
+        <translation>与不中断的运行完全相同。</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Random seed for weights, shuffling and augmentation.</source>
+        <translation>用于权重初始化、打乱顺序和数据增强的随机种子。</translation>
+    </message>
+    <message>
+        <source>Different seeds give slightly different results.</source>
+        <translation>不同的种子得到略有不同的结果。</translation>
+    </message>
+    <message>
+        <source>Deterministic</source>
+        <translation>确定性</translation>
+    </message>
+    <message>
+        <source>Use deterministic kernels so a run can be repeated exactly.</source>
+        <translation>使用确定性算子，使运行可以精确重现。</translation>
+    </message>
+    <message>
+        <source>Can be slower on GPUs.</source>
+        <translation>在 GPU 上可能更慢。</translation>
+    </message>
+    <message>
+        <source>Save every N epochs</source>
+        <translation>每 N 轮保存</translation>
+    </message>
+    <message>
+        <source>Keep a checkpoint every N epochs besides last and best.</source>
+        <translation>除最后和最佳检查点外，每 N 轮另存一个检查点。</translation>
+    </message>
+    <message>
+        <source>Distributed</source>
+        <translation>分布式</translation>
+    </message>
+    <message>
+        <source>Processes</source>
+        <translation>进程数</translation>
+    </message>
+    <message>
+        <source>Data-parallel processes (one per device).</source>
+        <translation>数据并行的进程数（每个设备一个）。</translation>
+    </message>
+    <message>
+        <source>Each device holds a share of the batch.</source>
+        <translation>每个设备承担批次的一部分。</translation>
+    </message>
+    <message>
+        <source>Faster with more devices.</source>
+        <translation>设备越多越快。</translation>
+    </message>
+    <message>
+        <source>The same as one device with the same total batch.</source>
+        <translation>与总批大小相同的单设备训练一致。</translation>
+    </message>
+    <message>
+        <source>Shard optimizer state</source>
+        <translation>分片优化器状态</translation>
+    </message>
+    <message>
+        <source>1 = split the optimizer state across processes (ZeRO stage 1).</source>
+        <translation>1 = 在进程间拆分优化器状态（ZeRO 第 1 阶段）。</translation>
+    </message>
+    <message>
+        <source>Optimizer state per device divided by the number of processes.</source>
+        <translation>每个设备上的优化器状态除以进程数。</translation>
+    </message>
+    <message>
+        <source>A little communication overhead.</source>
+        <translation>有少量通信开销。</translation>
+    </message>
+    <message>
+        <source>Synchronised BatchNorm</source>
+        <translation>同步 BatchNorm</translation>
+    </message>
+    <message>
+        <source>Compute BatchNorm statistics over all processes.</source>
+        <translation>在所有进程上统计 BatchNorm。</translation>
+    </message>
+    <message>
+        <source>Slower: one extra exchange per layer.</source>
+        <translation>更慢：每层多一次数据交换。</translation>
+    </message>
+    <message>
+        <source>Better with small per-device batches.</source>
+        <translation>每个设备批次较小时效果更好。</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::SettingsPage</name>
+    <message>
+        <source>Open YAML…</source>
+        <translation>打开 YAML…</translation>
+    </message>
+    <message>
+        <source>Save YAML…</source>
+        <translation>保存 YAML…</translation>
+    </message>
+    <message>
+        <source>Settings are kept between sessions. Hover a field to see what it does to memory, speed and accuracy.</source>
+        <translation>设置会在会话之间保留。将鼠标悬停在字段上，可查看它对显存、速度和精度的影响。</translation>
+    </message>
+    <message>
+        <source>Settings from %1</source>
+        <translation>设置来自 %1</translation>
+    </message>
+    <message>
+        <source>Settings saved to %1</source>
+        <translation>设置已保存到 %1</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::TrainPage</name>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>No run yet. Press Start to train with the current settings.</source>
+        <translation>还没有运行。按“开始”以当前设置训练。</translation>
+    </message>
+    <message>
+        <source>Device memory</source>
+        <translation>设备显存</translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>allocated</source>
+        <translation>已分配</translation>
+    </message>
+    <message>
+        <source>peak</source>
+        <translation>峰值</translation>
+    </message>
+    <message>
+        <source>Losses</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>epoch</source>
+        <translation>轮</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>box</source>
+        <translation>框</translation>
+    </message>
+    <message>
+        <source>cls</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>dfl</source>
+        <translation>DFL</translation>
+    </message>
+    <message>
+        <source>val box</source>
+        <translation>验证 框</translation>
+    </message>
+    <message>
+        <source>val cls</source>
+        <translation>验证 类别</translation>
+    </message>
+    <message>
+        <source>val dfl</source>
+        <translation>验证 DFL</translation>
+    </message>
+    <message>
+        <source>Accuracy</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>mAP50</source>
+        <translation>mAP50</translation>
+    </message>
+    <message>
+        <source>mAP50-95</source>
+        <translation>mAP50-95</translation>
+    </message>
+    <message>
+        <source>precision</source>
+        <translation>精确率</translation>
+    </message>
+    <message>
+        <source>recall</source>
+        <translation>召回率</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>lr</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>The run's log appears here.</source>
+        <translation>运行日志显示在这里。</translation>
+    </message>
+    <message>
+        <source>warning: </source>
+        <translation>警告：</translation>
+    </message>
+    <message>
+        <source>error: </source>
+        <translation>错误：</translation>
+    </message>
+    <message>
+        <source>budget %1</source>
+        <translation>预算 %1</translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Run %1 started: %2 parameters, batch %3, image size %4.</source>
+        <translation>运行 %1 已开始：%2 个参数，批大小 %3，图像尺寸 %4。</translation>
+    </message>
+    <message>
+        <source>epoch %1/%2 · batch %3/%4 · ETA %5</source>
+        <translation>第 %1/%2 轮 · 第 %3/%4 批 · 剩余 %5</translation>
+    </message>
+    <message>
+        <source>%1 images/s · box %2 · cls %3 · dfl %4</source>
+        <translation>%1 张/秒 · 框 %2 · 类别 %3 · DFL %4</translation>
+    </message>
+    <message>
+        <source>epoch %1/%2: mAP50 %3, mAP50-95 %4, precision %5, recall %6, peak %7, %8%9</source>
+        <translation>第 %1/%2 轮：mAP50 %3，mAP50-95 %4，精确率 %5，召回率 %6，峰值 %7，%8%9</translation>
+    </message>
+    <message>
+        <source> (best so far)</source>
+        <translation>（目前最佳）</translation>
+    </message>
+    <message>
+        <source>memory %1 · peak %2%3</source>
+        <translation>显存 %1 · 峰值 %2%3</translation>
+    </message>
+    <message>
+        <source> of %1</source>
+        <translation> / %1</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>stopped early (no improvement)</source>
+        <translation>已提前停止（无改进）</translation>
+    </message>
+    <message>
+        <source>Run %1 %2 after %3 epochs: best mAP50 %4, mAP50-95 %5.</source>
+        <translation>运行 %1 在 %3 轮后%2：最佳 mAP50 %4，mAP50-95 %5。</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>The run failed: %1</source>
+        <translation>运行失败：%1</translation>
+    </message>
+    <message>
+        <source>Fix applied at epoch %1, batch %2: %3 (predicted peak %4). Training continues.</source>
+        <translation>在第 %1 轮第 %2 批应用了修复：%3（预测峰值 %4）。训练继续。</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>After the fix the measured peak is %1.</source>
+        <translation>修复后实测峰值为 %1。</translation>
+    </message>
+    <message>
+        <source>After the fix the measured peak is %1, predicted %2 (%3%).</source>
+        <translation>修复后实测峰值为 %1，预测为 %2（%3%）。</translation>
+    </message>
+    <message>
+        <source>Out of memory in %1 at epoch %2, batch %3: %4 requested with %5 allocated.</source>
+        <translation>第 %2 轮第 %3 批在 %1 阶段显存不足：已分配 %5，请求 %4。</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::TrainingSession</name>
+    <message>
+        <source>Out of memory again: applying the best fix, %1</source>
+        <translation>再次显存不足：应用最佳修复，%1</translation>
+    </message>
+</context>
+</TS>

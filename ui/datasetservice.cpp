@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "datasetservice.h"
+
+#include "data/synthetic_dataset.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QMetaObject>
+#include <QThread>
+
+namespace hr::ui {
+
+DatasetService::DatasetService(QObject* parent) : QObject(parent) {}
+
+DatasetService::~DatasetService() {
+    if (m_cancel)
+        m_cancel->store(true);
+    if (m_thread)
+        m_thread->wait(); // it waits for the threads before it; children are deleted after
+}
+
+QString DatasetService::resolveDataYaml(const QString& path) {
+    const QFileInfo info(path);
+    if (info.isFile())
+        return info.absoluteFilePath();
+    if (!info.isDir())
+        return {};
+    const QDir dir(info.absoluteFilePath());
+    if (dir.exists(QStringLiteral("data.yaml")))
+        return dir.absoluteFilePath(QStringLiteral("data.yaml"));
+    const QStringList yamls =
+        dir.entryList({QStringLiteral("*.yaml"), QStringLiteral("*.yml")}, QDir::Files);
+    if (yamls.size() == 1)
+        return dir.absoluteFilePath(yamls.first());
+    return {};
+}
+
+void DatasetService::scan(const QString& dataYaml) {
+    launch(dataYaml, false);
+}
+
+void DatasetService::scanBuiltin() {
+    launch(QString(), true);
+}
+
+void DatasetService::launch(const QString& dataYaml, bool builtin) {
+    if (m_cancel)
+        m_cancel->store(true);
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    m_cancel = cancel;
+    const int generation = ++m_generation;
+    QThread* previous = m_thread;
+
+    QThread* thread = QThread::create([this, dataYaml, builtin, cancel, generation, previous] {
+        // One scan at a time: the cancelled one stops at its next progress call.
+        if (previous)
+            previous->wait();
+        auto deliverError = [&](const QString& message) {
+            QMetaObject::invokeMethod(
+                this,
+                [this, message, generation] {
+                    if (generation == m_generation)
+                        emit failed(message);
+                },
+                Qt::QueuedConnection);
+        };
+        DatasetScan result;
+        result.yamlPath = dataYaml;
+        if (builtin) {
+            std::string error;
+            const std::string path = hr::ensureBuiltinDataset(&error);
+            if (path.empty()) {
+                deliverError(tr("Could not create the built-in sample: %1")
+                                 .arg(QString::fromStdString(error)));
+                return;
+            }
+            result.yamlPath = QString::fromStdString(path);
+        }
+        DataConfigResult loaded = hr::loadDataConfig(result.yamlPath.toStdString());
+        result.configProblems = loaded.diagnostics;
+        result.data = loaded.config;
+        if (result.data) {
+            ScanOptions options;
+            options.progress = [this, cancel, generation](int done, int total) {
+                if (cancel->load())
+                    return false;
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, done, total, generation] {
+                        if (generation == m_generation)
+                            emit progress(done, total);
+                    },
+                    Qt::QueuedConnection);
+                return true;
+            };
+            result.train = hr::scanDataset(*result.data, Split::Train, options);
+            if (!cancel->load())
+                result.val = hr::scanDataset(*result.data, Split::Val, options);
+        }
+        if (cancel->load())
+            return;
+        QMetaObject::invokeMethod(
+            this,
+            [this, result, generation] {
+                if (generation == m_generation)
+                    emit scanned(result);
+            },
+            Qt::QueuedConnection);
+    });
+    thread->setParent(this); // deleted with the service at the latest
+    m_thread = thread;
+    connect(thread, &QThread::finished, this, [this, thread, previous] {
+        if (previous)
+            previous->deleteLater(); // `thread` waited for it
+        threadFinished(thread);
+    });
+    thread->start(QThread::LowPriority);
+}
+
+void DatasetService::threadFinished(QThread* thread) {
+    // An older thread is deleted when its successor (which waits for it) finishes.
+    if (thread == m_thread) {
+        m_thread = nullptr;
+        thread->deleteLater();
+    }
+}
+
+} // namespace hr::ui

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "config/data_config.h"
+#include "data/dataset.h"
+#include "util/diagnostic.h"
+
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+
+class QThread;
+
+namespace hr::ui {
+
+/// Everything the Data page shows about one data set.
+struct DatasetScan {
+    QString yamlPath;
+    Diagnostics configProblems;     ///< from reading data.yaml
+    std::optional<DataConfig> data; ///< empty when data.yaml could not be used
+    DatasetReport train;
+    DatasetReport val;
+};
+
+/// Reads a data.yaml and scans its train and val splits off the GUI thread (the adapter between
+/// the Data page and core's scanDataset). A new request cancels the one in flight; only the
+/// newest request's result is delivered. The destructor cancels and waits.
+class DatasetService : public QObject {
+    Q_OBJECT
+public:
+    explicit DatasetService(QObject* parent = nullptr);
+    ~DatasetService() override;
+
+    /// Scans the data set described by `dataYaml`.
+    void scan(const QString& dataYaml);
+    /// Generates the built-in sample once (see hr::ensureBuiltinDataset) and scans it.
+    void scanBuiltin();
+    bool isBusy() const { return m_thread != nullptr; }
+
+    /// The data.yaml to use for a dropped or chosen path: the file itself, or `data.yaml`
+    /// (else the only *.yaml) in a folder. Returns "" when there is none.
+    static QString resolveDataYaml(const QString& path);
+
+signals:
+    void progress(int done, int total);
+    void scanned(const hr::ui::DatasetScan& result);
+    void failed(const QString& message);
+
+private:
+    void launch(const QString& dataYaml, bool builtin);
+    void threadFinished(QThread* thread);
+
+    QThread* m_thread = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    int m_generation = 0;
+};
+
+} // namespace hr::ui

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "mainwindow.h"
+
+#include "datapage.h"
+#include "datasetservice.h"
+#include "language.h"
+#include "oomadvisordialog.h"
+#include "runspage.h"
+#include "settingsform.h"
+#include "settingspage.h"
+#include "trainingsession.h"
+#include "trainpage.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+
+namespace hr::ui {
+
+namespace {
+const QString kConfigKey = QStringLiteral("settings/config");
+const QString kDataKey = QStringLiteral("data/last");
+const QString kGeometryKey = QStringLiteral("window/geometry");
+const QString kStateKey = QStringLiteral("window/state");
+const QString kPageKey = QStringLiteral("window/page");
+const QString kRecentKey = QStringLiteral("runs/recent");
+const QString kSettingsFileKey = QStringLiteral("settings/file");
+constexpr int kMaxRecent = 8;
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_session(new TrainingSession(this)),
+      m_datasets(new DatasetService(this)), m_tabs(new QTabWidget(this)) {
+    setWindowTitle(tr("Headroom"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/headroom.svg")));
+    setObjectName(QStringLiteral("mainWindow"));
+    createActions();
+
+    m_data = new DataPage(m_datasets, m_tabs);
+    m_settings = new SettingsPage(m_tabs);
+    m_train = new TrainPage(m_session, m_start, m_pause, m_stop, m_tabs);
+    m_runs = new RunsPage(m_tabs);
+    m_tabs->addTab(m_data, QIcon(QStringLiteral(":/icons/data.svg")), tr("Data"));
+    m_tabs->addTab(m_settings, QIcon(QStringLiteral(":/icons/settings.svg")), tr("Settings"));
+    m_tabs->addTab(m_train, QIcon(QStringLiteral(":/icons/train.svg")), tr("Train"));
+    m_tabs->addTab(m_runs, QIcon(QStringLiteral(":/icons/runs.svg")), tr("Runs"));
+    m_tabs->setDocumentMode(true);
+    setCentralWidget(m_tabs);
+    createMenus();
+
+    connect(m_data, &DataPage::datasetChosen, this, [this](const QString& yaml) {
+        SettingsForm* form = m_settings->form();
+        TrainConfig config = form->config();
+        config.data = yaml.toStdString();
+        form->setConfig(config);
+        emit form->configChanged();
+        QSettings().setValue(kDataKey, yaml);
+        statusBar()->showMessage(tr("Data set %1 ready.").arg(QDir::toNativeSeparators(yaml)),
+                                 5000);
+    });
+    connect(m_settings, &SettingsPage::openRequested, this, &MainWindow::openSettings);
+    connect(m_settings, &SettingsPage::saveRequested, this, &MainWindow::saveSettingsAs);
+    connect(m_settings->form(), &SettingsForm::configChanged, this, [this] {
+        m_runs->setRunsFolder(QString::fromStdString(m_settings->form()->config().project));
+    });
+    connect(m_session, &TrainingSession::runningChanged, this, &MainWindow::updateActions);
+    connect(m_session, &TrainingSession::oomDecisionNeeded, this, &MainWindow::showAdvisor);
+    connect(m_session, &TrainingSession::started, this, [this](const hr::RunStarted& event) {
+        addRecentRun(QString::fromStdString(event.runDir));
+    });
+    connect(m_session, &TrainingSession::finished, this, [this](const hr::RunFinished& event) {
+        m_runs->refresh();
+        statusBar()->showMessage(tr("Run finished: %1").arg(QString::fromStdString(event.runDir)),
+                                 10000);
+    });
+    connect(m_session, &TrainingSession::failed, this, [this] { m_runs->refresh(); });
+    connect(m_runs, &RunsPage::runOpened, this, &MainWindow::addRecentRun);
+
+    restoreState();
+    updateActions();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions() {
+    m_openData =
+        new QAction(QIcon(QStringLiteral(":/icons/open.svg")), tr("&Open data set…"), this);
+    m_openData->setShortcut(QKeySequence::Open);
+    m_openData->setStatusTip(tr("Open a data.yaml or a folder holding one"));
+    connect(m_openData, &QAction::triggered, this, &MainWindow::openDataset);
+
+    m_openSettings = new QAction(tr("Open &settings YAML…"), this);
+    m_openSettings->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    connect(m_openSettings, &QAction::triggered, this, &MainWindow::openSettings);
+    m_saveSettings =
+        new QAction(QIcon(QStringLiteral(":/icons/save.svg")), tr("&Save settings"), this);
+    m_saveSettings->setShortcut(QKeySequence::Save);
+    connect(m_saveSettings, &QAction::triggered, this, &MainWindow::saveSettings);
+    m_saveSettingsAs = new QAction(tr("Save settings &as…"), this);
+    m_saveSettingsAs->setShortcut(QKeySequence::SaveAs);
+    connect(m_saveSettingsAs, &QAction::triggered, this, &MainWindow::saveSettingsAs);
+
+    m_start = new QAction(QIcon(QStringLiteral(":/icons/start.svg")), tr("&Start training"), this);
+    m_start->setObjectName(QStringLiteral("start"));
+    m_start->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
+    m_start->setToolTip(tr("Start training with the current settings (Ctrl+R, F5)"));
+    connect(m_start, &QAction::triggered, this, &MainWindow::startTraining);
+
+    m_pause = new QAction(QIcon(QStringLiteral(":/icons/pause.svg")), tr("&Pause"), this);
+    m_pause->setObjectName(QStringLiteral("pause"));
+    m_pause->setCheckable(true);
+    m_pause->setShortcut(QKeySequence(Qt::Key_F6));
+    m_pause->setToolTip(tr("Pause or resume between steps (F6)"));
+    connect(m_pause, &QAction::toggled, this, [this](bool on) { m_session->setPaused(on); });
+
+    m_stop = new QAction(QIcon(QStringLiteral(":/icons/stop.svg")), tr("S&top"), this);
+    m_stop->setObjectName(QStringLiteral("stop"));
+    m_stop->setShortcuts(
+        {QKeySequence(Qt::CTRL | Qt::Key_Period), QKeySequence(Qt::SHIFT | Qt::Key_F5)});
+    m_stop->setToolTip(tr("Stop after the current step; the run keeps its last checkpoint "
+                          "(Ctrl+., Shift+F5)"));
+    connect(m_stop, &QAction::triggered, this, [this] { m_session->stop(); });
+
+    m_quit = new QAction(tr("&Quit"), this);
+    m_quit->setShortcut(QKeySequence::Quit);
+    connect(m_quit, &QAction::triggered, this, &QWidget::close);
+}
+
+void MainWindow::createMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_openData);
+    file->addSeparator();
+    file->addAction(m_openSettings);
+    file->addAction(m_saveSettings);
+    file->addAction(m_saveSettingsAs);
+    file->addSeparator();
+    m_recentMenu = file->addMenu(tr("&Recent runs"));
+    file->addSeparator();
+    file->addAction(m_quit);
+
+    QMenu* train = menuBar()->addMenu(tr("&Train"));
+    train->addAction(m_start);
+    train->addAction(m_pause);
+    train->addAction(m_stop);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const QList<QPair<QString, QString>> pages = {{tr("&Data"), QStringLiteral("Ctrl+1")},
+                                                  {tr("&Settings"), QStringLiteral("Ctrl+2")},
+                                                  {tr("T&rain"), QStringLiteral("Ctrl+3")},
+                                                  {tr("R&uns"), QStringLiteral("Ctrl+4")}};
+    for (int i = 0; i < pages.size(); ++i) {
+        QAction* action =
+            view->addAction(pages[i].first, this, [this, i] { m_tabs->setCurrentIndex(i); });
+        action->setShortcut(QKeySequence(pages[i].second));
+    }
+    view->addSeparator();
+    QMenu* language = view->addMenu(tr("&Language"));
+    auto* group = new QActionGroup(language);
+    const QString current = languageSetting();
+    const QList<QPair<QString, QString>> choices = {
+        {QStringLiteral("system"), tr("System default")},
+        {QStringLiteral("en"), QStringLiteral("English")},
+        {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
+    for (const auto& [code, name] : choices) {
+        QAction* action = language->addAction(name);
+        action->setCheckable(true);
+        action->setChecked(code == current);
+        action->setData(code);
+        group->addAction(action);
+        connect(action, &QAction::triggered, this, [this, code = code] { chooseLanguage(code); });
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Headroom"), this, [this] {
+        QMessageBox::about(this, tr("About Headroom"),
+                           tr("<h3>Headroom %1</h3><p>A training studio for YOLO detectors that "
+                              "predicts memory before a run, watches it live, and turns an "
+                              "out-of-memory error into a choice of fixes that continue the same "
+                              "run.</p><p>GPL-3.0-or-later.</p>")
+                               .arg(QApplication::applicationVersion()));
+    });
+
+    QToolBar* tools = addToolBar(tr("Main"));
+    tools->setObjectName(QStringLiteral("mainToolBar"));
+    tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    tools->addAction(m_openData);
+    tools->addAction(m_saveSettings);
+    tools->addSeparator();
+    tools->addAction(m_start);
+    tools->addAction(m_pause);
+    tools->addAction(m_stop);
+}
+
+void MainWindow::showPage(Page page) {
+    m_tabs->setCurrentIndex(static_cast<int>(page));
+}
+
+bool MainWindow::startTraining() {
+    if (m_session->isRunning())
+        return false;
+    TrainConfig config = m_settings->form()->config();
+    const Diagnostics problems = hr::validate(config);
+    if (hasErrors(problems)) {
+        QMessageBox::warning(this, tr("Cannot start"),
+                             tr("The settings have errors:\n%1")
+                                 .arg(QString::fromStdString(formatDiagnostics(problems))));
+        showPage(Page::Settings);
+        return false;
+    }
+    m_train->log()->clear();
+    showPage(Page::Train);
+    return m_session->start(config);
+}
+
+void MainWindow::openDataset() {
+    m_data->chooseFile();
+    showPage(Page::Data);
+}
+
+void MainWindow::openSettings() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open settings"), QString(),
+                                                      tr("Training settings (*.yaml *.yml)"));
+    if (path.isEmpty())
+        return;
+    QString problems;
+    if (!m_settings->openYaml(path, &problems)) {
+        QMessageBox::warning(this, tr("Cannot open settings"), problems);
+        return;
+    }
+    if (!problems.isEmpty())
+        QMessageBox::information(this, tr("Settings opened with warnings"), problems);
+    QSettings().setValue(kSettingsFileKey, path);
+    showPage(Page::Settings);
+}
+
+bool MainWindow::saveSettings() {
+    const QString path = m_settings->currentFile();
+    if (path.isEmpty()) {
+        saveSettingsAs();
+        return !m_settings->currentFile().isEmpty();
+    }
+    QString error;
+    if (!m_settings->saveYaml(path, &error)) {
+        QMessageBox::warning(this, tr("Cannot save settings"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 5000);
+    return true;
+}
+
+void MainWindow::saveSettingsAs() {
+    QString path =
+        QFileDialog::getSaveFileName(this, tr("Save settings"), QStringLiteral("train.yaml"),
+                                     tr("Training settings (*.yaml *.yml)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".yaml");
+    QString error;
+    if (!m_settings->saveYaml(path, &error)) {
+        QMessageBox::warning(this, tr("Cannot save settings"), error);
+        return;
+    }
+    QSettings().setValue(kSettingsFileKey, path);
+    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 5000);
+}
+
+void MainWindow::showAdvisor(const hr::OomReport& report,
+                             const std::vector<hr::FixSuggestion>& fixes) {
+    if (m_advisor)
+        m_advisor->deleteLater();
+    showPage(Page::Train);
+    m_train->appendLog(OomAdvisorDialog::describe(report), int(LogMessage::Level::Warning));
+    m_advisor = new OomAdvisorDialog(report, fixes, this);
+    m_advisor->setAttribute(Qt::WA_DeleteOnClose);
+    connect(m_advisor, &OomAdvisorDialog::fixChosen, this, [this](int index, bool always) {
+        m_session->setAlwaysApplyBestFix(always);
+        m_session->answerOom(index);
+    });
+    connect(m_advisor, &OomAdvisorDialog::stopChosen, this,
+            [this] { m_session->answerOom(std::nullopt); });
+    connect(m_advisor, &QObject::destroyed, this, [this] { m_advisor = nullptr; });
+    m_advisor->open();
+}
+
+void MainWindow::updateActions() {
+    const bool running = m_session->isRunning();
+    m_start->setEnabled(!running);
+    m_pause->setEnabled(running);
+    m_stop->setEnabled(running);
+    if (!running && m_pause->isChecked()) {
+        const QSignalBlocker block(m_pause);
+        m_pause->setChecked(false);
+    }
+}
+
+void MainWindow::addRecentRun(const QString& runDir) {
+    if (runDir.isEmpty())
+        return;
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    const QString path = QFileInfo(runDir).absoluteFilePath();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+    updateRecentRuns();
+}
+
+void MainWindow::updateRecentRuns() {
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(kRecentKey).toStringList();
+    for (const QString& run : recent) {
+        m_recentMenu->addAction(QDir::toNativeSeparators(run), this, [this, run] {
+            m_runs->openRun(run);
+            showPage(Page::Runs);
+        });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::chooseLanguage(const QString& language) {
+    if (language == languageSetting())
+        return;
+    setLanguageSetting(language);
+    const auto answer = QMessageBox::question(
+        this, tr("Language"),
+        tr("The new language is used from the next start. Restart Headroom now?"),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+    if (answer == QMessageBox::Yes && !m_session->isRunning()) {
+        saveState();
+        QProcess::startDetached(QApplication::applicationFilePath(),
+                                QApplication::arguments().mid(1));
+        QApplication::quit();
+    }
+}
+
+void MainWindow::restoreState() {
+    QSettings settings;
+    restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    QMainWindow::restoreState(settings.value(kStateKey).toByteArray());
+    const QString yaml = settings.value(kConfigKey).toString();
+    if (!yaml.isEmpty()) {
+        const TrainConfigResult saved =
+            hr::parseTrainConfig(yaml.toStdString(), "QSettings settings/config");
+        if (saved.config)
+            m_settings->form()->setConfig(*saved.config);
+    }
+    m_runs->setRunsFolder(QString::fromStdString(m_settings->form()->config().project));
+    m_tabs->setCurrentIndex(settings.value(kPageKey, 0).toInt());
+    const QString lastData = settings.value(kDataKey).toString();
+    if (!lastData.isEmpty() && QFileInfo::exists(lastData))
+        m_data->openPath(lastData);
+    updateRecentRuns();
+}
+
+void MainWindow::saveState() {
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kStateKey, QMainWindow::saveState());
+    settings.setValue(kPageKey, m_tabs->currentIndex());
+    settings.setValue(kConfigKey, QString::fromStdString(hr::toYaml(m_settings->form()->config())));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (m_session->isRunning()) {
+        const auto answer = QMessageBox::question(
+            this, tr("Training in progress"),
+            tr("A run is in progress. Stop it (keeping its last checkpoint) and quit?"));
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+        m_session->stop();
+    }
+    saveState();
+    event->accept();
+}
+
+} // namespace hr::ui

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QMainWindow>
+
+#include <vector>
+
+class QAction;
+class QMenu;
+class QTabWidget;
+
+namespace hr {
+struct FixSuggestion;
+struct OomReport;
+} // namespace hr
+
+namespace hr::ui {
+
+class DataPage;
+class DatasetService;
+class RunsPage;
+class SettingsPage;
+class TrainPage;
+class TrainingSession;
+class OomAdvisorDialog;
+
+/// Headroom's main window: the Data, Settings, Train and Runs pages, menus and shortcuts
+/// (open Ctrl+O, start Ctrl+R/F5, stop Ctrl+./Shift+F5), language choice, and QSettings
+/// persistence of the settings, the last data set, the window layout and recent runs.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    enum class Page { Data, Settings, Train, Runs };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void showPage(Page page);
+    DataPage* dataPage() const { return m_data; }
+    SettingsPage* settingsPage() const { return m_settings; }
+    TrainPage* trainPage() const { return m_train; }
+    RunsPage* runsPage() const { return m_runs; }
+    TrainingSession* session() const { return m_session; }
+    /// The advisor dialog while one is open, else nullptr.
+    OomAdvisorDialog* advisor() const { return m_advisor; }
+
+    QAction* startAction() const { return m_start; }
+    QAction* pauseAction() const { return m_pause; }
+    QAction* stopAction() const { return m_stop; }
+
+public slots:
+    /// Starts training with the Settings page's config. Returns false (and says why) when the
+    /// config has errors or a run is in progress.
+    bool startTraining();
+    void openDataset();
+    void openSettings();
+    bool saveSettings();
+    void saveSettingsAs();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void createMenus();
+    void restoreState();
+    void saveState();
+    void updateActions();
+    void showAdvisor(const hr::OomReport& report, const std::vector<hr::FixSuggestion>& fixes);
+    void addRecentRun(const QString& runDir);
+    void updateRecentRuns();
+    void chooseLanguage(const QString& language);
+
+    TrainingSession* m_session;
+    DatasetService* m_datasets;
+    QTabWidget* m_tabs;
+    DataPage* m_data = nullptr;
+    SettingsPage* m_settings = nullptr;
+    TrainPage* m_train = nullptr;
+    RunsPage* m_runs = nullptr;
+    OomAdvisorDialog* m_advisor = nullptr;
+
+    QAction* m_openData = nullptr;
+    QAction* m_openSettings = nullptr;
+    QAction* m_saveSettings = nullptr;
+    QAction* m_saveSettingsAs = nullptr;
+    QAction* m_start = nullptr;
+    QAction* m_pause = nullptr;
+    QAction* m_stop = nullptr;
+    QAction* m_quit = nullptr;
+    QMenu* m_recentMenu = nullptr;
+};
+
+} // namespace hr::ui

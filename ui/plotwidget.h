@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QString>
+#include <QTimer>
+#include <QVector>
+#include <QWidget>
+
+class QCustomPlot;
+class QCPGraph;
+class QCPItemStraightLine;
+class QCPItemText;
+
+namespace hr::ui {
+
+/// A live line plot on QCustomPlot: series are appended from queued signals and the widget
+/// replots on a ~40 ms single-shot timer, so bursts of points cost one redraw. Drag to pan,
+/// wheel to zoom, hover for values, right-click to export PNG/PDF or reset the view.
+/// Colours come from the current palette so the plot reads in light and dark themes.
+class PlotWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit PlotWidget(const QString& title, QWidget* parent = nullptr);
+
+    /// Adds a line series; returns its index. `dashed` draws it dashed (e.g. validation).
+    int addSeries(const QString& name, int colorIndex, bool dashed = false);
+    /// Adds a series drawn as filled steps on a hidden 0..1 axis behind the lines (phase shading).
+    int addShadingSeries(const QString& name, int colorIndex);
+    void append(int series, double x, double y);
+    /// Replaces a series' points at once (used when loading a finished run).
+    void setData(int series, const QVector<double>& x, const QVector<double>& y);
+    void clear();
+
+    void setAxisLabels(const QString& x, const QString& y);
+    /// Draws a horizontal reference line (the memory budget); value <= 0 hides it.
+    void setReferenceLine(double value, const QString& label);
+    /// A logarithmic value axis (learning rate).
+    void setLogarithmic(bool on);
+
+    int seriesCount() const;
+    int pointCount(int series) const;
+    /// How many redraws have happened; lets tests prove that bursts are coalesced.
+    int replotCount() const { return m_replots; }
+
+    /// Exports to a file; the format follows the suffix (.png or .pdf). Returns false on failure.
+    bool exportTo(const QString& path);
+    /// Back to following the data after the user zoomed or panned.
+    void resetView();
+
+    QCustomPlot* plot() const { return m_plot; }
+
+public slots:
+    /// Schedules one redraw within ~40 ms.
+    void scheduleReplot();
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void applyPalette();
+    void replotNow();
+    void showHover(QMouseEvent* event);
+    void showContextMenu(const QPoint& pos);
+    void exportInteractive();
+
+    QCustomPlot* m_plot;
+    QTimer m_replotTimer;
+    QVector<QCPGraph*> m_series;
+    QVector<int> m_colorIndex;
+    QVector<bool> m_shading;
+    QCPItemStraightLine* m_reference = nullptr;
+    QCPItemText* m_referenceLabel = nullptr;
+    double m_referenceValue = 0;
+    bool m_followData = true;
+    int m_replots = 0;
+};
+
+} // namespace hr::ui

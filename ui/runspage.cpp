@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runspage.h"
+
+#include "plotwidget.h"
+#include "runs/run_store.h"
+#include "util/bytes.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace hr::ui {
+
+namespace {
+constexpr double kMiB = 1024.0 * 1024.0;
+} // namespace
+
+RunsPage::RunsPage(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    auto* top = new QHBoxLayout;
+    m_folderLabel = new QLabel(this);
+    auto* choose =
+        new QPushButton(QIcon(QStringLiteral(":/icons/open.svg")), tr("Choose runs folder…"), this);
+    auto* refreshButton = new QPushButton(tr("Refresh"), this);
+    top->addWidget(m_folderLabel, 1);
+    top->addWidget(choose);
+    top->addWidget(refreshButton);
+    layout->addLayout(top);
+
+    m_list = new QTreeWidget(this);
+    m_list->setObjectName(QStringLiteral("runs"));
+    m_list->setRootIsDecorated(false);
+    m_list->setAlternatingRowColors(true);
+    m_list->setSortingEnabled(true);
+    m_list->setHeaderLabels({tr("Run"), tr("Modified"), tr("Epochs"), tr("Best mAP50"),
+                             tr("Best mAP50-95"), tr("Peak memory"), tr("State"), tr("Folder")});
+    m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+
+    m_runLabel = new QLabel(tr("Double-click a run to see its curves."), this);
+    m_loss = new PlotWidget(tr("Losses"), this);
+    m_loss->setAxisLabels(tr("epoch"), tr("loss"));
+    m_loss->addSeries(tr("box"), 0);
+    m_loss->addSeries(tr("cls"), 1);
+    m_loss->addSeries(tr("dfl"), 2);
+    m_loss->addSeries(tr("val box"), 0, true);
+    m_loss->addSeries(tr("val cls"), 1, true);
+    m_loss->addSeries(tr("val dfl"), 2, true);
+    m_map = new PlotWidget(tr("Accuracy"), this);
+    m_map->setAxisLabels(tr("epoch"), tr("value"));
+    m_map->addSeries(tr("mAP50"), 0);
+    m_map->addSeries(tr("mAP50-95"), 1);
+    m_map->addSeries(tr("precision"), 2, true);
+    m_map->addSeries(tr("recall"), 3, true);
+    m_memory = new PlotWidget(tr("Device memory"), this);
+    m_memory->setAxisLabels(tr("seconds"), tr("MiB"));
+    m_memory->addSeries(tr("allocated"), 0);
+
+    auto* curves = new QWidget(this);
+    auto* grid = new QGridLayout(curves);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->addWidget(m_runLabel, 0, 0, 1, 3);
+    grid->addWidget(m_loss, 1, 0);
+    grid->addWidget(m_map, 1, 1);
+    grid->addWidget(m_memory, 1, 2);
+    grid->setRowStretch(1, 1);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_list);
+    split->addWidget(curves);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+
+    connect(choose, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Runs folder"), m_folder);
+        if (!dir.isEmpty())
+            setRunsFolder(dir);
+    });
+    connect(refreshButton, &QPushButton::clicked, this, &RunsPage::refresh);
+    connect(m_list, &QTreeWidget::itemActivated, this,
+            [this](QTreeWidgetItem* item) { openRun(item->data(0, Qt::UserRole).toString()); });
+    setRunsFolder(QStringLiteral("runs"));
+}
+
+void RunsPage::setRunsFolder(const QString& folder) {
+    const QString absolute =
+        QFileInfo(folder.isEmpty() ? QStringLiteral("runs") : folder).absoluteFilePath();
+    if (absolute == m_folder)
+        return;
+    m_folder = absolute;
+    refresh();
+}
+
+void RunsPage::refresh() {
+    m_folderLabel->setText(tr("Runs in %1").arg(QDir::toNativeSeparators(m_folder)));
+    m_list->setSortingEnabled(false);
+    m_list->clear();
+    for (const RunSummary& run : RunStore::list(m_folder.toStdString())) {
+        auto* item = new QTreeWidgetItem(m_list);
+        const QString path = QString::fromStdString(run.path);
+        item->setData(0, Qt::UserRole, path);
+        item->setText(0, QString::fromStdString(run.name));
+        item->setToolTip(0, QString::fromStdString(run.model));
+        item->setText(1, QDateTime::fromSecsSinceEpoch(run.modifiedUnixSeconds)
+                             .toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+        item->setData(2, Qt::DisplayRole, run.epochsDone);
+        const bool any = run.bestEpoch > 0;
+        item->setText(3, any ? QString::number(run.bestMap50, 'f', 4) : QStringLiteral("–"));
+        item->setText(4, any ? QString::number(run.bestMap, 'f', 4) : QStringLiteral("–"));
+        item->setText(5, run.peakMemoryBytes > 0
+                             ? QString::fromStdString(hr::formatBytes(run.peakMemoryBytes))
+                             : QStringLiteral("–"));
+        QString state = run.failed     ? tr("failed")
+                        : run.finished ? tr("finished")
+                                       : tr("unfinished");
+        if (run.ooms > 0)
+            state += QLatin1Char(' ') + tr("(%1 OOM, %2 fixes)").arg(run.ooms).arg(run.fixes);
+        item->setText(6, state);
+        item->setText(7, QDir::toNativeSeparators(path));
+    }
+    m_list->setSortingEnabled(true);
+}
+
+bool RunsPage::openRun(const QString& runDir) {
+    std::string error;
+    const std::optional<RunRecord> run = RunStore::load(runDir.toStdString(), &error);
+    if (!run) {
+        m_runLabel->setText(
+            tr("Cannot open %1: %2")
+                .arg(QDir::toNativeSeparators(runDir), QString::fromStdString(error)));
+        return false;
+    }
+    m_runLabel->setText(
+        tr("Run %1: %2 epochs").arg(QDir::toNativeSeparators(runDir)).arg(run->epochs.size()));
+    QVector<double> x, loss[6], metric[4];
+    for (const EpochRecord& e : run->epochs) {
+        x << e.epoch;
+        const double losses[6] = {e.boxLoss,    e.clsLoss,    e.dflLoss,
+                                  e.valBoxLoss, e.valClsLoss, e.valDflLoss};
+        for (int i = 0; i < 6; ++i)
+            loss[i] << losses[i];
+        const double metrics[4] = {e.map50, e.map, e.precision, e.recall};
+        for (int i = 0; i < 4; ++i)
+            metric[i] << metrics[i];
+    }
+    for (int i = 0; i < 6; ++i)
+        m_loss->setData(i, x, loss[i]);
+    for (int i = 0; i < 4; ++i)
+        m_map->setData(i, x, metric[i]);
+    QVector<double> mx, my;
+    for (const MemorySample& sample : run->memory) {
+        mx << sample.seconds;
+        my << sample.allocated / kMiB;
+    }
+    m_memory->setData(0, mx, my);
+    for (PlotWidget* plot : {m_loss, m_map, m_memory})
+        plot->resetView();
+    emit runOpened(runDir);
+    return true;
+}
+
+} // namespace hr::ui

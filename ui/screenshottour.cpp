@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "screenshottour.h"
+
+#include "datapage.h"
+#include "imageview.h"
+#include "mainwindow.h"
+#include "oomadvisordialog.h"
+#include "runspage.h"
+#include "settingsform.h"
+#include "settingspage.h"
+#include "trainingsession.h"
+
+#include <QDir>
+#include <QListWidget>
+#include <QPixmap>
+#include <QTimer>
+#include <QTreeWidget>
+
+#include <cstdio>
+
+namespace hr::ui {
+
+namespace {
+constexpr int kSettleMs = 800;
+constexpr int kWatchdogMs = 20 * 60 * 1000;
+} // namespace
+
+ScreenshotTour::ScreenshotTour(MainWindow* window, const QString& outDir, QObject* parent)
+    : QObject(parent), m_window(window), m_dir(outDir) {}
+
+void ScreenshotTour::start() {
+    QDir().mkpath(m_dir);
+    m_window->resize(1400, 900);
+    QTimer::singleShot(kWatchdogMs, this, [this] { fail(QStringLiteral("timed out")); });
+    DataPage* data = m_window->dataPage();
+    connect(
+        data, &DataPage::datasetChosen, this,
+        [this] { QTimer::singleShot(kSettleMs, this, &ScreenshotTour::afterData); },
+        Qt::SingleShotConnection);
+    m_window->showPage(MainWindow::Page::Data);
+    data->useBuiltin();
+}
+
+bool ScreenshotTour::save(QWidget* widget, const QString& name) {
+    const QString path = QDir(m_dir).filePath(name);
+    const bool ok = widget->grab().save(path);
+    std::fprintf(stderr, "%s %s\n", ok ? "saved" : "could not save", qPrintable(path));
+    m_ok = m_ok && ok;
+    return ok;
+}
+
+void ScreenshotTour::fail(const QString& why) {
+    std::fprintf(stderr, "screenshot tour failed: %s\n", qPrintable(why));
+    m_ok = false;
+    emit done(false);
+}
+
+void ScreenshotTour::afterData() {
+    DataPage* data = m_window->dataPage();
+    if (data->imageList()->count() > 3)
+        data->imageList()->setCurrentRow(3);
+    QTimer::singleShot(200, this, [this] {
+        save(m_window, QStringLiteral("data.png"));
+
+        // A short, small run so the Train and Runs pages have real curves.
+        SettingsForm* form = m_window->settingsPage()->form();
+        TrainConfig config = form->config();
+        config.model = "yolov8n.yaml";
+        config.imgsz = 128;
+        config.batch = 8;
+        config.epochs = 3;
+        config.workers = 2;
+        config.fraction = 0.5;
+        config.project = QDir(m_dir).filePath(QStringLiteral("runs")).toStdString();
+        config.name = "tour";
+        config.memory_budget = 0;
+        form->setConfig(config);
+        emit form->configChanged();
+        m_window->showPage(MainWindow::Page::Settings);
+        QTimer::singleShot(3000, this, [this] {
+            save(m_window, QStringLiteral("settings.png"));
+            TrainingSession* session = m_window->session();
+            connect(
+                session, &TrainingSession::runningChanged, this,
+                [this](bool running) {
+                    if (!running)
+                        QTimer::singleShot(kSettleMs, this, &ScreenshotTour::afterTraining);
+                },
+                Qt::SingleShotConnection);
+            if (!m_window->startTraining())
+                fail(QStringLiteral("could not start training"));
+        });
+    });
+}
+
+void ScreenshotTour::afterTraining() {
+    save(m_window, QStringLiteral("train.png"));
+    RunsPage* runs = m_window->runsPage();
+    runs->refresh();
+    if (runs->runList()->topLevelItemCount() > 0)
+        runs->openRun(runs->runList()->topLevelItem(0)->data(0, Qt::UserRole).toString());
+    m_window->showPage(MainWindow::Page::Runs);
+    QTimer::singleShot(kSettleMs, this, [this] {
+        save(m_window, QStringLiteral("runs.png"));
+
+        // The advisor: the same run with a budget the first step cannot fit.
+        SettingsForm* form = m_window->settingsPage()->form();
+        TrainConfig config = form->config();
+        config.name = "tour-oom";
+        config.batch = 16;
+        config.imgsz = 160;
+        config.epochs = 1;
+        config.memory_budget = std::int64_t(160) * 1024 * 1024;
+        config.on_oom = OomPolicy::Ask;
+        form->setConfig(config);
+        TrainingSession* session = m_window->session();
+        connect(
+            session, &TrainingSession::oomDecisionNeeded, this,
+            [this] { QTimer::singleShot(kSettleMs * 2, this, &ScreenshotTour::afterAdvisor); },
+            Qt::SingleShotConnection);
+        connect(session, &TrainingSession::runningChanged, this, [this](bool running) {
+            if (!running && !m_window->advisor())
+                emit done(m_ok);
+        });
+        if (!m_window->startTraining())
+            fail(QStringLiteral("could not start the OOM run"));
+    });
+}
+
+void ScreenshotTour::afterAdvisor() {
+    OomAdvisorDialog* advisor = m_window->advisor();
+    if (!advisor) {
+        fail(QStringLiteral("the advisor did not open"));
+        return;
+    }
+    save(advisor, QStringLiteral("oom-advisor.png"));
+    m_window->session()->stop();
+    advisor->reject();
+}
+
+} // namespace hr::ui

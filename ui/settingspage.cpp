@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "settingspage.h"
+
+#include "settingsform.h"
+
+#include <QDir>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+namespace hr::ui {
+
+SettingsPage::SettingsPage(QWidget* parent) : QWidget(parent), m_form(new SettingsForm) {
+    auto* layout = new QVBoxLayout(this);
+    auto* buttons = new QHBoxLayout;
+    auto* open = new QPushButton(QIcon(QStringLiteral(":/icons/open.svg")), tr("Open YAML…"), this);
+    auto* save = new QPushButton(QIcon(QStringLiteral(":/icons/save.svg")), tr("Save YAML…"), this);
+    m_fileLabel = new QLabel(tr("Settings are kept between sessions. Hover a field to see what it "
+                                "does to memory, speed and accuracy."),
+                             this);
+    m_fileLabel->setWordWrap(true);
+    buttons->addWidget(open);
+    buttons->addWidget(save);
+    buttons->addWidget(m_fileLabel, 1);
+    layout->addLayout(buttons);
+
+    m_columns = new QHBoxLayout;
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setWidget(m_form);
+    scroll->setMinimumWidth(420);
+    m_columns->addWidget(scroll, 3);
+    layout->addLayout(m_columns, 1);
+
+    connect(open, &QPushButton::clicked, this, &SettingsPage::openRequested);
+    connect(save, &QPushButton::clicked, this, &SettingsPage::saveRequested);
+}
+
+void SettingsPage::setSidePanel(QWidget* panel) {
+    m_columns->addWidget(panel, 2);
+}
+
+bool SettingsPage::openYaml(const QString& path, QString* error) {
+    const TrainConfigResult result = hr::loadTrainConfig(path.toStdString());
+    QStringList lines;
+    for (const Diagnostic& d : result.diagnostics)
+        lines << QString::fromStdString(d.toString());
+    if (error)
+        *error = lines.join(QLatin1Char('\n'));
+    if (!result.config)
+        return false;
+    m_form->setConfig(*result.config);
+    m_file = path;
+    m_fileLabel->setText(tr("Settings from %1").arg(QDir::toNativeSeparators(path)));
+    emit m_form->configChanged();
+    return true;
+}
+
+bool SettingsPage::saveYaml(const QString& path, QString* error) {
+    std::string message;
+    if (!hr::saveTrainConfig(m_form->config(), path.toStdString(), &message)) {
+        if (error)
+            *error = QString::fromStdString(message);
+        return false;
+    }
+    m_file = path;
+    m_fileLabel->setText(tr("Settings saved to %1").arg(QDir::toNativeSeparators(path)));
+    return true;
+}
+
+} // namespace hr::ui

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "trainpage.h"
+
+#include "plotwidget.h"
+#include "trainingsession.h"
+#include "util/bytes.h"
+
+#include <QAction>
+#include <QDateTime>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QSplitter>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace hr::ui {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+/// The shading bands of the memory plot: forward (+loss), backward, optimizer (+EMA), validation.
+int phaseGroup(Phase phase) {
+    switch (phase) {
+    case Phase::Forward:
+    case Phase::Loss:
+        return 0;
+    case Phase::Backward:
+        return 1;
+    case Phase::Optimizer:
+    case Phase::Ema:
+        return 2;
+    case Phase::Validation:
+        return 3;
+    default:
+        return -1;
+    }
+}
+
+QToolButton* buttonFor(QAction* action, QWidget* parent) {
+    auto* button = new QToolButton(parent);
+    button->setDefaultAction(action);
+    button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    button->setIconSize(QSize(20, 20));
+    return button;
+}
+
+QString bytesText(std::int64_t bytes) {
+    return QString::fromStdString(hr::formatBytes(bytes));
+}
+
+} // namespace
+
+QString formatDuration(double seconds) {
+    if (!std::isfinite(seconds) || seconds < 0)
+        return QStringLiteral("–");
+    const qint64 s = qRound64(seconds);
+    if (s >= 3600)
+        return TrainPage::tr("%1 h %2 min")
+            .arg(s / 3600)
+            .arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
+    if (s >= 60)
+        return TrainPage::tr("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return TrainPage::tr("%1 s").arg(s);
+}
+
+TrainPage::TrainPage(TrainingSession* session, QAction* start, QAction* pause, QAction* stop,
+                     QWidget* parent)
+    : QWidget(parent), m_session(session) {
+    auto* layout = new QVBoxLayout(this);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(buttonFor(start, this));
+    controls->addWidget(buttonFor(pause, this));
+    controls->addWidget(buttonFor(stop, this));
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("progress"));
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("idle"));
+    controls->addWidget(m_progress, 1);
+    layout->addLayout(controls);
+
+    auto* statusRow = new QHBoxLayout;
+    m_status = new QLabel(tr("No run yet. Press Start to train with the current settings."), this);
+    m_status->setObjectName(QStringLiteral("status"));
+    m_memoryStatus = new QLabel(this);
+    statusRow->addWidget(m_status, 1);
+    statusRow->addWidget(m_memoryStatus);
+    layout->addLayout(statusRow);
+
+    m_memory = new PlotWidget(tr("Device memory"), this);
+    m_memory->setObjectName(QStringLiteral("memoryPlot"));
+    m_memory->setAxisLabels(tr("seconds"), tr("MiB"));
+    m_phaseSeries[0] = m_memory->addShadingSeries(tr("forward"), 5);
+    m_phaseSeries[1] = m_memory->addShadingSeries(tr("backward"), 1);
+    m_phaseSeries[2] = m_memory->addShadingSeries(tr("optimizer"), 2);
+    m_phaseSeries[3] = m_memory->addShadingSeries(tr("validation"), 3);
+    m_allocated = m_memory->addSeries(tr("allocated"), 0);
+    m_peak = m_memory->addSeries(tr("peak"), 1, true);
+
+    m_loss = new PlotWidget(tr("Losses"), this);
+    m_loss->setObjectName(QStringLiteral("lossPlot"));
+    m_loss->setAxisLabels(tr("epoch"), tr("loss"));
+    m_trainLoss[0] = m_loss->addSeries(tr("box"), 0);
+    m_trainLoss[1] = m_loss->addSeries(tr("cls"), 1);
+    m_trainLoss[2] = m_loss->addSeries(tr("dfl"), 2);
+    m_valLoss[0] = m_loss->addSeries(tr("val box"), 0, true);
+    m_valLoss[1] = m_loss->addSeries(tr("val cls"), 1, true);
+    m_valLoss[2] = m_loss->addSeries(tr("val dfl"), 2, true);
+
+    m_map = new PlotWidget(tr("Accuracy"), this);
+    m_map->setObjectName(QStringLiteral("mapPlot"));
+    m_map->setAxisLabels(tr("epoch"), tr("value"));
+    m_map50 = m_map->addSeries(tr("mAP50"), 0);
+    m_map5095 = m_map->addSeries(tr("mAP50-95"), 1);
+    m_precision = m_map->addSeries(tr("precision"), 2, true);
+    m_recall = m_map->addSeries(tr("recall"), 3, true);
+
+    m_lr = new PlotWidget(tr("Learning rate"), this);
+    m_lr->setObjectName(QStringLiteral("lrPlot"));
+    m_lr->setAxisLabels(tr("epoch"), tr("lr"));
+    m_lrSeries = m_lr->addSeries(tr("lr"), 0);
+
+    auto* plots = new QWidget(this);
+    auto* grid = new QGridLayout(plots);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->addWidget(m_memory, 0, 0, 1, 2);
+    grid->addWidget(m_loss, 1, 0);
+    grid->addWidget(m_map, 1, 1);
+    grid->addWidget(m_lr, 2, 0, 1, 2);
+    grid->setRowStretch(0, 3);
+    grid->setRowStretch(1, 3);
+    grid->setRowStretch(2, 2);
+
+    m_log = new QPlainTextEdit(this);
+    m_log->setObjectName(QStringLiteral("log"));
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(5000);
+    m_log->setPlaceholderText(tr("The run's log appears here."));
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(plots);
+    splitter->addWidget(m_log);
+    splitter->setStretchFactor(0, 4);
+    splitter->setStretchFactor(1, 1);
+    layout->addWidget(splitter, 1);
+
+    connect(session, &TrainingSession::started, this, &TrainPage::onStarted);
+    connect(session, &TrainingSession::batchEnded, this, &TrainPage::onBatch);
+    connect(session, &TrainingSession::epochEnded, this, &TrainPage::onEpoch);
+    connect(session, &TrainingSession::memorySampled, this, &TrainPage::onMemory);
+    connect(session, &TrainingSession::finished, this, &TrainPage::onFinished);
+    connect(session, &TrainingSession::failed, this, &TrainPage::onFailed);
+    connect(session, &TrainingSession::fixApplied, this, &TrainPage::onFixApplied);
+    connect(session, &TrainingSession::fixChecked, this, &TrainPage::onFixChecked);
+    connect(session, &TrainingSession::oomOccurred, this, &TrainPage::onOom);
+    connect(session, &TrainingSession::logMessage, this,
+            [this](int level, const QString& text) { appendLog(text, level); });
+}
+
+void TrainPage::appendLog(const QString& text, int level) {
+    const QString time = QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss"));
+    QString prefix;
+    if (level == int(LogMessage::Level::Warning))
+        prefix = tr("warning: ");
+    else if (level == int(LogMessage::Level::Error))
+        prefix = tr("error: ");
+    m_log->appendPlainText(QStringLiteral("%1  %2%3").arg(time, prefix, text));
+}
+
+void TrainPage::onStarted(const hr::RunStarted& event) {
+    for (PlotWidget* plot : {m_memory, m_loss, m_map, m_lr})
+        plot->clear();
+    m_currentPhaseGroup = -2;
+    m_epochs = event.config.epochs;
+    m_budget = event.config.memory_budget;
+    m_memory->setReferenceLine(m_budget / kMiB, tr("budget %1").arg(bytesText(m_budget)));
+    const int total = std::max(1, event.config.epochs * std::max(1, event.batchesPerEpoch));
+    m_progress->setRange(0, total);
+    m_progress->setValue(event.startEpoch * std::max(1, event.batchesPerEpoch));
+    m_progress->setFormat(tr("starting…"));
+    m_status->setText(tr("Run %1 started: %2 parameters, batch %3, image size %4.")
+                          .arg(QString::fromStdString(event.runDir))
+                          .arg(QLocale().toString(qlonglong(event.parameters)))
+                          .arg(event.config.batch)
+                          .arg(event.config.imgsz));
+    appendLog(m_status->text());
+}
+
+void TrainPage::onBatch(const hr::BatchEnd& event) {
+    const int perEpoch = std::max(1, event.batchesPerEpoch);
+    const double x = event.epoch + double(event.batch + 1) / perEpoch;
+    m_loss->append(m_trainLoss[0], x, event.boxLoss);
+    m_loss->append(m_trainLoss[1], x, event.clsLoss);
+    m_loss->append(m_trainLoss[2], x, event.dflLoss);
+    m_lr->append(m_lrSeries, x, event.lr);
+    const int total = std::max(1, m_epochs * perEpoch);
+    m_progress->setRange(0, total);
+    m_progress->setValue(std::min(total, event.epoch * perEpoch + event.batch + 1));
+    m_progress->setFormat(tr("epoch %1/%2 · batch %3/%4 · ETA %5")
+                              .arg(event.epoch + 1)
+                              .arg(m_epochs)
+                              .arg(event.batch + 1)
+                              .arg(perEpoch)
+                              .arg(formatDuration(event.etaSeconds)));
+    m_status->setText(tr("%1 images/s · box %2 · cls %3 · dfl %4")
+                          .arg(event.imagesPerSecond, 0, 'f', 1)
+                          .arg(event.boxLoss, 0, 'f', 3)
+                          .arg(event.clsLoss, 0, 'f', 3)
+                          .arg(event.dflLoss, 0, 'f', 3));
+}
+
+void TrainPage::onEpoch(const hr::EpochEnd& event) {
+    const double x = event.epoch + 1;
+    m_loss->append(m_valLoss[0], x, event.valBoxLoss);
+    m_loss->append(m_valLoss[1], x, event.valClsLoss);
+    m_loss->append(m_valLoss[2], x, event.valDflLoss);
+    m_map->append(m_map50, x, event.map50);
+    m_map->append(m_map5095, x, event.map);
+    m_map->append(m_precision, x, event.precision);
+    m_map->append(m_recall, x, event.recall);
+    appendLog(tr("epoch %1/%2: mAP50 %3, mAP50-95 %4, precision %5, recall %6, peak %7, %8%9")
+                  .arg(event.epoch + 1)
+                  .arg(event.epochs)
+                  .arg(event.map50, 0, 'f', 4)
+                  .arg(event.map, 0, 'f', 4)
+                  .arg(event.precision, 0, 'f', 3)
+                  .arg(event.recall, 0, 'f', 3)
+                  .arg(bytesText(event.peakBytes))
+                  .arg(formatDuration(event.epochSeconds))
+                  .arg(event.best ? tr(" (best so far)") : QString()));
+}
+
+void TrainPage::onMemory(const hr::MemorySample& sample) {
+    m_memory->append(m_allocated, sample.seconds, sample.allocated / kMiB);
+    m_memory->append(m_peak, sample.seconds, sample.peak / kMiB);
+    const int group = phaseGroup(sample.phase);
+    if (group != m_currentPhaseGroup) {
+        for (int i = 0; i < 4; ++i)
+            m_memory->append(m_phaseSeries[i], sample.seconds, i == group ? 1.0 : 0.0);
+        m_currentPhaseGroup = group;
+    }
+    if (sample.budget > 0 && sample.budget != m_budget) {
+        m_budget = sample.budget;
+        m_memory->setReferenceLine(m_budget / kMiB, tr("budget %1").arg(bytesText(m_budget)));
+    }
+    m_memoryStatus->setText(
+        tr("memory %1 · peak %2%3")
+            .arg(bytesText(sample.allocated), bytesText(sample.peak))
+            .arg(m_budget > 0 ? tr(" of %1").arg(bytesText(m_budget)) : QString()));
+}
+
+void TrainPage::onFinished(const hr::RunFinished& event) {
+    m_progress->setValue(m_progress->maximum());
+    QString how = tr("finished");
+    if (event.stoppedByUser)
+        how = tr("stopped");
+    else if (event.stoppedEarly)
+        how = tr("stopped early (no improvement)");
+    m_progress->setFormat(how);
+    m_status->setText(tr("Run %1 %2 after %3 epochs: best mAP50 %4, mAP50-95 %5.")
+                          .arg(QString::fromStdString(event.runDir), how)
+                          .arg(event.epochsDone)
+                          .arg(event.map50, 0, 'f', 4)
+                          .arg(event.map, 0, 'f', 4));
+    appendLog(m_status->text());
+}
+
+void TrainPage::onFailed(const QString& message) {
+    m_progress->setFormat(tr("failed"));
+    m_status->setText(tr("The run failed: %1").arg(message));
+    appendLog(m_status->text(), int(LogMessage::Level::Error));
+}
+
+void TrainPage::onFixApplied(const hr::FixApplied& event) {
+    appendLog(tr("Fix applied at epoch %1, batch %2: %3 (predicted peak %4). Training continues.")
+                  .arg(event.epoch + 1)
+                  .arg(event.batch + 1)
+                  .arg(QString::fromStdString(event.description))
+                  .arg(event.predictedPeak > 0 ? bytesText(event.predictedPeak) : tr("unknown")));
+}
+
+void TrainPage::onFixChecked(const hr::FixChecked& event) {
+    if (event.predictedPeak <= 0) {
+        appendLog(tr("After the fix the measured peak is %1.").arg(bytesText(event.measuredPeak)));
+        return;
+    }
+    const double error =
+        100.0 * double(event.measuredPeak - event.predictedPeak) / double(event.predictedPeak);
+    appendLog(tr("After the fix the measured peak is %1, predicted %2 (%3%).")
+                  .arg(bytesText(event.measuredPeak), bytesText(event.predictedPeak))
+                  .arg(error, 0, 'f', 1));
+}
+
+void TrainPage::onOom(const hr::OomReport& report) {
+    appendLog(tr("Out of memory in %1 at epoch %2, batch %3: %4 requested with %5 allocated.")
+                  .arg(QString::fromLatin1(hr::toString(report.phase)))
+                  .arg(report.epoch + 1)
+                  .arg(report.batch + 1)
+                  .arg(bytesText(report.requestedBytes), bytesText(report.allocatedBytes)),
+              int(LogMessage::Level::Warning));
+}
+
+} // namespace hr::ui
