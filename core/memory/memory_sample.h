@@ -9,11 +9,11 @@ namespace hr {
 
 /// One point of the memory timeline.
 struct MemorySample {
-    double seconds = 0.0;        ///< since the sampler started
-    std::int64_t allocated = 0;  ///< live tensor bytes
-    std::int64_t reserved = 0;   ///< bytes held by the allocator (CUDA cache); = allocated on CPU
-    std::int64_t peak = 0;       ///< peak allocated since the last peak reset
-    std::int64_t budget = 0;     ///< the budget in force, 0 = none
+    double seconds = 0.0;       ///< since the sampler started
+    std::int64_t allocated = 0; ///< live tensor bytes
+    std::int64_t reserved = 0;  ///< bytes held by the allocator (CUDA cache); = allocated on CPU
+    std::int64_t peak = 0;      ///< peak allocated since the last peak reset
+    std::int64_t budget = 0;    ///< the budget in force, 0 = none
     Phase phase = Phase::Idle;
     int rank = 0;
 };

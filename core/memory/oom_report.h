@@ -16,19 +16,19 @@ namespace hr {
 /// explained and answered with fixes by the advisor, saved as JSON in the run folder.
 struct OomReport {
     Phase phase = Phase::Idle;
-    std::int64_t requestedBytes = 0; ///< the allocation that failed, 0 when unknown
-    std::int64_t allocatedBytes = 0; ///< live bytes when it failed
-    std::int64_t budgetBytes = 0;    ///< the budget (or device capacity) in force
-    std::int64_t peakBytes = 0;      ///< peak of the failed step
-    MemoryBreakdown breakdown;       ///< live breakdown at failure
+    std::int64_t requestedBytes = 0;    ///< the allocation that failed, 0 when unknown
+    std::int64_t allocatedBytes = 0;    ///< live bytes when it failed
+    std::int64_t budgetBytes = 0;       ///< the budget (or device capacity) in force
+    std::int64_t peakBytes = 0;         ///< peak of the failed step
+    MemoryBreakdown breakdown;          ///< live breakdown at failure
     std::vector<MemorySample> timeline; ///< the last seconds before the failure
-    TrainConfig config;              ///< the config of the failed step
-    int epoch = 0;                   ///< 0-based
-    int batch = 0;                   ///< 0-based within the epoch
+    TrainConfig config;                 ///< the config of the failed step
+    int epoch = 0;                      ///< 0-based
+    int batch = 0;                      ///< 0-based within the epoch
     int rank = 0;
-    std::string device;              ///< "cpu", "cuda:0"
-    bool hostMemory = false;         ///< host RAM ran out, not the device
-    std::string rawMessage;          ///< the allocator's own message
+    std::string device;      ///< "cpu", "cuda:0"
+    bool hostMemory = false; ///< host RAM ran out, not the device
+    std::string rawMessage;  ///< the allocator's own message
 };
 
 } // namespace hr

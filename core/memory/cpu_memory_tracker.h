@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <c10/core/Allocator.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace hr {
+
+/// The CPU tensor allocator Headroom installs in place of LibTorch's default one. It counts live
+/// and peak tensor bytes (every CPU tensor, oneDNN's buffers included, once installed) and
+/// enforces an optional **budget**: an allocation that would take the live bytes past it throws
+/// `c10::OutOfMemoryError` with a message shaped like CUDA's, so a CPU run fails the way a GPU of
+/// that size would, and the failure is catchable around forward/backward.
+///
+/// There is one tracker per process (`instance()`, never destroyed: blocks it handed out may be
+/// freed at any time, even during static destruction). Counters are atomics; every method is
+/// thread-safe. Each block carries a 64-byte header holding its size, so the data stays 64-byte
+/// aligned and `raw_allocate()` / `raw_deleter()` work (data == context).
+class CpuMemoryTracker final : public c10::Allocator {
+public:
+    /// The process-wide tracker. Not installed until install() is called.
+    static CpuMemoryTracker& instance();
+
+    /// Makes this tracker LibTorch's CPU allocator (`c10::SetCPUAllocator`). Idempotent.
+    /// Tensors allocated before this call are not counted (and are freed by their own allocator).
+    void install();
+    /// Puts LibTorch's default CPU allocator back. Blocks already handed out stay valid.
+    void uninstall();
+    bool installed() const { return m_installed.load(std::memory_order_relaxed); }
+
+    c10::DataPtr allocate(size_t bytes) const override;
+    c10::DeleterFnPtr raw_deleter() const override;
+
+    /// Live tensor bytes handed out by this tracker.
+    std::int64_t allocated() const { return m_allocated.load(std::memory_order_relaxed); }
+    /// Highest allocated() since the last resetPeak().
+    std::int64_t peak() const { return m_peak.load(std::memory_order_relaxed); }
+    /// Sets the peak to the current live bytes.
+    void resetPeak();
+
+    /// Bytes the live tensors may reach; 0 = no budget.
+    void setBudget(std::int64_t bytes);
+    std::int64_t budget() const { return m_budget.load(std::memory_order_relaxed); }
+
+    /// Size of the last request refused by the budget (0 = none yet).
+    std::int64_t lastFailedRequest() const { return m_lastFailed.load(std::memory_order_relaxed); }
+    /// How many requests the budget refused since the process started.
+    std::int64_t oomCount() const { return m_ooms.load(std::memory_order_relaxed); }
+    /// How many blocks this tracker handed out since the process started.
+    std::int64_t allocationCount() const { return m_allocations.load(std::memory_order_relaxed); }
+
+    CpuMemoryTracker(const CpuMemoryTracker&) = delete;
+    CpuMemoryTracker& operator=(const CpuMemoryTracker&) = delete;
+
+private:
+    CpuMemoryTracker() = default;
+    static void release(void* data);
+
+    mutable std::atomic<std::int64_t> m_allocated{0};
+    mutable std::atomic<std::int64_t> m_peak{0};
+    std::atomic<std::int64_t> m_budget{0};
+    mutable std::atomic<std::int64_t> m_lastFailed{0};
+    mutable std::atomic<std::int64_t> m_ooms{0};
+    mutable std::atomic<std::int64_t> m_allocations{0};
+    std::atomic<bool> m_installed{false};
+};
+
+/// The message the budget's OutOfMemoryError carries: "Headroom budget: tried to allocate X
+/// (Y already allocated; Z budget; W free)". Exposed so that tests and the advisor agree on it.
+std::string budgetOomMessage(std::int64_t requested, std::int64_t allocated, std::int64_t budget);
+
+} // namespace hr

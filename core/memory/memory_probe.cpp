@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "memory/memory_probe.h"
+
+#include "memory/cpu_probe.h"
+#ifdef HEADROOM_WITH_CUDA
+#include "memory/cuda_probe.h"
+#endif
+#include "util/bytes.h"
+#include "util/text.h"
+
+#include <cctype>
+#include <cstdlib>
+
+namespace hr {
+
+MemorySample MemoryProbe::sample() const {
+    MemorySample s;
+    s.allocated = allocated();
+    s.reserved = reserved();
+    s.peak = peak();
+    s.budget = budget();
+    return s;
+}
+
+std::unique_ptr<MemoryProbe> makeProbe(const std::string& device, std::string* error) {
+    const std::string name = toLower(trim(device));
+    if (name == "cpu")
+        return std::make_unique<CpuProbe>();
+    const bool wantsCuda = name == "cuda" || name.rfind("cuda:", 0) == 0;
+    if (name == "auto" || wantsCuda) {
+#ifdef HEADROOM_WITH_CUDA
+        int index = 0;
+        if (name.size() > 5) {
+            char* end = nullptr;
+            const long parsed = std::strtol(name.c_str() + 5, &end, 10);
+            if (end == name.c_str() + 5 || *end != '\0' || parsed < 0) {
+                if (error)
+                    *error = "unknown device '" + device + "': use cpu, cuda or cuda:N";
+                return nullptr;
+            }
+            index = static_cast<int>(parsed);
+        }
+        if (CudaProbe::deviceCount() > index)
+            return std::make_unique<CudaProbe>(index);
+        if (wantsCuda) {
+            if (error)
+                *error = "device '" + device + "' is not available: this machine has " +
+                         std::to_string(CudaProbe::deviceCount()) + " CUDA device(s)";
+            return nullptr;
+        }
+#else
+        if (wantsCuda) {
+            if (error)
+                *error = "device '" + device +
+                         "' is not available: this build of LibTorch has no CUDA; use cpu";
+            return nullptr;
+        }
+#endif
+        return std::make_unique<CpuProbe>();
+    }
+    if (error)
+        *error = "unknown device '" + device + "': use cpu, cuda, cuda:N or auto";
+    return nullptr;
+}
+
+std::int64_t parseRequestedBytes(const std::string& oomMessage) {
+    const std::string text = toLower(oomMessage);
+    const std::string key = "tried to allocate ";
+    const std::size_t at = text.find(key);
+    if (at == std::string::npos)
+        return 0;
+    std::size_t i = at + key.size();
+    const std::size_t numberStart = i;
+    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+        ++i;
+    std::string number = text.substr(numberStart, i - numberStart);
+    while (!number.empty() && number.back() == '.')
+        number.pop_back(); // "2.00 GiB." ends a sentence, "20." would too
+    if (number.empty())
+        return 0;
+    while (i < text.size() && text[i] == ' ')
+        ++i;
+    const std::size_t unitStart = i;
+    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i])))
+        ++i;
+    const auto bytes = parseByteSize(number + text.substr(unitStart, i - unitStart));
+    return bytes ? *bytes : 0;
+}
+
+} // namespace hr
