@@ -67,11 +67,8 @@ fi
 
 if [ "$(id -u)" -eq 0 ]; then
     as_root=(env DEBIAN_FRONTEND=noninteractive)
-elif command -v sudo >/dev/null 2>&1; then
-    as_root=(sudo env DEBIAN_FRONTEND=noninteractive)
 else
-    echo "install-deps.sh: missing ${missing[*]}; run this script as root or install sudo." >&2
-    exit 1
+    as_root=(sudo env DEBIAN_FRONTEND=noninteractive)
 fi
 
 echo "install-deps.sh: missing ${#missing[@]} of ${#packages[@]} packages: ${missing[*]}"
@@ -79,6 +76,10 @@ if [ $dry_run -eq 1 ]; then
     echo "would run: ${as_root[*]} apt-get update && ${as_root[*]} apt-get install -y" \
         "--no-install-recommends ${missing[*]}"
     exit 0
+fi
+if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
+    echo "install-deps.sh: run this script as root or install sudo." >&2
+    exit 1
 fi
 
 "${as_root[@]}" apt-get update
