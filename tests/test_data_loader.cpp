@@ -268,6 +268,8 @@ void TestDataLoader::stopsCleanlyMidEpochAndBoundsMemory() {
     QVERIFY(timer.elapsed() < 2000);
     QVERIFY(!loader.next(b));
     QCOMPARE(loader.hostBytesInFlight(), 0);
+    // The forecast covers the queue (2 batches) and both workers' batch plus working images.
+    QVERIFY(loader.hostBytesEstimate() >= 4 * 3 * 64 * 64 * 4 + 2 * 11 * 64 * 64 * 3);
     QVERIFY(loader.error().empty());
     // A new epoch after a stop works again.
     QCOMPARE(int(epochOf(loader, 1).size()), 12);

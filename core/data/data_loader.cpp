@@ -521,6 +521,23 @@ std::int64_t DataLoader::cacheBytesEstimate() const {
     return bytes;
 }
 
+std::int64_t DataLoader::hostBytesEstimate() const {
+    const std::int64_t s = m->opt.imgsz;
+    const std::int64_t image = s * s * 3; // one 8-bit BGR image at training size
+    // Rectangular batches are at most imgsz + 32 on a side (Ultralytics' 0.5 stride padding).
+    const std::int64_t side = m->opt.rect ? s + 32 : s;
+    const std::int64_t batch = m->opt.batch * 3 * side * side * 4;
+    const bool mosaic = m->opt.augment && !m->opt.rect && m->opt.hyp.mosaic > 0.0;
+    // Mosaic: the 2s x 2s canvas (4 images), four loaded parts, the warped result, HSV and
+    // channel-split temporaries; mixup builds a second such sample at the same time.
+    std::int64_t working = mosaic ? 11 * image : 4 * image;
+    if (mosaic && m->opt.hyp.mixup > 0.0)
+        working *= 2;
+    const std::int64_t workers = std::max(1, m->opt.workers);
+    return std::max(1, m->opt.prefetch) * batch + workers * (batch + working) +
+           cacheBytesEstimate();
+}
+
 std::int64_t DataLoader::cacheBytesFilled() const {
     return m->cacheFilled;
 }

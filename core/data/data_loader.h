@@ -60,6 +60,10 @@ public:
     /// Bytes the image cache (ram) will hold when full; 0 for none/disk. Known before filling.
     std::int64_t cacheBytesEstimate() const;
     std::int64_t cacheBytesFilled() const;
+    /// Upper estimate of the host memory the loader holds at its peak: `prefetch` queued
+    /// batches, each worker's batch under construction and its working images (mosaic canvas,
+    /// mixup partner), and the RAM cache when full. For the memory forecast and the advisor.
+    std::int64_t hostBytesEstimate() const;
     /// Bytes of batches built and not yet taken (bounded by prefetch batches).
     std::int64_t hostBytesInFlight() const;
     int loadFailures() const;

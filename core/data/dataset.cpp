@@ -394,6 +394,7 @@ DatasetReport scanDataset(const DataConfig& data, Split split, const ScanOptions
     }
 
     bool changed = false;
+    LabelCache current(data.nc()); // only the images scanned now: deleted ones drop out
     const int total = static_cast<int>(images.size());
     for (int i = 0; i < total; ++i) {
         if (options.progress && (i % 64 == 0) && !options.progress(i, total)) {
@@ -421,17 +422,17 @@ DatasetReport scanDataset(const DataConfig& data, Split split, const ScanOptions
             report.images.push_back(entry.record);
         else
             ++report.stats.skipped;
-        if (!hit && options.useCache)
-            cache.put(path, std::move(fresh));
+        if (options.useCache)
+            current.put(path, hit ? *hit : std::move(fresh));
     }
     if (options.progress)
         options.progress(total, total);
 
-    if (options.useCache && changed) {
+    if (options.useCache && (changed || current.size() != cache.size())) {
         std::string error;
-        if (!cache.save(report.cachePath, &error)) {
+        if (!current.save(report.cachePath, &error)) {
             const std::string fallback = fallbackCacheFile(report.cachePath);
-            report.cachePath = cache.save(fallback, &error) ? fallback : std::string();
+            report.cachePath = current.save(fallback, &error) ? fallback : std::string();
         }
     }
 

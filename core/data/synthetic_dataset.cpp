@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "data/synthetic_dataset.h"
 
+#include "data/label_cache.h"
+
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -378,14 +380,7 @@ bool makeSyntheticDataset(const std::string& outDir, const SyntheticOptions& opt
 std::string builtinDatasetDir() {
     if (const char* explicitDir = std::getenv("HEADROOM_BUILTIN_DATA"); explicitDir && *explicitDir)
         return explicitDir;
-    fs::path base;
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-        base = xdg;
-    else if (const char* home = std::getenv("HOME"); home && *home)
-        base = fs::path(home) / ".cache";
-    else
-        base = fs::temp_directory_path();
-    return (base / "headroom" / "builtin-v1").string();
+    return (fs::path(headroomCacheDir()) / "builtin-v1").string();
 }
 
 std::string ensureBuiltinDataset(std::string* error) {
