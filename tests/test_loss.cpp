@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "loss/box_iou.h"
+#include "loss/detection_loss.h"
+#include "loss/task_aligned_assigner.h"
+#include "model/anchors.h"
+
+#include <torch/torch.h>
+
+#include <QtTest>
+
+#include <cmath>
+
+namespace {
+
+torch::Tensor boxes(std::initializer_list<float> values) {
+    return torch::tensor(std::vector<float>(values)).view({-1, 4});
+}
+
+double value(const torch::Tensor& t) {
+    return t.item<double>();
+}
+
+/// Anchor points (pixels) of square levels of an image `size` px wide at the given strides.
+std::pair<torch::Tensor, torch::Tensor> pixelAnchors(int64_t size, std::vector<int64_t> strides) {
+    std::vector<torch::Tensor> maps;
+    for (auto s : strides)
+        maps.push_back(torch::zeros({1, 1, size / s, size / s}));
+    auto [points, stride] = hr::makeAnchors(maps, strides);
+    return {points * stride, stride};
+}
+
+/// Indices where a [A] bool tensor is true.
+std::vector<int64_t> trueIndices(const torch::Tensor& mask) {
+    auto idx = mask.nonzero().view(-1);
+    return std::vector<int64_t>(idx.data_ptr<int64_t>(), idx.data_ptr<int64_t>() + idx.numel());
+}
+
+} // namespace
+
+class TestLoss : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { torch::manual_seed(0); }
+    void pairwiseIou();
+    void iouVariants();
+    void iouXywhMatchesXyxy();
+    void ciouGradientFlows();
+    void assignerPicksTopkInsideBox();
+    void assignerResolvesOverlapByIou();
+    void assignerBoxBetweenLevels();
+    void assignerIgnoresPaddingAndEmptyImages();
+    void assignerChunkingKeepsResult();
+    void assignerChunkSizing();
+    void lossEmptyTargetsIsFinite();
+    void lossWithManyObjectsIsChunkedAndFinite();
+    void lossFallsWithGradientSteps();
+    void lossRejectsBadShapes();
+};
+
+void TestLoss::pairwiseIou() {
+    auto a = boxes({0, 0, 2, 2, 0, 0, 4, 2});
+    auto b = boxes({1, 1, 3, 3, 0, 0, 2, 2, 10, 10, 11, 11});
+    auto iou = hr::boxIou(a, b);
+    QCOMPARE(iou.sizes(), torch::IntArrayRef({2, 3}));
+    // (0,0,2,2) vs (1,1,3,3): intersection 1, union 4 + 4 - 1.
+    QVERIFY(std::abs(value(iou[0][0]) - 1.0 / 7.0) < 1e-6);
+    QVERIFY(std::abs(value(iou[0][1]) - 1.0) < 1e-6);
+    QVERIFY(std::abs(value(iou[0][2])) < 1e-9);
+    // (0,0,4,2) vs (1,1,3,3): intersection 2x1, union 8 + 4 - 2.
+    QVERIFY(std::abs(value(iou[1][0]) - 0.2) < 1e-6);
+    QVERIFY(std::abs(value(iou[1][1]) - 0.5) < 1e-6);
+}
+
+void TestLoss::iouVariants() {
+    // Overlapping squares (0,0,2,2) and (1,1,3,3): IoU 1/7, enclosing box 3x3.
+    auto a = boxes({0, 0, 2, 2}), b = boxes({1, 1, 3, 3});
+    const double iou = 1.0 / 7.0;
+    QVERIFY(std::abs(value(hr::bboxIou(a, b, hr::IouKind::Iou)[0][0]) - iou) < 1e-5);
+    QVERIFY(std::abs(value(hr::bboxIou(a, b, hr::IouKind::Giou)[0][0]) - (iou - 2.0 / 9.0)) < 1e-5);
+    // Centres (1,1) and (2,2): squared distance 2, squared diagonal 18.
+    QVERIFY(std::abs(value(hr::bboxIou(a, b, hr::IouKind::Diou)[0][0]) - (iou - 2.0 / 18.0)) <
+            1e-5);
+    // Equal aspect ratios: CIoU equals DIoU.
+    QVERIFY(std::abs(value(hr::bboxIou(a, b, hr::IouKind::Ciou)[0][0]) - (iou - 2.0 / 18.0)) <
+            1e-5);
+
+    // (0,0,4,2) vs (0,0,2,2): IoU 0.5, centres 1 apart, enclosing 4x2 (diagonal^2 20),
+    // aspect term v = 4/pi^2 (atan(1) - atan(2))^2, alpha = v / (v - IoU + 1).
+    auto c = boxes({0, 0, 4, 2}), d = boxes({0, 0, 2, 2});
+    const double v = 4.0 / (M_PI * M_PI) * std::pow(std::atan(1.0) - std::atan(2.0), 2);
+    const double alpha = v / (v - 0.5 + 1.0);
+    QVERIFY(std::abs(value(hr::bboxIou(c, d, hr::IouKind::Iou)[0][0]) - 0.5) < 1e-5);
+    QVERIFY(std::abs(value(hr::bboxIou(c, d, hr::IouKind::Giou)[0][0]) - 0.5) < 1e-5);
+    QVERIFY(std::abs(value(hr::bboxIou(c, d, hr::IouKind::Diou)[0][0]) - (0.5 - 1.0 / 20.0)) <
+            1e-5);
+    const double ciou = 0.5 - (1.0 / 20.0 + v * alpha);
+    QVERIFY2(std::abs(value(hr::bboxIou(c, d, hr::IouKind::Ciou)[0][0]) - ciou) < 1e-5,
+             qPrintable(QString::number(value(hr::bboxIou(c, d, hr::IouKind::Ciou)[0][0]))));
+
+    // Disjoint boxes: IoU 0, GIoU negative (gap share of the enclosing box).
+    auto e = boxes({0, 0, 1, 1}), f = boxes({2, 0, 3, 1});
+    QVERIFY(std::abs(value(hr::bboxIou(e, f, hr::IouKind::Iou)[0][0])) < 1e-6);
+    QVERIFY(std::abs(value(hr::bboxIou(e, f, hr::IouKind::Giou)[0][0]) - (-1.0 / 3.0)) < 1e-5);
+}
+
+void TestLoss::iouXywhMatchesXyxy() {
+    auto a = torch::rand({5, 4}) * 10;
+    auto b = torch::rand({5, 4}) * 10;
+    auto xyxyA = hr::xywhToXyxy(a), xyxyB = hr::xywhToXyxy(b);
+    for (auto kind : {hr::IouKind::Iou, hr::IouKind::Giou, hr::IouKind::Diou, hr::IouKind::Ciou})
+        QVERIFY(torch::allclose(hr::bboxIou(a, b, kind, true), hr::bboxIou(xyxyA, xyxyB, kind),
+                                1e-4, 1e-5));
+}
+
+void TestLoss::ciouGradientFlows() {
+    auto pred = boxes({0, 0, 4, 2}).requires_grad_(true);
+    auto target = boxes({1, 0, 5, 3});
+    auto loss = (1 - hr::bboxIou(pred, target, hr::IouKind::Ciou)).sum();
+    loss.backward();
+    QVERIFY(pred.grad().defined());
+    QVERIFY(pred.grad().abs().sum().item<double>() > 0);
+    QVERIFY(torch::isfinite(pred.grad()).all().item<bool>());
+}
+
+void TestLoss::assignerPicksTopkInsideBox() {
+    // 4x4 anchors of stride 8 (centres 4, 12, 20, 28); one box of class 1 covering the
+    // top-left 2x3 anchors. Predictions equal the box, so the alignment is score^0.5 and the
+    // top 2 scores inside the box win; the best score lies outside and must not be picked.
+    auto [points, stride] = pixelAnchors(32, {8});
+    const int64_t na = points.size(0);
+    auto gt = boxes({0, 0, 24, 16}).view({1, 1, 4});
+    auto scores = torch::full({1, na, 2}, 0.1);
+    scores[0][5][1] = 0.8;  // inside (12, 12)
+    scores[0][2][1] = 0.9;  // inside (20, 4)
+    scores[0][15][1] = 1.0; // outside (28, 28)
+    scores[0][1][0] = 1.0;  // inside, but the wrong class
+    auto pred = gt.expand({1, na, 4}).clone();
+    hr::TaskAlignedAssigner assigner(2, 2);
+    auto r =
+        assigner.assign(scores, pred, points, torch::ones({1, 1, 1}), gt, torch::ones({1, 1, 1}));
+    QCOMPARE(trueIndices(r.foregroundMask[0]), (std::vector<int64_t>{2, 5}));
+    QCOMPARE(r.targetLabels[0][2].item<int64_t>(), int64_t(1));
+    QVERIFY(torch::allclose(r.targetBoxes[0][5], gt[0][0]));
+    // The best anchor's target score is the box's best IoU (1), the other's is scaled by the
+    // ratio of alignments sqrt(0.8) / sqrt(0.9); the other class stays 0.
+    QVERIFY(std::abs(value(r.targetScores[0][2][1]) - 1.0) < 1e-4);
+    QVERIFY(std::abs(value(r.targetScores[0][5][1]) - std::sqrt(0.8 / 0.9)) < 1e-4);
+    QCOMPARE(value(r.targetScores[0][5][0]), 0.0);
+    QVERIFY(std::abs(value(r.targetScores.sum()) - value(r.targetScores[0][2][1]) -
+                     value(r.targetScores[0][5][1])) < 1e-6);
+}
+
+void TestLoss::assignerResolvesOverlapByIou() {
+    // Box 0 (0,0,16,16) holds anchors 0,1,4,5; box 1 (8,8,32,32) holds 5,6,7,9,10,11,13,14,15.
+    // Anchor 5 (12,12) is in both; its prediction (6,6,18,18) overlaps box 0 more.
+    auto [points, stride] = pixelAnchors(32, {8});
+    const int64_t na = points.size(0);
+    auto pred = torch::cat({points - 6, points + 6}, 1).unsqueeze(0);
+    auto gt = boxes({0, 0, 16, 16, 8, 8, 32, 32}).view({1, 2, 4});
+    auto labels = torch::tensor({0.f, 1.f}).view({1, 2, 1});
+    auto scores = torch::full({1, na, 2}, 0.5);
+    hr::TaskAlignedAssigner assigner(10, 2);
+    auto r = assigner.assign(scores, pred, points, labels, gt, torch::ones({1, 2, 1}));
+    QCOMPARE(trueIndices(r.foregroundMask[0]),
+             (std::vector<int64_t>{0, 1, 4, 5, 6, 7, 9, 10, 11, 13, 14, 15}));
+    for (int64_t a : {0, 1, 4, 5})
+        QCOMPARE(r.targetGtIndex[0][a].item<int64_t>(), int64_t(0));
+    for (int64_t a : {6, 7, 9, 10, 11, 13, 14, 15}) {
+        QCOMPARE(r.targetGtIndex[0][a].item<int64_t>(), int64_t(1));
+        QCOMPARE(r.targetLabels[0][a].item<int64_t>(), int64_t(1));
+    }
+    QCOMPARE(r.targetLabels[0][5].item<int64_t>(), int64_t(0));
+}
+
+void TestLoss::assignerBoxBetweenLevels() {
+    // Levels of stride 8 (4x4) and 16 (2x2) on a 32 px image. The box (2,2,22,22) holds nine
+    // stride-8 centres and the stride-16 centre (8,8) (anchor 16): with topk 10 all ten are
+    // positives, from both levels.
+    auto [points, stride] = pixelAnchors(32, {8, 16});
+    const int64_t na = points.size(0);
+    QCOMPARE(na, int64_t(20));
+    auto gt = boxes({2, 2, 22, 22}).view({1, 1, 4});
+    auto pred = gt.expand({1, na, 4}).clone();
+    hr::TaskAlignedAssigner assigner(10, 1);
+    auto r = assigner.assign(torch::full({1, na, 1}, 0.5), pred, points, torch::zeros({1, 1, 1}),
+                             gt, torch::ones({1, 1, 1}));
+    QCOMPARE(trueIndices(r.foregroundMask[0]),
+             (std::vector<int64_t>{0, 1, 2, 4, 5, 6, 8, 9, 10, 16}));
+    // With topk 5 only five of them remain, and never an anchor outside the box.
+    hr::TaskAlignedAssigner five(5, 1);
+    auto r5 = five.assign(torch::full({1, na, 1}, 0.5), pred, points, torch::zeros({1, 1, 1}), gt,
+                          torch::ones({1, 1, 1}));
+    QCOMPARE(r5.foregroundMask.sum().item<int64_t>(), int64_t(5));
+    QVERIFY(r5.foregroundMask.logical_and(r.foregroundMask.logical_not()).sum().item<int64_t>() ==
+            0);
+}
+
+void TestLoss::assignerIgnoresPaddingAndEmptyImages() {
+    auto [points, stride] = pixelAnchors(32, {8});
+    const int64_t na = points.size(0);
+    // Image 0 has one real box and one padding row; image 1 has only padding.
+    auto gt = torch::zeros({2, 2, 4});
+    gt[0][0] = boxes({0, 0, 16, 16})[0];
+    auto mask = torch::zeros({2, 2, 1});
+    mask[0][0][0] = 1;
+    auto pred = torch::cat({points - 4, points + 4}, 1).unsqueeze(0).expand({2, na, 4}).clone();
+    hr::TaskAlignedAssigner assigner(10, 3);
+    auto r = assigner.assign(torch::full({2, na, 3}, 0.5), pred, points, torch::zeros({2, 2, 1}),
+                             gt, mask);
+    QCOMPARE(trueIndices(r.foregroundMask[0]), (std::vector<int64_t>{0, 1, 4, 5}));
+    QCOMPARE(r.foregroundMask[1].sum().item<int64_t>(), int64_t(0));
+    QCOMPARE(value(r.targetScores[1].sum()), 0.0);
+
+    // No boxes at all: background everywhere, labels set to nc.
+    auto none = assigner.assign(torch::full({2, na, 3}, 0.5), pred, points, torch::zeros({2, 0, 1}),
+                                torch::zeros({2, 0, 4}), torch::zeros({2, 0, 1}));
+    QCOMPARE(none.foregroundMask.sum().item<int64_t>(), int64_t(0));
+    QCOMPARE(none.targetLabels.min().item<int64_t>(), int64_t(3));
+}
+
+void TestLoss::assignerChunkingKeepsResult() {
+    // Many overlapping random boxes (so anchors are contested): slicing the box dimension
+    // must give exactly the unsliced assignment.
+    auto [points, stride] = pixelAnchors(64, {8, 16, 32});
+    const int64_t na = points.size(0), bs = 2, m = 40, nc = 4;
+    auto centre = torch::rand({bs, m, 2}) * 64;
+    auto size = torch::rand({bs, m, 2}) * 30 + 6;
+    auto gt = torch::cat({centre - size / 2, centre + size / 2}, 2);
+    auto labels = torch::randint(0, nc, {bs, m, 1}).to(torch::kFloat);
+    auto mask = (torch::rand({bs, m, 1}) > 0.2).to(torch::kFloat);
+    auto pred =
+        torch::cat({points - 10, points + 10}, 1).unsqueeze(0) + torch::randn({bs, na, 4}) * 3;
+    auto scores = torch::rand({bs, na, nc});
+
+    hr::TaskAlignedAssigner whole(10, nc);
+    hr::TaskAlignedAssigner sliced(10, nc, 0.5, 6.0, 1e-9, /*chunkElements=*/bs * na * 3);
+    auto a = whole.assign(scores, pred, points, labels, gt, mask);
+    auto b = sliced.assign(scores, pred, points, labels, gt, mask);
+    QCOMPARE(a.chunks, 1);
+    QCOMPARE(b.chunks, 14); // 40 boxes, 3 per slice
+    QVERIFY(a.foregroundMask.sum().item<int64_t>() > 20);
+    QVERIFY(torch::equal(a.foregroundMask, b.foregroundMask));
+    QVERIFY(torch::equal(a.targetGtIndex, b.targetGtIndex));
+    QVERIFY(torch::equal(a.targetLabels, b.targetLabels));
+    QVERIFY(torch::allclose(a.targetBoxes, b.targetBoxes));
+    QVERIFY(torch::allclose(a.targetScores, b.targetScores));
+}
+
+void TestLoss::assignerChunkSizing() {
+    hr::TaskAlignedAssigner assigner(10, 80);
+    // 500 boxes on 16 images at 1280 px (33600 anchors): slices of 7 boxes keep every
+    // intermediate under the default 4 Mi values instead of 269 M.
+    QCOMPARE(assigner.boxesPerChunk(16, 500, 33600), int64_t(7));
+    QVERIFY(7 * 16 * 33600 <= hr::TaskAlignedAssigner::kDefaultChunkElements);
+    // Small problems are not sliced; a single huge image still gets one box per slice.
+    QCOMPARE(assigner.boxesPerChunk(4, 20, 8400), int64_t(20));
+    QCOMPARE(assigner.boxesPerChunk(1, 10, int64_t(1) << 24), int64_t(1));
+}
+
+namespace {
+
+/// Random raw head output for a `size` px image: levels [B, 4*16 + nc, size/s, size/s].
+std::vector<torch::Tensor> randomRaw(int64_t batch, int64_t nc, int64_t size, bool grad) {
+    std::vector<torch::Tensor> raw;
+    for (int64_t s : {8, 16, 32})
+        raw.push_back(
+            (torch::randn({batch, 64 + nc, size / s, size / s}) * 0.5).requires_grad_(grad));
+    return raw;
+}
+
+} // namespace
+
+void TestLoss::lossEmptyTargetsIsFinite() {
+    hr::LossConfig cfg;
+    cfg.nc = 3;
+    hr::DetectionLoss loss(cfg);
+    auto raw = randomRaw(2, 3, 64, true);
+    auto out = loss.compute(raw, torch::zeros({0, 6}), 64, 64);
+    QVERIFY(torch::isfinite(out.total).item<bool>());
+    QCOMPARE(out.items.sizes(), torch::IntArrayRef({3}));
+    QCOMPARE(value(out.items[0]), 0.0); // no box loss
+    QCOMPARE(value(out.items[2]), 0.0); // no DFL
+    QVERIFY(value(out.items[1]) > 0);   // every anchor is pushed towards background
+    // Reference normalisation: with no targets the class loss is the summed BCE towards 0,
+    // divided by max(sum of target scores, 1) = 1, times the gain 0.5; total x batch size.
+    torch::Tensor logits;
+    {
+        std::vector<torch::Tensor> flat;
+        for (auto& r : raw)
+            flat.push_back(r.narrow(1, 64, 3).flatten(2));
+        logits = torch::cat(flat, 2);
+    }
+    const double bce = torch::nn::functional::softplus(logits).sum().item<double>();
+    QVERIFY(std::abs(value(out.items[1]) - 0.5 * bce) < 1e-3 * bce);
+    QVERIFY(std::abs(value(out.total) - 2 * 0.5 * bce) < 2e-3 * bce);
+    out.total.backward();
+    QVERIFY(torch::isfinite(raw[0].grad()).all().item<bool>());
+}
+
+void TestLoss::lossWithManyObjectsIsChunkedAndFinite() {
+    // 500 small objects in one image at 640 px (8400 anchors) plus an image with two: the
+    // assigner must slice the boxes (limit 1 Mi values) and still give a finite loss.
+    const int64_t size = 640, nc = 5;
+    auto xy = torch::rand({500, 2}) * 0.9 + 0.05;
+    auto wh = torch::rand({500, 2}) * 0.04 + 0.01;
+    auto many = torch::cat(
+        {torch::zeros({500, 1}), torch::randint(0, nc, {500, 1}).to(torch::kFloat), xy, wh}, 1);
+    auto few = torch::tensor({1.f, 0.f, 0.5f, 0.5f, 0.2f, 0.2f, 1.f, 1.f, 0.3f, 0.3f, 0.1f, 0.1f})
+                   .view({2, 6});
+    auto targets = torch::cat({many, few});
+
+    hr::LossConfig cfg;
+    cfg.nc = nc;
+    cfg.assignerChunkElements = int64_t(1) << 20;
+    hr::TaskAlignedAssigner probe(cfg.topk, nc, 0.5, 6.0, 1e-9, cfg.assignerChunkElements);
+    const int64_t perSlice = probe.boxesPerChunk(2, 500, 8400);
+    QCOMPARE(perSlice, int64_t(62));
+    QVERIFY(perSlice * 2 * 8400 <= cfg.assignerChunkElements);
+
+    auto raw = randomRaw(2, nc, size, true);
+    auto out = hr::DetectionLoss(cfg).compute(raw, targets, size, size);
+    QVERIFY(torch::isfinite(out.items).all().item<bool>());
+    QVERIFY(value(out.items[0]) > 0);
+    QVERIFY(value(out.items[2]) > 0);
+    // The unsliced loss is the same.
+    hr::LossConfig whole = cfg;
+    whole.assignerChunkElements = int64_t(1) << 30;
+    auto ref = hr::DetectionLoss(whole).compute(raw, targets, size, size);
+    QVERIFY(torch::allclose(out.items, ref.items, 1e-5, 1e-6));
+    out.total.backward();
+    QVERIFY(torch::isfinite(raw[1].grad()).all().item<bool>());
+}
+
+void TestLoss::lossFallsWithGradientSteps() {
+    const int64_t size = 64, nc = 3;
+    auto raw = randomRaw(2, nc, size, true);
+    auto targets = torch::tensor({0.f, 0.f, 0.3f, 0.3f, 0.3f, 0.4f, //
+                                  0.f, 2.f, 0.7f, 0.6f, 0.2f, 0.3f, //
+                                  1.f, 1.f, 0.5f, 0.5f, 0.6f, 0.5f})
+                       .view({3, 6});
+    hr::LossConfig cfg;
+    cfg.nc = nc;
+    hr::DetectionLoss loss(cfg);
+    torch::optim::Adam opt(raw, torch::optim::AdamOptions(0.05));
+    auto first = loss.compute(raw, targets, size, size);
+    const auto firstItems = first.items.clone();
+    double last = 0;
+    for (int step = 0; step < 30; ++step) {
+        opt.zero_grad();
+        auto out = loss.compute(raw, targets, size, size);
+        out.total.backward();
+        opt.step();
+        last = value(out.total);
+    }
+    auto after = loss.compute(raw, targets, size, size);
+    QVERIFY2(value(after.total) < 0.5 * value(first.total),
+             qPrintable(QString("start %1, end %2").arg(value(first.total)).arg(last)));
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(value(after.items[i]) < value(firstItems[i]));
+}
+
+void TestLoss::lossRejectsBadShapes() {
+    hr::LossConfig cfg;
+    cfg.nc = 3;
+    hr::DetectionLoss loss(cfg);
+    auto raw = randomRaw(1, 4, 64, false); // one class too many
+    QVERIFY_THROWS_EXCEPTION(c10::Error, loss.compute(raw, torch::zeros({0, 6}), 64, 64));
+    auto ok = randomRaw(1, 3, 64, false);
+    QVERIFY_THROWS_EXCEPTION(c10::Error, loss.compute(ok, torch::zeros({2, 5}), 64, 64));
+    auto badIndex = torch::tensor({3.f, 0.f, 0.5f, 0.5f, 0.1f, 0.1f}).view({1, 6});
+    QVERIFY_THROWS_EXCEPTION(c10::Error, loss.compute(ok, badIndex, 64, 64));
+}
+
+QTEST_APPLESS_MAIN(TestLoss)
+#include "test_loss.moc"
