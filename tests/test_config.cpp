@@ -154,6 +154,7 @@ private slots:
     void badData_data();
     void badData();
     void dataSaveRoundTrip();
+    void dataMissingTestIsAWarning();
 };
 
 void TestConfig::defaultsFollowUltralytics() {
@@ -774,6 +775,31 @@ void TestConfig::dataSaveRoundTrip() {
     again = hr::loadDataConfig(inside);
     QVERIFY(again.config);
     QVERIFY(*again.config == moved);
+}
+
+void TestConfig::dataMissingTestIsAWarning() {
+    QTemporaryDir dir;
+    const std::string file = dir.filePath("data.yaml").toStdString();
+    const std::string text = "path: " + absoluteData("datasets/ds") +
+                             "\ntrain: images/train\nval: images/val\ntest: images/test\n"
+                             "names: [cat]\nkpt_shape: [17, 3]\nnmes: [dog]\n";
+    QVERIFY(hr::writeFileAtomically(file, text));
+    const auto result = hr::loadDataConfig(file);
+    QVERIFY2(result.config, hr::formatDiagnostics(result.diagnostics).c_str());
+    QVERIFY(result.config->test.empty());
+    QCOMPARE(result.diagnostics.size(), size_t(3));
+    const Diagnostic* test = findKey(result.diagnostics, "test");
+    QVERIFY(test);
+    QCOMPARE(int(test->severity), int(Diagnostic::Severity::Warning));
+    QCOMPARE(test->line, 4);
+    const Diagnostic* pose = findKey(result.diagnostics, "kpt_shape");
+    QVERIFY(pose);
+    QCOMPARE(int(pose->severity), int(Diagnostic::Severity::Note));
+    const Diagnostic* typo = findKey(result.diagnostics, "nmes");
+    QVERIFY(typo);
+    QCOMPARE(int(typo->severity), int(Diagnostic::Severity::Warning));
+    QCOMPARE(typo->line, 7);
+    QVERIFY(typo->toString().find("did you mean 'names'?") != std::string::npos);
 }
 
 QTEST_APPLESS_MAIN(TestConfig)

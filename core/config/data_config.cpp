@@ -99,8 +99,7 @@ public:
                     "relative paths are read against 'path' (" + root + "); fix 'path' or '" + key +
                         "'");
                 ok = ok && !mustExist;
-                if (mustExist)
-                    continue;
+                continue;
             }
             paths.push_back(resolved);
         }
