@@ -11,9 +11,18 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <sys/resource.h>
 
 namespace hr::cli {
 namespace {
+
+/// CPU seconds (user + system, all threads) this process has used so far.
+double processCpuSeconds() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+           (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
 
 bool readInteger(const ParsedArgs& args, const char* name, long long minimum, long long& value) {
     if (!args.has(name))
@@ -92,6 +101,7 @@ int runBenchData(const ParsedArgs& args) {
     const double firstSeconds = std::chrono::duration<double>(Clock::now() - startFirst).count();
     std::int64_t images = 0, peakBytes = 0;
     const auto start = Clock::now();
+    const double cpuStart = processCpuSeconds();
     for (long long i = 0; i < batches; ++i) {
         if (!loader.next(b)) {
             if (!loader.error().empty()) {
@@ -106,6 +116,7 @@ int runBenchData(const ParsedArgs& args) {
         peakBytes = std::max(peakBytes, loader.hostBytesInFlight());
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const double cpuSeconds = processCpuSeconds() - cpuStart;
     loader.stop();
     const double rate = images / std::max(seconds, 1e-9);
     std::cout << std::fixed << std::setprecision(1) << "data loader: " << rate << " images/s ("
@@ -114,7 +125,10 @@ int runBenchData(const ParsedArgs& args) {
               << ", cache " << cache << ")\n"
               << "first batch: " << firstSeconds << " s; queued batches held at most "
               << formatBytes(peakBytes) << " of host memory; " << report->images.size()
-              << " training images\n";
+              << " training images\n"
+              << "cpu: " << std::setprecision(1) << images / std::max(cpuSeconds, 1e-9)
+              << " images per CPU-second (" << std::setprecision(2) << cpuSeconds
+              << " CPU-s): the rate on idle cores is about this times the cores used\n";
     return ExitOk;
 }
 
