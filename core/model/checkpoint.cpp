@@ -103,13 +103,15 @@ struct CheckpointFunction : public torch::autograd::Function<CheckpointFunction>
             inputs.push_back(detached);
         }
 
+        // The saved statistics are put back only after the inner backward: BatchNorm's backward
+        // checks that the tensors it saved were not modified in place.
+        BatchNormStatsGuard keepStats(*block);
         torch::Tensor output;
         {
             const AutocastState outer = AutocastState::current();
             recorded.apply();
             at::autocast::increment_nesting();
             {
-                BatchNormStatsGuard keepStats(*block);
                 torch::AutoGradMode enableGrad(true);
                 output = block->forwardRow(inputs);
             }
@@ -119,6 +121,7 @@ struct CheckpointFunction : public torch::autograd::Function<CheckpointFunction>
         }
         if (output.requires_grad() && gradOutputs.at(0).defined())
             torch::autograd::backward({output}, {gradOutputs[0]});
+        output = torch::Tensor(); // frees the recomputed graph before the statistics go back
 
         variable_list grads(2 + tensorCount); // block, inputCount, then one per tensor
         for (size_t i = 0; i < inputs.size(); ++i)
