@@ -71,10 +71,6 @@
         <translation>问题</translation>
     </message>
     <message>
-        <source>What Headroom does</source>
-        <translation>Headroom 的处理</translation>
-    </message>
-    <message>
         <source>Training images</source>
         <translation>训练图像</translation>
     </message>
@@ -155,6 +151,10 @@
 %2 objects</source>
         <translation>%1
 %2 个目标</translation>
+    </message>
+    <message>
+        <source>How to fix</source>
+        <translation>修复方法</translation>
     </message>
 </context>
 <context>

@@ -85,8 +85,8 @@ DataPage::DataPage(DatasetService* service, QWidget* parent) : QWidget(parent), 
     m_problems->setObjectName(QStringLiteral("problems"));
     m_problems->setRootIsDecorated(false);
     m_problems->setAlternatingRowColors(true);
-    m_problems->setHeaderLabels({tr("Severity"), tr("Split"), tr("File"), tr("Line"), tr("Problem"),
-                                 tr("What Headroom does")});
+    m_problems->setHeaderLabels(
+        {tr("Severity"), tr("Split"), tr("File"), tr("Line"), tr("Problem"), tr("How to fix")});
     m_problems->header()->setSectionResizeMode(QHeaderView::Interactive);
     m_problems->setColumnWidth(0, 70);
     m_problems->setColumnWidth(1, 50);
