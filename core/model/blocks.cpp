@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/blocks.h"
 
+#include <torch/version.h>
+
 #include "model/anchors.h"
 
 #include <cmath>
@@ -110,6 +112,17 @@ torch::Tensor ConvImpl::forward(const torch::Tensor& x) {
     return m_act ? torch::silu(y) : y;
 }
 
+namespace {
+// LibTorch 1.13 keeps the padding in a c10::variant, 2.x in a std::variant.
+int64_t paddingOf(const torch::nn::detail::ConvNdOptions<2>& options) {
+#if TORCH_VERSION_MAJOR >= 2
+    return std::get<torch::ExpandingArray<2>>(options.padding())->at(0);
+#else
+    return c10::get<torch::ExpandingArray<2>>(options.padding())->at(0);
+#endif
+}
+} // namespace
+
 void ConvImpl::fuseBatchNorm() {
     if (!m_bn)
         return;
@@ -117,7 +130,7 @@ void ConvImpl::fuseBatchNorm() {
     const auto& o = m_conv->options;
     auto fused =
         makeConv2d(o.in_channels(), o.out_channels(), o.kernel_size()->at(0), o.stride()->at(0),
-                   c10::get<torch::ExpandingArray<2>>(o.padding())->at(0), o.groups(),
+                   paddingOf(o), o.groups(),
                    o.dilation()->at(0), true);
     fused->to(m_conv->weight.device(), m_conv->weight.scalar_type());
     const torch::Tensor scale = m_bn->weight / torch::sqrt(m_bn->running_var + m_bn->options.eps());
