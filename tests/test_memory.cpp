@@ -54,6 +54,7 @@ private slots:
     void concurrentAllocationsBalance();
     void trackerOverheadIsSmall();
     void probeFactory();
+    void cudaProbeCountsAndBudget();
     void parseRequestedBytes_data();
     void parseRequestedBytes();
     void samplerTagsPhases();
@@ -260,13 +261,20 @@ void TestMemory::trackerOverheadIsSmall() {
     const std::int64_t allocationsBefore = tracker().allocationCount();
     std::vector<double> plainStep, trackedStep, plainAlloc, trackedAlloc;
     for (int round = 0; round < 9; ++round) {
-        tracker().uninstall();
-        plainStep.push_back(stepSeconds(2));
-        plainAlloc.push_back(allocationSeconds(20000));
-        tracker().install();
-        trackedStep.push_back(stepSeconds(2));
-        trackedAlloc.push_back(allocationSeconds(20000));
+        // Alternate which allocator goes first, so drift in machine load cancels out.
+        for (int half = 0; half < 2; ++half) {
+            if ((round + half) % 2 == 0) {
+                tracker().uninstall();
+                plainStep.push_back(stepSeconds(2));
+                plainAlloc.push_back(allocationSeconds(20000));
+            } else {
+                tracker().install();
+                trackedStep.push_back(stepSeconds(2));
+                trackedAlloc.push_back(allocationSeconds(20000));
+            }
+        }
     }
+    tracker().install();
     at::set_num_threads(threads);
     QVERIFY(tracker().installed());
     const double allocationsPerStep =
@@ -311,6 +319,49 @@ void TestMemory::probeFactory() {
     auto automatic = hr::makeProbe("auto", &error);
     QVERIFY(automatic);
     QCOMPARE(QString::fromStdString(automatic->deviceName()), QString("cpu"));
+#endif
+}
+
+void TestMemory::cudaProbeCountsAndBudget() {
+#ifndef HEADROOM_WITH_CUDA
+    QSKIP("this build of LibTorch has no CUDA");
+#else
+    if (!torch::cuda::is_available())
+        QSKIP("no CUDA device on this machine");
+    const std::int64_t MiB = 1 << 20, GiB = std::int64_t(1) << 30;
+    std::string error;
+    auto probe = hr::makeProbe("cuda", &error);
+    QVERIFY2(probe, error.c_str());
+    QCOMPARE(QString::fromStdString(probe->deviceName()), QString("cuda:0"));
+    QVERIFY(probe->capacity() > 0);
+    const std::int64_t before = probe->allocated();
+    probe->resetPeak();
+    {
+        auto block = torch::empty({256 * MiB / 4}, torch::device(torch::kCUDA));
+        QCOMPARE(probe->allocated() - before, 256 * MiB);
+        QVERIFY(probe->reserved() >= probe->allocated());
+        QVERIFY(probe->peak() >= before + 256 * MiB);
+    }
+    QCOMPARE(probe->allocated(), before);
+    QVERIFY(probe->fragmentation() >= 256 * MiB); // the freed block stays in the cache
+    probe->resetPeak();
+    QCOMPARE(probe->peak(), probe->allocated());
+
+    // The budget is the per-process fraction: 2 GiB past a 1 GiB budget fails like a small GPU.
+    probe->setBudget(GiB);
+    QCOMPARE(probe->budget(), GiB);
+    std::string message;
+    try {
+        auto huge = torch::empty({2 * GiB / 4}, torch::device(torch::kCUDA));
+        QFAIL("2 GiB passed a 1 GiB budget");
+    } catch (const c10::OutOfMemoryError& oom) {
+        message = oom.what_without_backtrace();
+    }
+    probe->setBudget(0);
+    QCOMPARE(hr::parseRequestedBytes(message), 2 * GiB);
+    QVERIFY(probe->lastFailedRequest() == 0 || probe->lastFailedRequest() == 2 * GiB);
+    auto huge = torch::empty({2 * GiB / 4}, torch::device(torch::kCUDA)); // room again
+    QVERIFY(probe->allocated() >= 2 * GiB);
 #endif
 }
 

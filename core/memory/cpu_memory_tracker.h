@@ -2,9 +2,18 @@
 #pragma once
 
 #include <c10/core/Allocator.h>
+#include <torch/version.h>
 
 #include <atomic>
 #include <cstdint>
+
+// LibTorch 2.3 made Allocator::allocate non-const and added the pure virtual copy_data().
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#define HEADROOM_ALLOCATOR_API_2_3 1
+#define HEADROOM_ALLOCATE_CONST
+#else
+#define HEADROOM_ALLOCATE_CONST const
+#endif
 
 namespace hr {
 
@@ -25,31 +34,52 @@ public:
 
     /// Makes this tracker LibTorch's CPU allocator (`c10::SetCPUAllocator`). Idempotent.
     /// Tensors allocated before this call are not counted (and are freed by their own allocator).
+    /// With glibc it also keeps freed memory in the process heap (mallopt), which removes the
+    /// page faults that otherwise dominate CPU step time.
     void install();
-    /// Puts LibTorch's default CPU allocator back. Blocks already handed out stay valid.
+    /// Puts LibTorch's default CPU allocator back. Blocks already handed out stay valid, but
+    /// call it only between steps: oneDNN frees its buffers through whichever allocator is
+    /// current, so no oneDNN buffer may be live across the switch.
     void uninstall();
     bool installed() const { return m_installed.load(std::memory_order_relaxed); }
 
-    c10::DataPtr allocate(size_t bytes) const override;
+    c10::DataPtr allocate(size_t bytes) HEADROOM_ALLOCATE_CONST override;
     c10::DeleterFnPtr raw_deleter() const override;
+#ifdef HEADROOM_ALLOCATOR_API_2_3
+    void copy_data(void* dest, const void* src, std::size_t count) const override {
+        default_copy_data(dest, src, count);
+    }
+#endif
 
     /// Live tensor bytes handed out by this tracker.
-    std::int64_t allocated() const { return m_allocated.load(std::memory_order_relaxed); }
+    std::int64_t allocated() const {
+        return m_allocated.load(std::memory_order_relaxed);
+    }
     /// Highest allocated() since the last resetPeak().
-    std::int64_t peak() const { return m_peak.load(std::memory_order_relaxed); }
+    std::int64_t peak() const {
+        return m_peak.load(std::memory_order_relaxed);
+    }
     /// Sets the peak to the current live bytes.
     void resetPeak();
 
     /// Bytes the live tensors may reach; 0 = no budget.
     void setBudget(std::int64_t bytes);
-    std::int64_t budget() const { return m_budget.load(std::memory_order_relaxed); }
+    std::int64_t budget() const {
+        return m_budget.load(std::memory_order_relaxed);
+    }
 
     /// Size of the last request refused by the budget (0 = none yet).
-    std::int64_t lastFailedRequest() const { return m_lastFailed.load(std::memory_order_relaxed); }
+    std::int64_t lastFailedRequest() const {
+        return m_lastFailed.load(std::memory_order_relaxed);
+    }
     /// How many requests the budget refused since the process started.
-    std::int64_t oomCount() const { return m_ooms.load(std::memory_order_relaxed); }
+    std::int64_t oomCount() const {
+        return m_ooms.load(std::memory_order_relaxed);
+    }
     /// How many blocks this tracker handed out since the process started.
-    std::int64_t allocationCount() const { return m_allocations.load(std::memory_order_relaxed); }
+    std::int64_t allocationCount() const {
+        return m_allocations.load(std::memory_order_relaxed);
+    }
 
     CpuMemoryTracker(const CpuMemoryTracker&) = delete;
     CpuMemoryTracker& operator=(const CpuMemoryTracker&) = delete;
