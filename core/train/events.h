@@ -18,26 +18,26 @@ namespace hr {
 
 struct RunStarted {
     std::string runDir;
-    TrainConfig config;          ///< the config as the run will use it (auto-fit applied)
+    TrainConfig config; ///< the config as the run will use it (auto-fit applied)
     std::int64_t parameters = 0;
-    int startEpoch = 0;          ///< 0-based; > 0 when resumed
+    int startEpoch = 0; ///< 0-based; > 0 when resumed
     int batchesPerEpoch = 0;
 };
 
 struct BatchEnd {
-    int epoch = 0;               ///< 0-based
-    int batch = 0;               ///< 0-based within the epoch
+    int epoch = 0; ///< 0-based
+    int batch = 0; ///< 0-based within the epoch
     int batchesPerEpoch = 0;
-    std::int64_t step = 0;       ///< batches done since the run started
+    std::int64_t step = 0;                        ///< batches done since the run started
     double boxLoss = 0, clsLoss = 0, dflLoss = 0; ///< running means over the epoch
-    double lr = 0;               ///< lr of param group 0
+    double lr = 0;                                ///< lr of param group 0
     double imagesPerSecond = 0;
-    double etaSeconds = 0;       ///< to the end of the run
+    double etaSeconds = 0; ///< to the end of the run
     std::int64_t peakBytes = 0;
 };
 
 struct EpochEnd {
-    int epoch = 0;               ///< 0-based
+    int epoch = 0; ///< 0-based
     int epochs = 0;
     double boxLoss = 0, clsLoss = 0, dflLoss = 0;          ///< training means
     double valBoxLoss = 0, valClsLoss = 0, valDflLoss = 0; ///< validation means
@@ -46,14 +46,14 @@ struct EpochEnd {
     double epochSeconds = 0;
     double imagesPerSecond = 0;
     std::int64_t peakBytes = 0;
-    bool best = false;           ///< this epoch set a new best fitness
+    bool best = false; ///< this epoch set a new best fitness
 };
 
 struct RunFinished {
     std::string runDir;
     int epochsDone = 0;
-    double map50 = 0, map = 0;   ///< of the best epoch
-    bool stoppedEarly = false;   ///< patience ran out
+    double map50 = 0, map = 0; ///< of the best epoch
+    bool stoppedEarly = false; ///< patience ran out
     bool stoppedByUser = false;
 };
 
@@ -70,8 +70,8 @@ struct OomOccurred {
 struct FixApplied {
     std::string fixId;
     std::string description;
-    TrainConfig config;              ///< the config now in force
-    std::int64_t predictedPeak = 0;  ///< the estimator's prediction, 0 = none
+    TrainConfig config;             ///< the config now in force
+    std::int64_t predictedPeak = 0; ///< the estimator's prediction, 0 = none
     int epoch = 0;
     int batch = 0;
 };
@@ -89,9 +89,8 @@ struct LogMessage {
     std::string text;
 };
 
-using TrainEvent =
-    std::variant<RunStarted, BatchEnd, EpochEnd, MemorySample, OomOccurred, FixApplied,
-                 FixChecked, RunFinished, RunFailed, LogMessage>;
+using TrainEvent = std::variant<RunStarted, BatchEnd, EpochEnd, MemorySample, OomOccurred,
+                                FixApplied, FixChecked, RunFinished, RunFailed, LogMessage>;
 
 using EventSink = std::function<void(const TrainEvent&)>;
 

@@ -2,7 +2,9 @@
 #pragma once
 
 #include "config/train_config.h"
+#include "memory/memory_breakdown.h"
 #include "memory/phase.h"
+#include "train/optimizer_factory.h"
 
 #include <torch/torch.h>
 
@@ -10,6 +12,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace hr {
 
@@ -17,6 +21,7 @@ class DetectionModel;
 class MetricsAccumulator;
 struct Batch;
 class ModelEma;
+class WeightUpdater;
 
 /// What one training step did, with the time each part took.
 struct StepOutput {
@@ -43,18 +48,6 @@ struct StepSchedule {
     double momentum = 0.0;             ///< SGD momentum (Adam's beta1 is left alone)
     int accumulate = 1;                ///< batches per optimizer step
 };
-
-/// The optimizer Ultralytics' `optimizer: auto` rule chooses.
-struct OptimizerChoice {
-    std::string name; ///< "SGD", "Adam" or "AdamW"
-    double lr = 0.01;
-    double momentum = 0.937;
-};
-
-/// Resolves `auto`: AdamW with lr round(0.002 * 5 / (4 + nc), 6) and momentum 0.9 when the run
-/// has at most 10000 optimizer iterations, else SGD with lr 0.01 and momentum 0.9. Other names are
-/// returned with config.lr0 / config.momentum (case-insensitive; unknown names fall back to SGD).
-OptimizerChoice resolveOptimizer(const TrainConfig& config, int nc, std::int64_t iterations);
 
 /// Exactly one training step of a detection model, and single validation batches: the unit the
 /// trainer loops over and the memory estimator probes with.
@@ -107,6 +100,7 @@ public:
     DetectionModel& emaModel();
     ModelEma& ema();
     torch::optim::Optimizer& optimizer();
+    WeightUpdater& updater();
     const TrainConfig& config() const;
     torch::Device device() const;
     /// Optimizer steps done so far (the EMA update count follows it).
@@ -115,15 +109,17 @@ public:
     /// Current fp16 loss scale (1 when the scaler is off).
     double lossScale() const;
 
-    /// Saves / restores optimizer state, EMA weights, EMA update count and the scaler.
-    void save(torch::serialize::OutputArchive& archive) const;
+    /// Writes the EMA model as the archive's model (writeModel(), so loadModel() on the file
+    /// gives the EMA weights), the trained weights ("train_model"), optimizer state, EMA update
+    /// count and the loss scaler.
+    void save(torch::serialize::OutputArchive& archive,
+              const std::vector<std::string>& classNames) const;
+    /// Restores what save() wrote. Throws c10::Error when the archive does not match the model.
     void load(torch::serialize::InputArchive& archive);
 
-    /// Bytes held by weights, gradients, optimizer state and the EMA copy right now.
-    std::int64_t weightBytes() const;
-    std::int64_t gradientBytes() const;
-    std::int64_t optimizerStateBytes() const;
-    std::int64_t emaBytes() const;
+    /// Bytes held right now by weights, gradients, optimizer state and the EMA copy
+    /// (activations, batchData and other are 0).
+    MemoryBreakdown residentMemory() const;
 
 private:
     struct Impl;

@@ -14,9 +14,9 @@ namespace hr {
 /// The answer to an out-of-memory failure: stop, or continue the same run with a new config.
 struct OomDecision {
     bool stop = true;
-    TrainConfig config;            ///< the config to continue with (when !stop)
-    std::string fixId;             ///< which fix was chosen, for the run's history
-    std::string description;       ///< the fix in words
+    TrainConfig config;             ///< the config to continue with (when !stop)
+    std::string fixId;              ///< which fix was chosen, for the run's history
+    std::string description;        ///< the fix in words
     std::int64_t predictedPeak = 0; ///< the estimator's prediction for `config`, 0 = none
 };
 

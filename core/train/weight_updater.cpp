@@ -3,6 +3,7 @@
 
 #include "config/train_config.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace hr {
@@ -61,7 +62,15 @@ bool WeightUpdater::step() {
             torch::nn::utils::clip_grad_norm_(withGrad, kMaxGradNorm);
         if (m_offload)
             moveOptimizerState(*m_optimizer, m_device);
-        m_optimizer->step();
+        takeSnapshot();
+        try {
+            m_optimizer->step();
+        } catch (...) {
+            restoreSnapshot();
+            if (m_offload)
+                moveOptimizerState(*m_optimizer, torch::kCPU);
+            throw;
+        }
         if (m_offload)
             moveOptimizerState(*m_optimizer, torch::kCPU);
         stepped = true;
@@ -77,6 +86,84 @@ bool WeightUpdater::step() {
         }
     }
     return stepped;
+}
+
+namespace {
+/// Every state tensor of the entry, in a fixed order, and Adam's step count (-1 for SGD).
+std::vector<torch::Tensor> stateTensors(torch::optim::OptimizerParamState* state,
+                                        std::int64_t& step) {
+    step = -1;
+    if (auto* s = dynamic_cast<torch::optim::SGDParamState*>(state))
+        return {s->momentum_buffer()};
+    if (auto* a = dynamic_cast<torch::optim::AdamParamState*>(state)) {
+        step = a->step();
+        return {a->exp_avg(), a->exp_avg_sq(), a->max_exp_avg_sq()};
+    }
+    if (auto* w = dynamic_cast<torch::optim::AdamWParamState*>(state)) {
+        step = w->step();
+        return {w->exp_avg(), w->exp_avg_sq(), w->max_exp_avg_sq()};
+    }
+    return {};
+}
+} // namespace
+
+void WeightUpdater::takeSnapshot() {
+    Snapshot& s = m_snapshot;
+    s.tensors.clear();
+    s.offsets.clear();
+    s.stateKeys.clear();
+    s.adamSteps.clear();
+    for (const auto& p : m_params)
+        if (p.grad().defined())
+            s.tensors.push_back(p);
+    for (auto& entry : m_optimizer->state()) {
+        s.stateKeys.push_back(entry.first);
+        std::int64_t step = -1;
+        for (auto& t : stateTensors(entry.second.get(), step))
+            if (t.defined())
+                s.tensors.push_back(t);
+        s.adamSteps.push_back(step);
+    }
+    size_t total = 0;
+    for (const auto& t : s.tensors) {
+        s.offsets.push_back(total);
+        total += (static_cast<size_t>(t.nbytes()) + 63) / 64 * 64;
+    }
+    if (s.bytes.size() < total)
+        s.bytes.resize(total);
+    torch::NoGradGuard noGrad;
+    for (size_t i = 0; i < s.tensors.size(); ++i) {
+        const torch::Tensor& t = s.tensors[i];
+        torch::from_blob(s.bytes.data() + s.offsets[i], t.sizes(), t.options().device(torch::kCPU))
+            .copy_(t);
+    }
+}
+
+void WeightUpdater::restoreSnapshot() {
+    Snapshot& s = m_snapshot;
+    torch::NoGradGuard noGrad;
+    for (size_t i = 0; i < s.tensors.size(); ++i) {
+        torch::Tensor& t = s.tensors[i];
+        t.copy_(torch::from_blob(s.bytes.data() + s.offsets[i], t.sizes(),
+                                 t.options().device(torch::kCPU)));
+    }
+    // State created by the failed step did not exist before it: drop it.
+    auto& state = m_optimizer->state();
+    for (auto it = state.begin(); it != state.end();) {
+        if (std::find(s.stateKeys.begin(), s.stateKeys.end(), it->first) == s.stateKeys.end())
+            it = state.erase(it);
+        else
+            ++it;
+    }
+    for (size_t k = 0; k < s.stateKeys.size(); ++k) {
+        auto it = state.find(s.stateKeys[k]);
+        if (it == state.end() || s.adamSteps[k] < 0)
+            continue;
+        if (auto* a = dynamic_cast<torch::optim::AdamParamState*>(it->second.get()))
+            a->step(s.adamSteps[k]);
+        else if (auto* w = dynamic_cast<torch::optim::AdamWParamState*>(it->second.get()))
+            w->step(s.adamSteps[k]);
+    }
 }
 
 void WeightUpdater::resetAccumulation() {

@@ -69,6 +69,19 @@ public:
 
 private:
     void rebuildOptimizer();
+    /// Copies the weights and optimizer state the next step changes into host memory that is
+    /// not a tensor allocation (outside any device budget), so a step that fails half way (out
+    /// of memory) can be undone: weights and state are exactly as before it.
+    void takeSnapshot();
+    void restoreSnapshot();
+
+    struct Snapshot {
+        std::vector<char> bytes; ///< reused across steps
+        std::vector<torch::Tensor> tensors;
+        std::vector<size_t> offsets;
+        std::vector<std::string> stateKeys; ///< optimizer state entries that existed
+        std::vector<std::int64_t> adamSteps;
+    } m_snapshot;
 
     std::shared_ptr<torch::nn::Module> m_model;
     std::vector<torch::Tensor> m_params;

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "train/event_json.h"
+
+#include "util/text.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <type_traits>
+
+namespace hr {
+
+namespace {
+
+/// Builds one flat JSON object; numbers that are not finite become null.
+class JsonObject {
+public:
+    JsonObject& add(const char* key, const std::string& value) {
+        field(key) << '"' << jsonEscape(value) << '"';
+        return *this;
+    }
+    JsonObject& add(const char* key, const char* value) { return add(key, std::string(value)); }
+    JsonObject& add(const char* key, double value) {
+        if (!std::isfinite(value)) {
+            field(key) << "null";
+        } else {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.9g", value);
+            field(key) << text;
+        }
+        return *this;
+    }
+    JsonObject& add(const char* key, std::int64_t value) {
+        field(key) << value;
+        return *this;
+    }
+    JsonObject& add(const char* key, int value) { return add(key, std::int64_t(value)); }
+    JsonObject& add(const char* key, bool value) {
+        field(key) << (value ? "true" : "false");
+        return *this;
+    }
+    JsonObject& raw(const char* key, const std::string& json) {
+        field(key) << json;
+        return *this;
+    }
+    std::string str() const { return "{" + m_out.str() + "}"; }
+
+private:
+    std::ostringstream& field(const char* key) {
+        if (!m_first)
+            m_out << ',';
+        m_first = false;
+        m_out << '"' << key << "\":";
+        return m_out;
+    }
+    std::ostringstream m_out;
+    bool m_first = true;
+};
+
+std::string breakdownJson(const MemoryBreakdown& b) {
+    return JsonObject()
+        .add("weights", b.weights)
+        .add("gradients", b.gradients)
+        .add("optimizer_state", b.optimizerState)
+        .add("ema", b.ema)
+        .add("activations", b.activations)
+        .add("batch_data", b.batchData)
+        .add("other", b.other)
+        .add("total", b.total)
+        .str();
+}
+
+std::string sampleJson(const MemorySample& s) {
+    return JsonObject()
+        .add("seconds", s.seconds)
+        .add("allocated", s.allocated)
+        .add("reserved", s.reserved)
+        .add("peak", s.peak)
+        .add("budget", s.budget)
+        .add("phase", toString(s.phase))
+        .add("rank", s.rank)
+        .str();
+}
+
+const char* levelName(LogMessage::Level level) {
+    switch (level) {
+    case LogMessage::Level::Info:
+        return "info";
+    case LogMessage::Level::Warning:
+        return "warning";
+    case LogMessage::Level::Error:
+        return "error";
+    }
+    return "info";
+}
+
+} // namespace
+
+const char* eventType(const TrainEvent& event) {
+    static const char* const names[] = {
+        "run_started", "batch_end",   "epoch_end",    "memory_sample", "oom",
+        "fix_applied", "fix_checked", "run_finished", "run_failed",    "log"};
+    static_assert(std::variant_size_v<TrainEvent> == 10, "name every event type");
+    return names[event.index()];
+}
+
+std::string eventToJson(const TrainEvent& event, double unixSeconds) {
+    JsonObject o;
+    o.add("type", eventType(event)).add("time", unixSeconds);
+    std::visit(
+        [&o](const auto& e) {
+            using T = std::decay_t<decltype(e)>;
+            if constexpr (std::is_same_v<T, RunStarted>) {
+                o.add("run_dir", e.runDir)
+                    .add("parameters", e.parameters)
+                    .add("start_epoch", e.startEpoch)
+                    .add("batches_per_epoch", e.batchesPerEpoch)
+                    .add("epochs", e.config.epochs)
+                    .add("batch", e.config.batch)
+                    .add("imgsz", e.config.imgsz)
+                    .add("model", e.config.model);
+            } else if constexpr (std::is_same_v<T, BatchEnd>) {
+                o.add("epoch", e.epoch)
+                    .add("batch", e.batch)
+                    .add("batches_per_epoch", e.batchesPerEpoch)
+                    .add("step", e.step)
+                    .add("box_loss", e.boxLoss)
+                    .add("cls_loss", e.clsLoss)
+                    .add("dfl_loss", e.dflLoss)
+                    .add("lr", e.lr)
+                    .add("images_per_s", e.imagesPerSecond)
+                    .add("eta_s", e.etaSeconds)
+                    .add("peak_bytes", e.peakBytes);
+            } else if constexpr (std::is_same_v<T, EpochEnd>) {
+                o.add("epoch", e.epoch)
+                    .add("epochs", e.epochs)
+                    .add("box_loss", e.boxLoss)
+                    .add("cls_loss", e.clsLoss)
+                    .add("dfl_loss", e.dflLoss)
+                    .add("val_box_loss", e.valBoxLoss)
+                    .add("val_cls_loss", e.valClsLoss)
+                    .add("val_dfl_loss", e.valDflLoss)
+                    .add("precision", e.precision)
+                    .add("recall", e.recall)
+                    .add("map50", e.map50)
+                    .add("map", e.map)
+                    .add("lr0", e.lr0)
+                    .add("lr1", e.lr1)
+                    .add("lr2", e.lr2)
+                    .add("epoch_seconds", e.epochSeconds)
+                    .add("images_per_s", e.imagesPerSecond)
+                    .add("peak_bytes", e.peakBytes)
+                    .add("best", e.best);
+            } else if constexpr (std::is_same_v<T, MemorySample>) {
+                o.add("seconds", e.seconds)
+                    .add("allocated", e.allocated)
+                    .add("reserved", e.reserved)
+                    .add("peak", e.peak)
+                    .add("budget", e.budget)
+                    .add("phase", toString(e.phase));
+            } else if constexpr (std::is_same_v<T, OomOccurred>) {
+                o.add("phase", toString(e.report.phase))
+                    .add("epoch", e.report.epoch)
+                    .add("batch", e.report.batch)
+                    .add("requested_bytes", e.report.requestedBytes)
+                    .add("allocated_bytes", e.report.allocatedBytes)
+                    .add("budget_bytes", e.report.budgetBytes)
+                    .add("peak_bytes", e.report.peakBytes)
+                    .add("host_memory", e.report.hostMemory)
+                    .add("batch_size", e.report.config.batch)
+                    .add("imgsz", e.report.config.imgsz)
+                    .add("message", e.report.rawMessage);
+            } else if constexpr (std::is_same_v<T, FixApplied>) {
+                o.add("fix_id", e.fixId)
+                    .add("description", e.description)
+                    .add("predicted_peak", e.predictedPeak)
+                    .add("epoch", e.epoch)
+                    .add("batch", e.batch)
+                    .add("batch_size", e.config.batch)
+                    .add("imgsz", e.config.imgsz)
+                    .add("amp", e.config.amp)
+                    .add("checkpointing", toString(e.config.checkpointing))
+                    .add("optimizer", e.config.optimizer);
+            } else if constexpr (std::is_same_v<T, FixChecked>) {
+                o.add("fix_id", e.fixId)
+                    .add("predicted_peak", e.predictedPeak)
+                    .add("measured_peak", e.measuredPeak);
+            } else if constexpr (std::is_same_v<T, RunFinished>) {
+                o.add("run_dir", e.runDir)
+                    .add("epochs_done", e.epochsDone)
+                    .add("map50", e.map50)
+                    .add("map", e.map)
+                    .add("stopped_early", e.stoppedEarly)
+                    .add("stopped_by_user", e.stoppedByUser);
+            } else if constexpr (std::is_same_v<T, RunFailed>) {
+                o.add("message", e.message);
+            } else if constexpr (std::is_same_v<T, LogMessage>) {
+                o.add("level", levelName(e.level)).add("text", e.text);
+            }
+        },
+        event);
+    return o.str();
+}
+
+std::string oomReportToJson(const OomReport& report) {
+    std::string timeline = "[";
+    for (size_t i = 0; i < report.timeline.size(); ++i) {
+        if (i)
+            timeline += ",\n";
+        timeline += sampleJson(report.timeline[i]);
+    }
+    timeline += "]";
+    JsonObject o;
+    o.add("type", "oom")
+        .add("phase", toString(report.phase))
+        .add("requested_bytes", report.requestedBytes)
+        .add("allocated_bytes", report.allocatedBytes)
+        .add("budget_bytes", report.budgetBytes)
+        .add("peak_bytes", report.peakBytes)
+        .raw("breakdown", breakdownJson(report.breakdown))
+        .add("epoch", report.epoch)
+        .add("batch", report.batch)
+        .add("rank", report.rank)
+        .add("device", report.device)
+        .add("host_memory", report.hostMemory)
+        .add("message", report.rawMessage)
+        .add("config_yaml", toYaml(report.config))
+        .raw("timeline", timeline);
+    return o.str() + "\n";
+}
+
+} // namespace hr

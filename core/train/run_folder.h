@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "memory/memory_sample.h"
+#include "train/events.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hr {
+
+/// The folder of one training run, `<project>/<name>/`, and the files the trainer writes there:
+/// config.yaml, results.csv (Ultralytics' columns plus epoch_seconds, images_per_s,
+/// peak_memory_bytes), events.jsonl, memory.csv, oom-<n>.json and weights/. Every file is
+/// rewritten whole through a temporary file and a rename, so a kill at any moment leaves the
+/// previous complete version. Methods return false and fill `error()` on I/O failure.
+class RunFolder {
+public:
+    /// Creates a new run folder: `project/name`, or `name2`, `name3` ... when it exists (unless
+    /// `existOk`). Returns nothing and fills `error` when the folder cannot be created.
+    static std::optional<RunFolder> create(const std::string& project, const std::string& name,
+                                           bool existOk, std::string* error);
+    /// Opens an existing run (resume): loads its results rows, events and memory lines so that
+    /// new ones are appended. Returns nothing when `dir` is not a folder.
+    static std::optional<RunFolder> open(const std::string& dir, std::string* error);
+
+    /// The next free name for `project/name` as Ultralytics numbers them (train, train2, ...).
+    static std::string nextFreePath(const std::string& project, const std::string& name);
+
+    const std::string& path() const { return m_path; }
+    std::string weightsDir() const { return m_path + "/weights"; }
+    std::string lastWeights() const { return weightsDir() + "/last.pt"; }
+    std::string bestWeights() const { return weightsDir() + "/best.pt"; }
+
+    bool writeConfig(const TrainConfig& config);
+
+    /// Adds (or replaces: an epoch appears once) the row of `epoch.epoch` and rewrites results.csv.
+    bool writeEpoch(const EpochEnd& epoch);
+    /// Drops rows of epochs >= `epoch` (a resumed run redoes them).
+    void truncateResults(int epoch);
+    int resultRows() const { return static_cast<int>(m_rows.size()); }
+
+    /// Queues one event line; OOM, fix, finish and failure events are flushed at once, others at
+    /// flush(). MemorySample events go to memory.csv instead.
+    bool addEvent(const TrainEvent& event);
+    bool addMemorySample(const MemorySample& sample);
+    /// Writes events.jsonl and memory.csv.
+    bool flush();
+
+    /// Writes oom-<n>.json (n = 1, 2, ...); returns its path, "" on failure.
+    std::string writeOomReport(const OomReport& report);
+
+    const std::string& error() const { return m_error; }
+
+    /// results.csv's header line (without newline).
+    static std::string resultsHeader();
+
+private:
+    explicit RunFolder(std::string path) : m_path(std::move(path)) {}
+    bool write(const std::string& file, const std::string& text);
+
+    std::string m_path;
+    std::vector<std::pair<int, std::string>> m_rows; ///< (epoch, csv line), sorted by epoch
+    std::string m_events;
+    std::string m_memory;
+    bool m_eventsDirty = false;
+    bool m_memoryDirty = false;
+    int m_ooms = 0;
+    std::string m_error;
+};
+
+} // namespace hr

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "train/train_step.h"
+
+#include "data/batch.h"
+#include "eval/metrics_accumulator.h"
+#include "eval/nms.h"
+#include "loss/detection_loss.h"
+#include "memory/resident_memory.h"
+#include "model/detection_model.h"
+#include "model/model_io.h"
+#include "train/weight_updater.h"
+#include "util/text.h"
+
+#include <ATen/autocast_mode.h>
+
+#include <chrono>
+
+namespace hr {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Turns autocast on for one forward pass (bf16 on CPU, fp16 on CUDA) and restores the previous
+/// state, clearing autocast's weight cache when the outermost guard ends (as Python does).
+class AutocastGuard {
+public:
+    AutocastGuard(bool enabled, torch::Device device)
+        : m_enabled(enabled), m_cuda(device.is_cuda()) {
+        if (!m_enabled)
+            return;
+        if (m_cuda) {
+            m_previous = at::autocast::is_enabled();
+            at::autocast::set_enabled(true);
+        } else {
+            m_previous = at::autocast::is_cpu_enabled();
+            m_previousCpuType = at::autocast::get_autocast_cpu_dtype();
+            at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+            at::autocast::set_cpu_enabled(true);
+        }
+        at::autocast::increment_nesting();
+    }
+    ~AutocastGuard() {
+        if (!m_enabled)
+            return;
+        if (m_cuda) {
+            at::autocast::set_enabled(m_previous);
+        } else {
+            at::autocast::set_cpu_enabled(m_previous);
+            at::autocast::set_autocast_cpu_dtype(m_previousCpuType);
+        }
+        if (at::autocast::decrement_nesting() == 0)
+            at::autocast::clear_cache();
+    }
+    AutocastGuard(const AutocastGuard&) = delete;
+    AutocastGuard& operator=(const AutocastGuard&) = delete;
+
+private:
+    bool m_enabled;
+    bool m_cuda;
+    bool m_previous = false;
+    at::ScalarType m_previousCpuType = at::kBFloat16;
+};
+
+std::array<double, 3> itemsOf(const torch::Tensor& items) {
+    const torch::Tensor cpu = items.detach().to(torch::kCPU, torch::kDouble);
+    return {cpu[0].item<double>(), cpu[1].item<double>(), cpu[2].item<double>()};
+}
+
+LossConfig lossConfigFor(const TrainConfig& config, const DetectionModel& model) {
+    LossConfig loss;
+    loss.nc = model->nc();
+    loss.regMax = model->regMax();
+    loss.strides = model->strides();
+    loss.box = config.box;
+    loss.cls = config.cls;
+    loss.dfl = config.dfl;
+    return loss;
+}
+
+} // namespace
+
+struct TrainStep::Impl {
+    TrainConfig config;
+    DetectionModel model{nullptr};
+    DetectionModel ema{nullptr};
+    int nc = 0;
+    torch::Device device;
+    std::unique_ptr<WeightUpdater> updater;
+    std::unique_ptr<DetectionLoss> loss;
+    std::function<void(Phase)> phaseCallback;
+    Phase phase = Phase::Idle;
+
+    Impl(const TrainConfig& c, DetectionModel m, int classes, torch::Device d)
+        : config(c), model(std::move(m)), nc(classes), device(d) {}
+
+    void setPhase(Phase p) {
+        phase = p;
+        if (phaseCallback)
+            phaseCallback(p);
+    }
+    void applyModelSettings() {
+        model->setCheckpointing(config.checkpointing);
+        model->freeze(config.freeze);
+    }
+};
+
+TrainStep::TrainStep(const TrainConfig& config, DetectionModel model, int nc, torch::Device device,
+                     std::int64_t iterations)
+    : d(std::make_unique<Impl>(config, std::move(model), nc, device)) {
+    TORCH_CHECK(d->model, "TrainStep needs a model");
+    TORCH_CHECK(d->model->nc() == nc, "the model has ", d->model->nc(), " classes, the data ", nc);
+    d->model->to(device);
+    d->model->train();
+    d->applyModelSettings();
+    // The EMA is a second model of the same architecture; it is only ever evaluated.
+    ModelBuild shadow =
+        buildModelFromText(d->model->yamlText(), d->model->sourceName(), nc, d->model->scale());
+    TORCH_CHECK(shadow.model, "cannot build the EMA copy: ", formatDiagnostics(shadow.diagnostics));
+    d->ema = shadow.model;
+    d->ema->to(device);
+    d->ema->eval();
+    d->updater = std::make_unique<WeightUpdater>(
+        config, d->model.ptr(), resolveOptimizer(config, nc, iterations), d->ema.ptr(), device);
+    d->updater->setPhaseCallback([this](Phase p) { d->setPhase(p); });
+    d->loss = std::make_unique<DetectionLoss>(lossConfigFor(config, d->model));
+}
+
+TrainStep::~TrainStep() = default;
+
+StepOutput TrainStep::step(const Batch& batch) {
+    StepOutput out;
+    auto t0 = Clock::now();
+    d->setPhase(Phase::Data);
+    const torch::Tensor images = batch.images.to(d->device, /*non_blocking=*/true);
+    const torch::Tensor targets = batch.targets.to(d->device, /*non_blocking=*/true);
+    out.images = static_cast<int>(images.size(0));
+    out.dataSeconds = secondsSince(t0);
+
+    t0 = Clock::now();
+    d->setPhase(Phase::Forward);
+    d->model->train();
+    std::vector<torch::Tensor> raw;
+    {
+        AutocastGuard autocast(d->config.amp, d->device);
+        raw = d->model->forward(images);
+    }
+    d->setPhase(Phase::Loss);
+    LossOutput loss = d->loss->compute(raw, targets, images.size(2), images.size(3));
+    out.forwardSeconds = secondsSince(t0);
+
+    t0 = Clock::now();
+    d->setPhase(Phase::Backward);
+    d->updater->backward(loss.total);
+    raw.clear();
+    out.loss = loss.total.item<double>();
+    out.items = itemsOf(loss.items);
+    out.backwardSeconds = secondsSince(t0);
+
+    if (d->updater->due()) {
+        t0 = Clock::now();
+        out.stepSkipped = !d->updater->step();
+        out.optimizerStepped = true;
+        out.optimizerSeconds = secondsSince(t0);
+    }
+    d->setPhase(Phase::Idle);
+    return out;
+}
+
+ValidationOutput TrainStep::validateBatch(const Batch& batch, MetricsAccumulator* metrics) {
+    ValidationOutput out;
+    torch::NoGradGuard noGrad;
+    d->setPhase(Phase::Validation);
+    const torch::Tensor images = batch.images.to(d->device, true);
+    const torch::Tensor targets = batch.targets.to(d->device, true);
+    out.images = static_cast<int>(images.size(0));
+    d->ema->eval();
+    std::vector<torch::Tensor> raw;
+    {
+        AutocastGuard autocast(d->config.amp && d->device.is_cuda(), d->device);
+        raw = d->ema->forward(images);
+    }
+    for (auto& r : raw)
+        r = r.to(torch::kFloat);
+    const int64_t h = images.size(2), w = images.size(3);
+    out.items = itemsOf(d->loss->compute(raw, targets, h, w).items);
+    if (!metrics)
+        return out;
+    const torch::Tensor decoded = d->ema->decode(raw);
+    raw.clear();
+    const std::vector<torch::Tensor> detections = nonMaxSuppression(
+        decoded, d->config.conf, d->config.iou, d->config.max_det, d->config.single_cls, true);
+    const torch::Tensor cpuTargets = batch.targets.to(torch::kCPU, torch::kFloat);
+    for (int64_t i = 0; i < out.images; ++i) {
+        const torch::Tensor rows = cpuTargets.index({cpuTargets.select(1, 0) == i});
+        const torch::Tensor xywh =
+            rows.slice(1, 2, 6) * torch::tensor({float(w), float(h), float(w), float(h)});
+        const torch::Tensor xyxy = torch::cat({xywh.slice(1, 0, 2) - xywh.slice(1, 2, 4) / 2,
+                                               xywh.slice(1, 0, 2) + xywh.slice(1, 2, 4) / 2},
+                                              1);
+        metrics->add(detections[static_cast<size_t>(i)].to(torch::kCPU), xyxy,
+                     rows.select(1, 1).to(torch::kLong));
+    }
+    d->setPhase(Phase::Idle);
+    return out;
+}
+
+void TrainStep::resetAccumulation() {
+    d->updater->resetAccumulation();
+}
+
+void TrainStep::setSchedule(const StepSchedule& schedule) {
+    d->updater->setLearningRates(schedule.lr);
+    if (d->updater->choice().name == "SGD")
+        d->updater->setMomentum(schedule.momentum);
+    d->updater->setAccumulate(schedule.accumulate);
+}
+
+StepSchedule TrainStep::schedule() const {
+    StepSchedule s;
+    s.lr = d->updater->learningRates();
+    s.momentum = d->updater->momentum();
+    s.accumulate = d->updater->accumulate();
+    return s;
+}
+
+double TrainStep::initialLr() const {
+    return d->updater->choice().lr;
+}
+const OptimizerChoice& TrainStep::optimizerChoice() const {
+    return d->updater->choice();
+}
+
+void TrainStep::applyConfig(const TrainConfig& config) {
+    const TrainConfig previous = d->config;
+    d->config = config;
+    d->applyModelSettings();
+    OptimizerChoice choice = d->updater->choice();
+    if (toLower(config.optimizer) != toLower(previous.optimizer) &&
+        toLower(config.optimizer) != "auto") {
+        const OptimizerChoice wanted = resolveOptimizer(config, d->nc, 0);
+        choice.name = wanted.name;
+        choice.automatic = false;
+    }
+    d->updater->applyConfig(config, choice);
+    if (config.box != previous.box || config.cls != previous.cls || config.dfl != previous.dfl)
+        d->loss = std::make_unique<DetectionLoss>(lossConfigFor(config, d->model));
+}
+
+void TrainStep::setPhaseCallback(std::function<void(Phase)> callback) {
+    d->phaseCallback = std::move(callback);
+}
+Phase TrainStep::currentPhase() const {
+    return d->phase;
+}
+DetectionModel& TrainStep::model() {
+    return d->model;
+}
+DetectionModel& TrainStep::emaModel() {
+    return d->ema;
+}
+ModelEma& TrainStep::ema() {
+    return *d->updater->ema();
+}
+torch::optim::Optimizer& TrainStep::optimizer() {
+    return d->updater->optimizer();
+}
+WeightUpdater& TrainStep::updater() {
+    return *d->updater;
+}
+const TrainConfig& TrainStep::config() const {
+    return d->config;
+}
+torch::Device TrainStep::device() const {
+    return d->device;
+}
+std::int64_t TrainStep::optimizerSteps() const {
+    return d->updater->steps();
+}
+double TrainStep::lossScale() const {
+    return d->updater->scaler().scale();
+}
+
+void TrainStep::save(torch::serialize::OutputArchive& archive,
+                     const std::vector<std::string>& classNames) const {
+    writeModel(archive, d->ema, classNames);
+    torch::serialize::OutputArchive weights;
+    d->model->save(weights);
+    archive.write("train_model", weights);
+    torch::serialize::OutputArchive state;
+    d->updater->save(state, /*withEmaWeights=*/false);
+    archive.write("train_state", state);
+}
+
+void TrainStep::load(torch::serialize::InputArchive& archive) {
+    LoadedModel stored = readModel(archive);
+    TORCH_CHECK(stored.model, "checkpoint has no usable model: ", stored.error);
+    TORCH_CHECK(stored.model->architectureKey() == d->ema->architectureKey(),
+                "checkpoint was written for ", stored.model->architectureName(), ", this run uses ",
+                d->ema->architectureName());
+    stored.model->to(d->device);
+    d->updater->ema()->copyFrom(*stored.model);
+    torch::serialize::InputArchive weights;
+    archive.read("train_model", weights);
+    d->model->load(weights);
+    d->model->to(d->device);
+    torch::serialize::InputArchive state;
+    archive.read("train_state", state);
+    d->updater->load(state);
+}
+
+MemoryBreakdown TrainStep::residentMemory() const {
+    return measureResident(*d->model, &d->updater->optimizer(), d->ema.ptr().get());
+}
+
+} // namespace hr

@@ -1,0 +1,770 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "train/trainer.h"
+
+#include "config/data_config.h"
+#include "data/data_loader.h"
+#include "data/dataset.h"
+#include "data/synthetic_dataset.h"
+#include "eval/metrics_accumulator.h"
+#include "memory/memory_probe.h"
+#include "memory/memory_sampler.h"
+#include "memory/resident_memory.h"
+#include "model/detection_model.h"
+#include "model/model_io.h"
+#include "train/lr_schedule.h"
+#include "train/run_folder.h"
+#include "train/train_step.h"
+#include "train/weight_updater.h"
+#include "util/atomic_file.h"
+#include "util/bytes.h"
+#include "util/resources.h"
+#include "util/text.h"
+
+#ifdef HEADROOM_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace hr {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Thrown inside the trainer to end the run with a message (RunFailed).
+struct RunError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+bool isOomMessage(const std::string& message) {
+    const std::string lower = toLower(message);
+    return lower.find("out of memory") != std::string::npos ||
+           lower.find("cuda_error_out_of_memory") != std::string::npos ||
+           lower.find("cudnn_status_alloc_failed") != std::string::npos;
+}
+
+/// What an out-of-memory failure looked like when it was caught.
+struct OomFailure {
+    std::string message;
+    bool hostMemory = false;
+};
+
+/// The run to resume: the newest `project/name*` folder with weights/last.pt.
+std::string findResumeFolder(const TrainConfig& config) {
+    const fs::path exact = fs::path(config.project) / config.name;
+    if (fs::exists(exact / "weights" / "last.pt"))
+        return exact.string();
+    std::string best;
+    fs::file_time_type newest{};
+    std::error_code ec;
+    if (!fs::is_directory(config.project, ec))
+        return {};
+    for (const auto& entry : fs::directory_iterator(config.project, ec)) {
+        const fs::path last = entry.path() / "weights" / "last.pt";
+        if (entry.path().filename().string().rfind(config.name, 0) != 0 || !fs::exists(last))
+            continue;
+        const auto time = fs::last_write_time(last, ec);
+        if (best.empty() || time > newest) {
+            best = entry.path().string();
+            newest = time;
+        }
+    }
+    return best;
+}
+
+torch::Device resolveDevice(const std::string& name) {
+    const std::string lower = toLower(name);
+    if (lower == "auto" || lower.empty())
+        return torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0)
+                                           : torch::Device(torch::kCPU);
+    if (lower == "cpu")
+        return torch::kCPU;
+    if (lower.rfind("cuda", 0) == 0) {
+        if (!torch::cuda::is_available())
+            throw RunError("device " + name +
+                           " was asked for, but this build or machine has "
+                           "no CUDA; use device=cpu");
+        return torch::Device(lower == "cuda" ? std::string("cuda:0") : lower);
+    }
+    throw RunError("unknown device '" + name + "' (use auto, cpu, cuda or cuda:N)");
+}
+
+/// Settings that only concern this process, taken from the new command line on resume.
+void keepRuntimeSettings(TrainConfig& stored, const TrainConfig& given) {
+    stored.memory_budget = given.memory_budget;
+    stored.on_oom = given.on_oom;
+    stored.threads = given.threads;
+    stored.workers = given.workers;
+    stored.device = given.device;
+    stored.memory_sample_hz = given.memory_sample_hz;
+    stored.resume = true;
+}
+
+bool sameTrainLoader(const TrainConfig& a, const TrainConfig& b) {
+    const LoaderOptions x = LoaderOptions::fromConfig(a, true);
+    const LoaderOptions y = LoaderOptions::fromConfig(b, true);
+    return x.imgsz == y.imgsz && x.batch == y.batch && x.workers == y.workers &&
+           x.cache == y.cache && x.rect == y.rect && x.hyp.mosaic == y.hyp.mosaic &&
+           x.hyp.mixup == y.hyp.mixup && x.close_mosaic == y.close_mosaic;
+}
+
+bool sameValLoader(const TrainConfig& a, const TrainConfig& b) {
+    const LoaderOptions x = LoaderOptions::fromConfig(a, false);
+    const LoaderOptions y = LoaderOptions::fromConfig(b, false);
+    return x.imgsz == y.imgsz && x.batch == y.batch && x.workers == y.workers && x.cache == y.cache;
+}
+
+} // namespace
+
+struct Trainer::Impl {
+    TrainConfig config;
+    EventSink sink;
+    OomHandler oomHandler;
+    std::atomic<bool> paused{false};
+    std::atomic<bool> stopRequested{false};
+    std::mutex pauseMutex;
+    std::condition_variable pauseChanged;
+
+    // Run state (trainer thread only, except the sample queue).
+    std::optional<RunFolder> folder;
+    std::unique_ptr<MemoryProbe> probe;
+    std::unique_ptr<MemorySampler> sampler;
+    std::mutex sampleMutex;
+    std::vector<MemorySample> pendingSamples;
+    std::shared_ptr<const DatasetReport> trainData, valData;
+    std::unique_ptr<DataLoader> trainLoader, valLoader;
+    std::unique_ptr<TrainStep> step;
+    std::unique_ptr<LrSchedule> schedule;
+    std::vector<std::string> names;
+    torch::Device device{torch::kCPU};
+    int nc = 0;
+    int startEpoch = 0;
+    std::int64_t globalStep = 0;
+    double bestFitness = -1.0;
+    int bestEpoch = -1;
+    double bestMap50 = 0, bestMap = 0;
+    std::int64_t epochPeak = 0;
+    int oomsWithoutProgress = 0;
+    double secondsPerBatch = 0; ///< smoothed, for the ETA
+    struct FixCheck {
+        bool active = false;
+        std::string fixId;
+        std::int64_t predicted = 0;
+    } fixCheck;
+
+    Impl(TrainConfig c, EventSink s) : config(std::move(c)), sink(std::move(s)) {}
+
+    void emit(const TrainEvent& event) {
+        if (folder)
+            folder->addEvent(event);
+        if (sink)
+            sink(event);
+    }
+    void log(LogMessage::Level level, const std::string& text) { emit(LogMessage{level, text}); }
+
+    /// Forwards the sampler's points on the trainer thread (the sink's contract).
+    void drainSamples() {
+        std::vector<MemorySample> samples;
+        {
+            std::lock_guard<std::mutex> lock(sampleMutex);
+            samples.swap(pendingSamples);
+        }
+        for (const auto& s : samples)
+            emit(s);
+    }
+
+    void waitWhilePaused() {
+        std::unique_lock<std::mutex> lock(pauseMutex);
+        pauseChanged.wait(lock, [this] { return !paused.load() || stopRequested.load(); });
+    }
+
+    /// The run is ending: the budget (process-wide on CPU) must not outlive it.
+    void releaseBudget() {
+        if (probe)
+            probe->setBudget(0);
+    }
+
+    void notePeak() {
+        if (!probe)
+            return;
+        epochPeak = std::max(epochPeak, probe->peak());
+        probe->resetPeak();
+    }
+
+    // --- set-up ---------------------------------------------------------------------------
+    void setUp();
+    void loadData();
+    void makeTrainLoader() {
+        trainLoader.reset(); // free its host buffers before the new one fills
+        trainLoader =
+            std::make_unique<DataLoader>(trainData, LoaderOptions::fromConfig(config, true));
+    }
+    void makeValLoader() {
+        valLoader.reset();
+        valLoader = std::make_unique<DataLoader>(valData, LoaderOptions::fromConfig(config, false));
+    }
+    int batchesPerEpoch() const { return static_cast<int>(trainLoader->batchesPerEpoch()); }
+
+    // --- the loop -------------------------------------------------------------------------
+    enum class EpochOutcome { Done, Stopped };
+    EpochOutcome trainEpoch(int epoch, EpochEnd& result);
+    MetricsResult validate(int epoch, EpochEnd& result);
+    /// Returns true when a fix was applied (continue), false to stop the run.
+    bool recover(const OomFailure& failure, Phase phase, int epoch, int batch);
+    void applyFix(const OomDecision& decision, int epoch, int batch);
+    void saveCheckpoint(const std::string& path, int completedEpochs);
+    void loadCheckpoint(const std::string& path);
+    int runImpl();
+};
+
+void Trainer::Impl::loadData() {
+    std::string dataPath = config.data;
+    if (dataPath.empty()) {
+        std::string error;
+        dataPath = ensureBuiltinDataset(&error);
+        if (dataPath.empty())
+            throw RunError("cannot create the built-in data set: " + error);
+        log(LogMessage::Level::Info, "using the built-in data set " + dataPath);
+    }
+    DataConfigResult loaded = loadDataConfig(dataPath);
+    if (!loaded.config)
+        throw RunError(formatDiagnostics(loaded.diagnostics));
+    ScanOptions scan;
+    scan.singleCls = config.single_cls;
+    scan.fraction = config.fraction;
+    auto train = std::make_shared<DatasetReport>(scanDataset(*loaded.config, Split::Train, scan));
+    if (!train->usable())
+        throw RunError("the training split has no usable image:\n" +
+                       formatDiagnostics(train->problems));
+    ScanOptions valScan;
+    valScan.singleCls = config.single_cls;
+    auto val = std::make_shared<DatasetReport>(scanDataset(*loaded.config, Split::Val, valScan));
+    if (!val->usable()) {
+        log(LogMessage::Level::Warning, "the data set has no usable validation images; "
+                                        "validating on the training images");
+        val = std::make_shared<DatasetReport>(*train);
+        val->split = Split::Val;
+    }
+    names = config.single_cls ? std::vector<std::string>{"item"} : loaded.config->names;
+    nc = static_cast<int>(names.size());
+    trainData = train;
+    valData = val;
+}
+
+void Trainer::Impl::setUp() {
+    const int threads = config.threads > 0
+                            ? config.threads
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    at::set_num_threads(threads);
+
+    std::string resumeDir;
+    std::string resumeCheckpoint;
+    if (config.resume) {
+        resumeDir = findResumeFolder(config);
+        if (resumeDir.empty())
+            throw RunError("resume: no run with weights/last.pt under " + config.project + "/" +
+                           config.name + "*");
+        resumeCheckpoint = resumeDir + "/weights/last.pt";
+        torch::serialize::InputArchive archive;
+        archive.load_from(resumeCheckpoint);
+        c10::IValue yaml;
+        archive.read("config_yaml", yaml);
+        TrainConfigResult stored = parseTrainConfig(yaml.toStringRef(), resumeCheckpoint);
+        if (!stored.config)
+            throw RunError("resume: the checkpoint's config is unusable:\n" +
+                           formatDiagnostics(stored.diagnostics));
+        TrainConfig resumed = *stored.config;
+        keepRuntimeSettings(resumed, config);
+        config = resumed;
+    }
+    torch::manual_seed(static_cast<std::uint64_t>(config.seed));
+    if (config.batch < 1) {
+        log(LogMessage::Level::Warning,
+            "batch -1 (auto-fit) is resolved by the command line or GUI; the trainer uses 16");
+        config.batch = 16;
+    }
+
+    device = resolveDevice(config.device);
+    std::string probeError;
+    probe = makeProbe(device.str(), &probeError);
+    if (probe) {
+        probe->setBudget(config.memory_budget);
+        sampler = std::make_unique<MemorySampler>(*probe, config.memory_sample_hz);
+        sampler->setCallback([this](const MemorySample& sample) {
+            std::lock_guard<std::mutex> lock(sampleMutex);
+            pendingSamples.push_back(sample);
+        });
+    } else {
+        log(LogMessage::Level::Warning, "no memory probe for " + device.str() + ": " + probeError);
+    }
+
+    loadData();
+    ModelBuild build = buildModel(config.model, nc, config.scale);
+    if (!build.model)
+        throw RunError(formatDiagnostics(build.diagnostics));
+    if (!config.weights.empty() && !config.resume) {
+        std::string error;
+        if (!loadWeightsInto(build.model, config.weights, &error))
+            throw RunError(error);
+    }
+    makeTrainLoader();
+    const std::int64_t iterations =
+        plannedIterations(config, static_cast<std::int64_t>(trainData->images.size()));
+    step = std::make_unique<TrainStep>(config, build.model, nc, device, iterations);
+    step->setPhaseCallback([this](Phase phase) {
+        if (sampler)
+            sampler->setPhase(phase);
+    });
+    const OptimizerChoice& choice = step->optimizerChoice();
+    schedule = std::make_unique<LrSchedule>(
+        config, choice.lr, choice.automatic ? 0.0 : config.warmup_bias_lr, batchesPerEpoch());
+    if (choice.automatic)
+        log(LogMessage::Level::Info, "optimizer auto: " + choice.name +
+                                         " lr=" + std::to_string(choice.lr) +
+                                         " momentum=" + std::to_string(choice.momentum) + " (" +
+                                         std::to_string(iterations) + " planned iterations)");
+
+    std::string error;
+    folder = config.resume
+                 ? RunFolder::open(resumeDir, &error)
+                 : RunFolder::create(config.project, config.name, config.exist_ok, &error);
+    if (!folder)
+        throw RunError(error);
+    if (!folder->writeConfig(config))
+        throw RunError(folder->error());
+    if (config.resume) {
+        loadCheckpoint(resumeCheckpoint);
+        folder->truncateResults(startEpoch);
+        log(LogMessage::Level::Info,
+            "resumed " + folder->path() + " at epoch " + std::to_string(startEpoch + 1));
+    }
+    if (sampler)
+        sampler->start();
+}
+
+void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs) {
+    torch::serialize::OutputArchive archive;
+    step->save(archive, names);
+    archive.write("format", c10::IValue(std::string("headroom-checkpoint-1")));
+    archive.write("epoch", c10::IValue(static_cast<std::int64_t>(completedEpochs)));
+    archive.write("global_step", c10::IValue(globalStep));
+    archive.write("best_fitness", c10::IValue(bestFitness));
+    archive.write("best_epoch", c10::IValue(static_cast<std::int64_t>(bestEpoch)));
+    archive.write("best_map50", c10::IValue(bestMap50));
+    archive.write("best_map", c10::IValue(bestMap));
+    archive.write("config_yaml", c10::IValue(toYaml(config)));
+    std::ostringstream bytes;
+    archive.save_to(bytes);
+    std::string error;
+    if (!writeFileAtomically(path, bytes.str(), &error))
+        throw RunError("cannot write checkpoint: " + error);
+}
+
+void Trainer::Impl::loadCheckpoint(const std::string& path) {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path, device);
+    step->load(archive);
+    c10::IValue value;
+    archive.read("epoch", value);
+    startEpoch = static_cast<int>(value.toInt());
+    archive.read("global_step", value);
+    globalStep = value.toInt();
+    archive.read("best_fitness", value);
+    bestFitness = value.toDouble();
+    archive.read("best_epoch", value);
+    bestEpoch = static_cast<int>(value.toInt());
+    archive.read("best_map50", value);
+    bestMap50 = value.toDouble();
+    archive.read("best_map", value);
+    bestMap = value.toDouble();
+}
+
+bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, int batch) {
+    // Whatever the failed step held is gone with the unwound stack; drop the gradients of the
+    // broken accumulation group too and give cached blocks back.
+    step->resetAccumulation();
+#ifdef HEADROOM_WITH_CUDA
+    if (device.is_cuda())
+        c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+    OomReport report;
+    report.phase = phase;
+    report.rawMessage = failure.message;
+    report.hostMemory = failure.hostMemory;
+    report.config = config;
+    report.epoch = epoch;
+    report.batch = batch;
+    report.device = device.str();
+    report.breakdown = step->residentMemory();
+    if (probe) {
+        report.requestedBytes = probe->lastFailedRequest();
+        report.allocatedBytes = probe->allocated();
+        report.budgetBytes = probe->budget() > 0 ? probe->budget() : probe->capacity();
+        report.peakBytes = probe->peak();
+        attributePeak(report.breakdown, report.peakBytes);
+    }
+    if (report.requestedBytes == 0)
+        report.requestedBytes = parseRequestedBytes(failure.message);
+    if (sampler)
+        report.timeline = sampler->timelineSince(5.0);
+    drainSamples();
+    emit(OomOccurred{report});
+    if (folder)
+        folder->writeOomReport(report);
+    if (++oomsWithoutProgress > 8)
+        throw RunError("out of memory " + std::to_string(oomsWithoutProgress - 1) +
+                       " times in a row without a completed step; giving up");
+    if (!oomHandler)
+        return false;
+    const OomDecision decision = oomHandler(report);
+    if (decision.stop)
+        return false;
+    const Diagnostics problems = hr::validate(decision.config, "fix " + decision.fixId);
+    if (hasErrors(problems))
+        throw RunError("the fix '" + decision.fixId + "' gave an invalid config:\n" +
+                       formatDiagnostics(problems));
+    applyFix(decision, epoch, batch);
+    if (probe)
+        probe->resetPeak();
+    return true;
+}
+
+void Trainer::Impl::applyFix(const OomDecision& decision, int epoch, int batch) {
+    const TrainConfig previous = config;
+    config = decision.config;
+    // Process-level settings are not the fix's to change.
+    config.resume = previous.resume;
+    if (config.memory_budget != previous.memory_budget && probe)
+        probe->setBudget(config.memory_budget);
+    if (!sameTrainLoader(previous, config)) {
+        makeTrainLoader();
+        schedule->setBatch(config.batch, batchesPerEpoch());
+    }
+    if (!sameValLoader(previous, config))
+        valLoader.reset(); // rebuilt at the next validation
+    step->applyConfig(config);
+    if (folder)
+        folder->writeConfig(config);
+    FixApplied applied;
+    applied.fixId = decision.fixId;
+    applied.description = decision.description;
+    applied.config = config;
+    applied.predictedPeak = decision.predictedPeak;
+    applied.epoch = epoch;
+    applied.batch = batch;
+    emit(applied);
+    fixCheck = {true, decision.fixId, decision.predictedPeak};
+}
+
+Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& result) {
+    int nb = batchesPerEpoch();
+    int batchSize = config.batch;
+    // Per-batch loss items, so a redone group replaces its entries.
+    std::vector<std::array<double, 3>> items;
+    std::int64_t images = 0;
+    double trainSeconds = 0;
+    trainLoader->startEpoch(epoch);
+    int index = 0;      // next batch of this epoch
+    int groupStart = 0; // first batch of the open accumulation group
+    bool positioned = true;
+    const auto epochStart = Clock::now();
+    while (index < nb) {
+        waitWhilePaused();
+        if (stopRequested)
+            return EpochOutcome::Stopped;
+        if (!positioned) {
+            // Restart the epoch's batch order and skip to `index` (same order, seed + epoch).
+            trainLoader->startEpoch(epoch);
+            Batch skipped;
+            for (int k = 0; k < index && trainLoader->next(skipped); ++k) {
+            }
+            positioned = true;
+        }
+        const LrSchedule::Point point = schedule->at(epoch, index);
+        step->setSchedule({point.lr, point.momentum, point.accumulate});
+        const auto t0 = Clock::now();
+        Batch batch;
+        if (!trainLoader->next(batch)) {
+            if (!trainLoader->error().empty())
+                throw RunError("data loader: " + trainLoader->error());
+            break;
+        }
+        const double waitSeconds = secondsSince(t0);
+        std::optional<OomFailure> failure;
+        Phase failedPhase = Phase::Idle;
+        StepOutput out;
+        try {
+            out = step->step(batch);
+        } catch (const c10::OutOfMemoryError& e) {
+            failure = OomFailure{e.what(), false};
+        } catch (const c10::Error& e) {
+            if (!isOomMessage(e.what()))
+                throw;
+            failure = OomFailure{e.what(), false};
+        } catch (const std::bad_alloc& e) {
+            failure = OomFailure{std::string("host memory exhausted: ") + e.what(), true};
+        }
+        if (failure) {
+            failedPhase = step->currentPhase();
+            batch = Batch{};
+            if (!recover(*failure, failedPhase, epoch, index)) {
+                releaseBudget();
+                saveCheckpoint(folder->lastWeights(), epoch);
+                throw RunError("out of memory in the " + std::string(toString(failedPhase)) +
+                               " phase of epoch " + std::to_string(epoch + 1) + ", batch " +
+                               std::to_string(index + 1) + " (" + failure->message +
+                               "); no fix was chosen. The last weights are in " +
+                               folder->lastWeights() +
+                               "; lower batch or imgsz, or set on_oom=auto, and resume.");
+            }
+            // Redo the broken accumulation group, at the new batch size when it changed.
+            const int restart = static_cast<int>(static_cast<std::int64_t>(groupStart) * batchSize /
+                                                 std::max(config.batch, 1));
+            nb = batchesPerEpoch();
+            batchSize = config.batch;
+            items.resize(std::min<size_t>(items.size(), static_cast<size_t>(restart)));
+            index = restart;
+            groupStart = restart;
+            positioned = false;
+            continue;
+        }
+        oomsWithoutProgress = 0;
+        notePeak();
+        if (out.optimizerStepped)
+            groupStart = index + 1;
+        if (items.size() <= static_cast<size_t>(index))
+            items.resize(static_cast<size_t>(index) + 1);
+        items[static_cast<size_t>(index)] = out.items;
+        images += out.images;
+        const double stepSeconds = secondsSince(t0);
+        trainSeconds += stepSeconds;
+        secondsPerBatch =
+            secondsPerBatch == 0 ? stepSeconds : 0.9 * secondsPerBatch + 0.1 * stepSeconds;
+        ++index;
+        ++globalStep;
+        (void)waitSeconds;
+
+        drainSamples();
+        BatchEnd end;
+        end.epoch = epoch;
+        end.batch = index - 1;
+        end.batchesPerEpoch = nb;
+        end.step = globalStep;
+        std::array<double, 3> sum{0, 0, 0};
+        for (const auto& it : items)
+            for (int k = 0; k < 3; ++k)
+                sum[k] += it[k];
+        const double n = static_cast<double>(std::max<size_t>(items.size(), 1));
+        end.boxLoss = sum[0] / n;
+        end.clsLoss = sum[1] / n;
+        end.dflLoss = sum[2] / n;
+        end.lr = point.lr[0];
+        end.imagesPerSecond = trainSeconds > 0 ? images / trainSeconds : 0;
+        const double remaining = (nb - index) + static_cast<double>(config.epochs - epoch - 1) * nb;
+        end.etaSeconds = remaining * secondsPerBatch;
+        end.peakBytes = epochPeak;
+        emit(end);
+        result.boxLoss = end.boxLoss;
+        result.clsLoss = end.clsLoss;
+        result.dflLoss = end.dflLoss;
+    }
+    const auto lr = step->schedule().lr;
+    result.lr0 = lr[0];
+    result.lr1 = lr[1];
+    result.lr2 = lr[2];
+    const double seconds = secondsSince(epochStart);
+    result.imagesPerSecond = seconds > 0 ? images / seconds : 0;
+    return EpochOutcome::Done;
+}
+
+MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
+    for (;;) {
+        if (!valLoader)
+            makeValLoader();
+        MetricsAccumulator metrics(nc);
+        std::array<double, 3> sum{0, 0, 0};
+        int batches = 0;
+        std::optional<OomFailure> failure;
+        try {
+            valLoader->startEpoch(0);
+            Batch batch;
+            while (valLoader->next(batch)) {
+                const ValidationOutput out = step->validateBatch(batch, &metrics);
+                for (int k = 0; k < 3; ++k)
+                    sum[k] += out.items[k];
+                ++batches;
+                notePeak();
+                drainSamples();
+            }
+            if (!valLoader->error().empty())
+                throw RunError("validation data loader: " + valLoader->error());
+        } catch (const c10::OutOfMemoryError& e) {
+            failure = OomFailure{e.what(), false};
+        } catch (const c10::Error& e) {
+            if (!isOomMessage(e.what()))
+                throw;
+            failure = OomFailure{e.what(), false};
+        } catch (const std::bad_alloc& e) {
+            failure = OomFailure{std::string("host memory exhausted: ") + e.what(), true};
+        }
+        if (failure) {
+            valLoader->stop();
+            if (!recover(*failure, Phase::Validation, epoch, batches)) {
+                releaseBudget();
+                saveCheckpoint(folder->lastWeights(), epoch + 1);
+                throw RunError("out of memory during validation of epoch " +
+                               std::to_string(epoch + 1) + " (" + failure->message +
+                               "); no fix was chosen. Lower val_batch and resume.");
+            }
+            continue; // validate again from the start with the fixed config
+        }
+        oomsWithoutProgress = 0;
+        const double n = std::max(batches, 1);
+        result.valBoxLoss = sum[0] / n;
+        result.valClsLoss = sum[1] / n;
+        result.valDflLoss = sum[2] / n;
+        return metrics.compute();
+    }
+}
+
+int Trainer::Impl::runImpl() {
+    setUp();
+    {
+        RunStarted started;
+        started.runDir = folder->path();
+        started.config = config;
+        started.parameters = step->model()->parameterCount();
+        started.startEpoch = startEpoch;
+        started.batchesPerEpoch = batchesPerEpoch();
+        emit(started);
+    }
+    RunFinished finished;
+    finished.runDir = folder->path();
+    int epoch = startEpoch;
+    for (; epoch < config.epochs; ++epoch) {
+        EpochEnd result;
+        result.epoch = epoch;
+        result.epochs = config.epochs;
+        epochPeak = 0;
+        if (probe)
+            probe->resetPeak();
+        const auto start = Clock::now();
+        if (trainEpoch(epoch, result) == EpochOutcome::Stopped) {
+            // The epoch is incomplete: last.pt keeps the previous epoch's end.
+            finished.stoppedByUser = true;
+            break;
+        }
+        const bool finalEpoch = epoch + 1 == config.epochs;
+        if (config.val || finalEpoch) {
+            const MetricsResult metrics = validate(epoch, result);
+            result.precision = metrics.precision;
+            result.recall = metrics.recall;
+            result.map50 = metrics.map50;
+            result.map = metrics.map;
+            const double fitness = metrics.fitness();
+            if (fitness >= bestFitness) {
+                bestFitness = fitness;
+                bestEpoch = epoch;
+                bestMap50 = metrics.map50;
+                bestMap = metrics.map;
+                result.best = true;
+            }
+        }
+        result.epochSeconds = secondsSince(start);
+        result.peakBytes = epochPeak;
+        saveCheckpoint(folder->lastWeights(), epoch + 1);
+        if (result.best) {
+            std::error_code ec;
+            fs::copy_file(folder->lastWeights(), folder->bestWeights() + ".tmp",
+                          fs::copy_options::overwrite_existing, ec);
+            if (!ec)
+                fs::rename(folder->bestWeights() + ".tmp", folder->bestWeights(), ec);
+            if (ec)
+                log(LogMessage::Level::Warning, "cannot write best.pt: " + ec.message());
+        }
+        if (!folder->writeEpoch(result))
+            log(LogMessage::Level::Warning, "cannot write results.csv: " + folder->error());
+        drainSamples();
+        emit(result);
+        if (fixCheck.active) {
+            emit(FixChecked{fixCheck.fixId, fixCheck.predicted, result.peakBytes});
+            fixCheck.active = false;
+        }
+        if (bestEpoch >= 0 && epoch - bestEpoch >= config.patience && !finalEpoch) {
+            log(LogMessage::Level::Info,
+                "stopping early: no improvement in the last " + std::to_string(config.patience) +
+                    " epochs; the best was epoch " + std::to_string(bestEpoch + 1));
+            finished.stoppedEarly = true;
+            ++epoch;
+            break;
+        }
+        if (stopRequested) {
+            finished.stoppedByUser = true;
+            ++epoch;
+            break;
+        }
+    }
+    if (sampler)
+        sampler->stop();
+    releaseBudget();
+    drainSamples();
+    finished.epochsDone = epoch;
+    finished.map50 = bestMap50;
+    finished.map = bestMap;
+    emit(finished);
+    folder->flush();
+    return 0;
+}
+
+Trainer::Trainer(TrainConfig config, EventSink sink)
+    : d(std::make_unique<Impl>(std::move(config), std::move(sink))) {}
+
+Trainer::~Trainer() = default;
+
+int Trainer::run() {
+    try {
+        return d->runImpl();
+    } catch (const std::exception& e) {
+        if (d->sampler)
+            d->sampler->stop();
+        d->releaseBudget();
+        d->emit(RunFailed{e.what()});
+        if (d->folder)
+            d->folder->flush();
+        return 1;
+    }
+}
+
+void Trainer::requestPause(bool paused) {
+    {
+        std::lock_guard<std::mutex> lock(d->pauseMutex);
+        d->paused = paused;
+    }
+    d->pauseChanged.notify_all();
+}
+
+void Trainer::requestStop() {
+    {
+        std::lock_guard<std::mutex> lock(d->pauseMutex);
+        d->stopRequested = true;
+    }
+    d->pauseChanged.notify_all();
+}
+
+void Trainer::setOomHandler(OomHandler handler) {
+    d->oomHandler = std::move(handler);
+}
+
+} // namespace hr
