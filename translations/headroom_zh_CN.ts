@@ -515,22 +515,6 @@
         <translation>修改：%1</translation>
     </message>
     <message>
-        <source>Host memory fix: device memory unchanged.</source>
-        <translation>主机内存修复：设备显存不变。</translation>
-    </message>
-    <message>
-        <source>Predicted peak %1 (%2% of the budget).</source>
-        <translation>预测峰值 %1（预算的 %2%）。</translation>
-    </message>
-    <message>
-        <source>Predicted peak %1.</source>
-        <translation>预测峰值 %1。</translation>
-    </message>
-    <message>
-        <source>No memory prediction for this change.</source>
-        <translation>此修改没有显存预测。</translation>
-    </message>
-    <message>
         <source>time per epoch ×%1</source>
         <translation>每轮耗时 ×%1</translation>
     </message>
@@ -545,6 +529,22 @@
     <message>
         <source>Apply and continue</source>
         <translation>应用并继续</translation>
+    </message>
+    <message>
+        <source>Host memory fix: device memory unchanged</source>
+        <translation>主机内存修复：设备显存不变</translation>
+    </message>
+    <message>
+        <source>Predicted peak %1 (%2% of the budget)</source>
+        <translation>预测峰值 %1（预算的 %2%）</translation>
+    </message>
+    <message>
+        <source>Predicted peak %1</source>
+        <translation>预测峰值 %1</translation>
+    </message>
+    <message>
+        <source>No memory prediction for this change</source>
+        <translation>此修改没有显存预测</translation>
     </message>
 </context>
 <context>

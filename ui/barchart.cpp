@@ -113,9 +113,12 @@ void BarChart::setAxisLabels(const QString& x, const QString& y) {
 }
 
 bool BarChart::exportTo(const QString& path) {
+    // A plot that was never laid out (hidden page) has no size of its own: use a readable one.
+    const int w = m_plot->width() > 100 ? m_plot->width() : 800;
+    const int h = m_plot->height() > 100 ? m_plot->height() : 500;
     if (path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
-        return m_plot->savePdf(path);
-    return m_plot->savePng(path, 0, 0, 2.0);
+        return m_plot->savePdf(path, w, h);
+    return m_plot->savePng(path, w, h, 2.0);
 }
 
 void BarChart::rescale() {
@@ -124,7 +127,8 @@ void BarChart::rescale() {
     for (QCPBars* bars : std::as_const(m_bars))
         for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
             top = std::max(top, it->value);
-    m_plot->yAxis->setRange(0, top * 1.1);
+    // Leave the top third free when a legend is shown, so that it does not hide bars.
+    m_plot->yAxis->setRange(0, top * (m_plot->legend->visible() ? 1.45 : 1.1));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

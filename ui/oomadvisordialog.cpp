@@ -193,16 +193,16 @@ QWidget* OomAdvisorDialog::makeCard(int index) {
             new QLabel(tr("Changes: %1").arg(changes.join(QStringLiteral(", "))), card));
     QString memory;
     if (fix.hostFix)
-        memory = tr("Host memory fix: device memory unchanged.");
+        memory = tr("Host memory fix: device memory unchanged");
     else if (fix.predictedPeak > 0 && m_report.budgetBytes > 0)
         memory =
-            tr("Predicted peak %1 (%2% of the budget).")
+            tr("Predicted peak %1 (%2% of the budget)")
                 .arg(bytes(fix.predictedPeak))
                 .arg(100.0 * double(fix.predictedPeak) / double(m_report.budgetBytes), 0, 'f', 0);
     else if (fix.predictedPeak > 0)
-        memory = tr("Predicted peak %1.").arg(bytes(fix.predictedPeak));
+        memory = tr("Predicted peak %1").arg(bytes(fix.predictedPeak));
     else
-        memory = tr("No memory prediction for this change.");
+        memory = tr("No memory prediction for this change");
     const QString speed = fix.speedFactor >= 1.0
                               ? tr("time per epoch ×%1").arg(fix.speedFactor, 0, 'f', 2)
                               : tr("time per epoch ×%1 (faster)").arg(fix.speedFactor, 0, 'f', 2);

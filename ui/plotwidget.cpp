@@ -159,7 +159,7 @@ void PlotWidget::replotNow() {
             QCPRange y = m_plot->yAxis->range();
             if (m_reference && m_referenceValue > 0 &&
                 m_plot->yAxis->scaleType() == QCPAxis::stLinear) {
-                y.expand(m_referenceValue);
+                y.expand(m_referenceValue * 1.15); // room for the line's label above it
                 y.expand(0);
             }
             if (m_plot->yAxis->scaleType() == QCPAxis::stLinear) {
@@ -186,9 +186,12 @@ void PlotWidget::resetView() {
 
 bool PlotWidget::exportTo(const QString& path) {
     replotNow();
+    // A plot that was never laid out (hidden page) has no size of its own: use a readable one.
+    const int w = m_plot->width() > 100 ? m_plot->width() : 800;
+    const int h = m_plot->height() > 100 ? m_plot->height() : 500;
     if (path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
-        return m_plot->savePdf(path);
-    return m_plot->savePng(path, 0, 0, 2.0);
+        return m_plot->savePdf(path, w, h);
+    return m_plot->savePng(path, w, h, 2.0);
 }
 
 void PlotWidget::changeEvent(QEvent* event) {

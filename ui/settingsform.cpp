@@ -10,6 +10,7 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QRegularExpression>
@@ -79,10 +80,16 @@ SettingsForm::SettingsForm(QWidget* parent) : QWidget(parent) {
     m_validation->setWordWrap(true);
     m_validation->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_validation);
-    m_groups = new QVBoxLayout;
-    layout->addLayout(m_groups);
+    auto* columns = new QHBoxLayout;
+    for (QVBoxLayout*& column : m_columns) {
+        column = new QVBoxLayout;
+        columns->addLayout(column, 1);
+    }
+    layout->addLayout(columns);
     layout->addStretch(1);
     buildFields();
+    for (QVBoxLayout* column : m_columns)
+        column->addStretch(1);
     setConfig(TrainConfig{});
 }
 
@@ -95,11 +102,11 @@ QString SettingsForm::tip(const QString& what, const QString& memory, const QStr
              speed.toHtmlEscaped(), tr("Accuracy:"), accuracy.toHtmlEscaped());
 }
 
-QFormLayout* SettingsForm::addGroup(const QString& title) {
+QFormLayout* SettingsForm::addGroup(const QString& title, int column) {
     auto* box = new QGroupBox(title, this);
     auto* form = new QFormLayout(box);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    m_groups->addWidget(box);
+    m_columns[column]->addWidget(box);
     return form;
 }
 
@@ -229,7 +236,7 @@ void SettingsForm::buildFields() {
     const QString more = tr("Higher values need more.");
 
     // --- model and data ---------------------------------------------------------------------
-    QFormLayout* f = addGroup(tr("Model and data"));
+    QFormLayout* f = addGroup(tr("Model and data"), 0);
     addChoice(f, QStringLiteral("model"), tr("Model"), &TrainConfig::model, modelNames(), {}, true,
               tip(tr("The detector architecture: an Ultralytics-format model YAML."),
                   tr("Larger models hold more weights, gradients, optimizer state and "
@@ -281,7 +288,7 @@ void SettingsForm::buildFields() {
     }
 
     // --- device and memory ------------------------------------------------------------------
-    f = addGroup(tr("Device and memory"));
+    f = addGroup(tr("Device and memory"), 0);
     addChoice(f, QStringLiteral("device"), tr("Device"), &TrainConfig::device,
               {QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda"),
                QStringLiteral("cuda:0"), QStringLiteral("cuda:1")},
@@ -401,7 +408,7 @@ void SettingsForm::buildFields() {
                   tr("Very high rates cost a little time."), none));
 
     // --- schedule ---------------------------------------------------------------------------
-    f = addGroup(tr("Schedule and optimizer"));
+    f = addGroup(tr("Schedule and optimizer"), 1);
     addInt(f, QStringLiteral("epochs"), tr("Epochs"), &TrainConfig::epochs, 1, 100000,
            tip(tr("Passes over the training set."), none, tr("Time grows in proportion."),
                tr("More epochs learn more, until the model overfits.")));
@@ -454,7 +461,7 @@ void SettingsForm::buildFields() {
                tr("Keeps training behaviour when the batch shrinks to fit memory.")));
 
     // --- loss -------------------------------------------------------------------------------
-    f = addGroup(tr("Loss gains"));
+    f = addGroup(tr("Loss gains"), 1);
     addDouble(
         f, QStringLiteral("box"), tr("Box loss gain"), &TrainConfig::box, 0.0, 100.0, 3,
         tip(tr("Weight of the box (CIoU) loss."), none, none, tr("Higher favours box precision.")));
@@ -466,7 +473,7 @@ void SettingsForm::buildFields() {
                   tr("The default suits most data sets.")));
 
     // --- augmentation -----------------------------------------------------------------------
-    f = addGroup(tr("Augmentation"));
+    f = addGroup(tr("Augmentation"), 1);
     const QString augMemory = tr("Host memory only.");
     const QString augSpeed = tr("A little more loader time.");
     addDouble(f, QStringLiteral("hsv_h"), tr("Hue"), &TrainConfig::hsv_h, 0.0, 1.0, 3,
@@ -518,7 +525,7 @@ void SettingsForm::buildFields() {
                 tr("Not compatible with mosaic; may lower mAP in training.")));
 
     // --- validation -------------------------------------------------------------------------
-    f = addGroup(tr("Validation"));
+    f = addGroup(tr("Validation"), 1);
     addBool(f, QStringLiteral("val"), tr("Validate each epoch"), &TrainConfig::val,
             tip(tr("Compute mAP on the validation set after each epoch."),
                 tr("Validation has its own peak; it can run out of memory too."),
@@ -539,7 +546,7 @@ void SettingsForm::buildFields() {
            tr("2 × batch"));
 
     // --- run folder -------------------------------------------------------------------------
-    f = addGroup(tr("Run folder"));
+    f = addGroup(tr("Run folder"), 0);
     addText(f, QStringLiteral("project"), tr("Runs folder"), &TrainConfig::project,
             tip(tr("Folder that holds the runs."), none, none, none));
     addText(f, QStringLiteral("name"), tr("Run name"), &TrainConfig::name,
@@ -563,7 +570,7 @@ void SettingsForm::buildFields() {
            tr("off"));
 
     // --- distributed ------------------------------------------------------------------------
-    f = addGroup(tr("Distributed"));
+    f = addGroup(tr("Distributed"), 0);
     addInt(f, QStringLiteral("nproc"), tr("Processes"), &TrainConfig::nproc, 1, 64,
            tip(tr("Data-parallel processes (one per device)."),
                tr("Each device holds a share of the batch."), tr("Faster with more devices."),

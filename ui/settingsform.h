@@ -45,7 +45,8 @@ private:
         std::function<void(TrainConfig&)> store;
     };
 
-    QFormLayout* addGroup(const QString& title);
+    /// A titled group in the left (0) or right (1) column.
+    QFormLayout* addGroup(const QString& title, int column);
     QString tip(const QString& what, const QString& memory, const QString& speed,
                 const QString& accuracy) const;
     void addField(QFormLayout* form, const QString& key, const QString& label, QWidget* widget,
@@ -68,7 +69,7 @@ private:
     void buildFields();
     void updateValidation();
 
-    QVBoxLayout* m_groups = nullptr;
+    QVBoxLayout* m_columns[2] = {nullptr, nullptr};
     QLabel* m_validation = nullptr;
     std::vector<Field> m_fields;
     TrainConfig m_base;
