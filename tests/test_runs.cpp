@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Reading run folders: results.csv, events.jsonl, memory.csv, config.yaml and the run list.
+#include "memory/memory_sampler.h"
+#include "runs/run_store.h"
+#include "util/atomic_file.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+const char* kHeader = "epoch,train/box_loss,train/cls_loss,train/dfl_loss,metrics/precision(B),"
+                      "metrics/recall(B),metrics/mAP50(B),metrics/mAP50-95(B),val/box_loss,"
+                      "val/cls_loss,val/dfl_loss,lr/pg0,lr/pg1,lr/pg2,epoch_seconds,"
+                      "images_per_s,peak_memory_bytes\n";
+
+void writeRun(const QString& dir, const std::string& results, const std::string& events,
+              const std::string& config) {
+    QVERIFY(QDir().mkpath(dir));
+    const std::string base = dir.toStdString();
+    QVERIFY(hr::writeFileAtomically(base + "/results.csv", results));
+    QVERIFY(hr::writeFileAtomically(base + "/events.jsonl", events));
+    QVERIFY(hr::writeFileAtomically(base + "/config.yaml", config));
+    hr::MemorySample a;
+    a.seconds = 0.5;
+    a.allocated = 1000;
+    a.peak = 5000;
+    a.phase = hr::Phase::Forward;
+    hr::MemorySample b = a;
+    b.seconds = 1.0;
+    b.peak = 9000;
+    b.phase = hr::Phase::Backward;
+    QVERIFY(hr::writeFileAtomically(base + "/memory.csv", hr::MemorySampler::csvHeader() + "\n" +
+                                                              hr::MemorySampler::csvLine(a) + "\n" +
+                                                              hr::MemorySampler::csvLine(b) +
+                                                              "\n"));
+}
+
+} // namespace
+
+class TestRuns : public QObject {
+    Q_OBJECT
+private slots:
+    void parsesEventLines();
+    void rejectsBadEventLines();
+    void parsesResultsSkippingTornLines();
+    void loadsRunAndSummarises();
+    void listsRunsAndIgnoresOtherFolders();
+};
+
+void TestRuns::parsesEventLines() {
+    const auto e = hr::RunStore::parseEvent(
+        R"({"type":"fix_applied","time":1700000000.5,"fix_id":"batch-8","description":"batch 16 \u2192 8, \"same\" nominal\n","predicted_peak":123456789,"amp":true,"nested":{"a":[1,2,{"b":"}"}]},"x":null})");
+    QVERIFY(e.has_value());
+    QCOMPARE(e->type, std::string("fix_applied"));
+    QCOMPARE(e->time, 1700000000.5);
+    QCOMPARE(e->text("fix_id"), std::string("batch-8"));
+    QCOMPARE(e->text("description"), std::string("batch 16 \xe2\x86\x92 8, \"same\" nominal\n"));
+    QCOMPARE(e->number("predicted_peak"), 123456789.0);
+    QCOMPARE(e->text("amp"), std::string("true"));
+    QCOMPARE(e->text("nested"), std::string(R"({"a":[1,2,{"b":"}"}]})"));
+    QCOMPARE(e->number("x", -1), -1.0);
+    QCOMPARE(e->number("missing", 7), 7.0);
+}
+
+void TestRuns::rejectsBadEventLines() {
+    QVERIFY(!hr::RunStore::parseEvent("").has_value());
+    QVERIFY(!hr::RunStore::parseEvent(R"({"time":1})").has_value());            // no type
+    QVERIFY(!hr::RunStore::parseEvent(R"({"type":"oom","time":)").has_value()); // torn
+    QVERIFY(!hr::RunStore::parseEvent("[1,2]").has_value());
+}
+
+void TestRuns::parsesResultsSkippingTornLines() {
+    const std::string csv = std::string(kHeader) +
+                            "1,1.5,2.5,1.2,0.4,0.3,0.35,0.2,1.4,2.4,1.1,0.001,0.001,0.09,12.5,"
+                            "40.2,800000000\n"
+                            "2,1.4,2.2,1.1,0.5,0.4,0.45,0.3,1.3,2.3,1.0,0.002,0.002,0.08,12.0,"
+                            "41.0,810000000\n"
+                            "3,1.3,2.1\n";
+    const auto rows = hr::RunStore::parseResults(csv);
+    QCOMPARE(int(rows.size()), 2);
+    QCOMPARE(rows[0].epoch, 1);
+    QCOMPARE(rows[1].map50, 0.45);
+    QCOMPARE(rows[1].map, 0.3);
+    QCOMPARE(rows[0].lr2, 0.09);
+    QCOMPARE(rows[1].peakMemoryBytes, std::int64_t(810000000));
+    QCOMPARE(rows[1].imagesPerSecond, 41.0);
+    QVERIFY(std::abs(rows[1].fitness() - (0.1 * 0.45 + 0.9 * 0.3)) < 1e-12);
+}
+
+void TestRuns::loadsRunAndSummarises() {
+    QTemporaryDir tmp;
+    const QString dir = tmp.filePath("runs/exp");
+    writeRun(dir,
+             std::string(kHeader) +
+                 "1,1.5,2.5,1.2,0.4,0.3,0.35,0.20,1.4,2.4,1.1,0.001,0.001,0.09,10,40,800\n"
+                 "2,1.4,2.2,1.1,0.5,0.4,0.60,0.40,1.3,2.3,1.0,0.002,0.002,0.08,12,44,900\n"
+                 "3,1.3,2.1,1.0,0.5,0.4,0.70,0.30,1.3,2.3,1.0,0.002,0.002,0.08,14,42,700\n",
+             "{\"type\":\"run_started\",\"time\":1}\n"
+             "{\"type\":\"oom\",\"time\":2,\"phase\":\"backward\"}\n"
+             "{\"type\":\"fix_applied\",\"time\":3,\"fix_id\":\"amp\"}\n"
+             "garbage line\n"
+             "{\"type\":\"fix_checked\",\"time\":4}\n"
+             "{\"type\":\"run_finished\",\"time\":5}\n",
+             "model: yolov8n.yaml\nepochs: 30\nbatch: 16\nimgsz: 320\namp: true\n"
+             "checkpointing: none\n");
+    std::string error;
+    const auto run = hr::RunStore::load(dir.toStdString(), &error);
+    QVERIFY2(run, error.c_str());
+    QCOMPARE(int(run->epochs.size()), 3);
+    QCOMPARE(int(run->events.size()), 5); // the garbage line is skipped
+    QCOMPARE(int(run->memory.size()), 2);
+    QCOMPARE(run->memory[1].phase, hr::Phase::Backward);
+    const hr::RunSummary& s = run->summary;
+    QCOMPARE(s.name, std::string("exp"));
+    QCOMPARE(s.model, std::string("yolov8n.yaml"));
+    QCOMPARE(s.epochsDone, 3);
+    QCOMPARE(s.epochsPlanned, 30);
+    QCOMPARE(s.batch, 16);
+    QCOMPARE(s.imgsz, 320);
+    QVERIFY(s.amp);
+    QCOMPARE(s.bestEpoch, 2); // fitness 0.42 beats epoch 3's 0.34
+    QCOMPARE(s.bestMap50, 0.60);
+    QCOMPARE(s.totalSeconds, 36.0);
+    QCOMPARE(s.meanImagesPerSecond, 42.0);
+    QCOMPARE(s.peakMemoryBytes, std::int64_t(9000)); // the memory timeline's peak
+    QCOMPARE(s.ooms, 1);
+    QCOMPARE(s.fixes, 1);
+    QVERIFY(s.finished);
+    QVERIFY(!s.failed);
+    QVERIFY(!hr::RunStore::load(tmp.filePath("nothing").toStdString(), &error));
+    QVERIFY(!error.empty());
+}
+
+void TestRuns::listsRunsAndIgnoresOtherFolders() {
+    QTemporaryDir tmp;
+    writeRun(tmp.filePath("runs/a"), kHeader, "", "epochs: 3\n");
+    writeRun(tmp.filePath("runs/b"), kHeader, "{\"type\":\"run_failed\",\"time\":1}\n", "");
+    QVERIFY(QDir().mkpath(tmp.filePath("runs/not-a-run")));
+    const auto runs = hr::RunStore::list(tmp.filePath("runs").toStdString());
+    QCOMPARE(int(runs.size()), 2);
+    QStringList names;
+    for (const auto& r : runs)
+        names << QString::fromStdString(r.name);
+    names.sort();
+    QCOMPARE(names, QStringList({"a", "b"}));
+    for (const auto& r : runs)
+        if (r.name == "b")
+            QVERIFY(r.failed);
+    QVERIFY(hr::RunStore::list(tmp.filePath("missing").toStdString()).empty());
+}
+
+QTEST_APPLESS_MAIN(TestRuns)
+#include "test_runs.moc"

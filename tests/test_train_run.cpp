@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The trainer on a real (tiny) detector and data set: gradient checkpointing through TrainStep,
+// an end-to-end run with its run folder, resume equivalence, and OOM recovery.
+#include "config/train_config.h"
+#include "data/batch.h"
+#include "data/synthetic_dataset.h"
+#include "memory/cpu_memory_tracker.h"
+#include "memory/memory_probe.h"
+#include "model/detection_model.h"
+#include "model/model_io.h"
+#include "runs/run_store.h"
+#include "train/run_folder.h"
+#include "train/train_step.h"
+#include "train/trainer.h"
+#include "util/atomic_file.h"
+
+#include <torch/torch.h>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <mutex>
+
+namespace {
+
+hr::DetectionModel makeModel(int nc, int seed) {
+    torch::manual_seed(seed);
+    hr::ModelBuild build = hr::buildModel("yolov8n.yaml", nc);
+    if (!build.model)
+        qFatal("cannot build yolov8n: %s", hr::formatDiagnostics(build.diagnostics).c_str());
+    return build.model;
+}
+
+hr::Batch makeBatch(int batch, int size, int seed) {
+    torch::manual_seed(seed);
+    hr::Batch b;
+    b.images = torch::rand({batch, 3, size, size});
+    std::vector<float> rows;
+    for (int i = 0; i < batch; ++i) {
+        const float t[2][6] = {{float(i), 0, 0.5f, 0.5f, 0.3f, 0.4f},
+                               {float(i), 1, 0.25f, 0.3f, 0.2f, 0.2f}};
+        for (const auto& r : t)
+            rows.insert(rows.end(), r, r + 6);
+    }
+    b.targets = torch::tensor(rows).view({-1, 6});
+    b.paths.assign(static_cast<size_t>(batch), "synthetic");
+    b.letterbox.resize(static_cast<size_t>(batch));
+    return b;
+}
+
+void copyWeights(hr::DetectionModel& from, hr::DetectionModel& to) {
+    torch::NoGradGuard noGrad;
+    auto a = from->parameters(), b = to->parameters();
+    for (size_t i = 0; i < a.size(); ++i)
+        b[i].copy_(a[i]);
+    auto x = from->buffers(), y = to->buffers();
+    for (size_t i = 0; i < x.size(); ++i)
+        y[i].copy_(x[i]);
+}
+
+/// Every floating-point parameter and buffer of the model stored in a checkpoint's "train_model".
+std::vector<torch::Tensor> trainedWeights(const std::string& checkpoint) {
+    torch::serialize::InputArchive archive;
+    archive.load_from(checkpoint);
+    torch::serialize::InputArchive weights;
+    archive.read("train_model", weights);
+    hr::LoadedModel loaded = hr::readModel(archive);
+    if (!loaded.model)
+        qFatal("%s", loaded.error.c_str());
+    loaded.model->load(weights);
+    std::vector<torch::Tensor> all = loaded.model->parameters();
+    for (const auto& b : loaded.model->buffers())
+        all.push_back(b);
+    return all;
+}
+
+struct EventLog {
+    std::mutex mutex;
+    std::vector<std::string> types;
+    std::vector<hr::EpochEnd> epochs;
+    std::vector<hr::OomOccurred> ooms;
+    std::vector<hr::FixApplied> fixes;
+    std::vector<hr::FixChecked> checks;
+    std::string failure;
+    hr::EventSink sink(hr::Trainer** stopAfterFirstEpoch = nullptr) {
+        return [this, stopAfterFirstEpoch](const hr::TrainEvent& event) {
+            std::lock_guard<std::mutex> lock(mutex);
+            types.push_back(std::to_string(event.index()));
+            if (const auto* e = std::get_if<hr::EpochEnd>(&event)) {
+                epochs.push_back(*e);
+                if (stopAfterFirstEpoch && *stopAfterFirstEpoch)
+                    (*stopAfterFirstEpoch)->requestStop();
+            } else if (const auto* o = std::get_if<hr::OomOccurred>(&event)) {
+                ooms.push_back(*o);
+            } else if (const auto* f = std::get_if<hr::FixApplied>(&event)) {
+                fixes.push_back(*f);
+            } else if (const auto* c = std::get_if<hr::FixChecked>(&event)) {
+                checks.push_back(*c);
+            } else if (const auto* r = std::get_if<hr::RunFailed>(&event)) {
+                failure = r->message;
+            }
+        };
+    }
+};
+
+} // namespace
+
+class TestTrainRun : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void checkpointingKeepsGradients();
+    void oomInStepKeepsWeights();
+    void endToEndRunFolder();
+    void resumeMatchesStraightRun();
+    void oomRecoveryContinuesRun();
+    void noHandlerStopsWithLastWeights();
+
+private:
+    hr::TrainConfig tinyConfig(const QString& project, const QString& name) const;
+    QTemporaryDir m_dir;
+    std::string m_data;
+};
+
+void TestTrainRun::initTestCase() {
+    torch::set_num_threads(2);
+    QVERIFY(m_dir.isValid());
+    hr::SyntheticOptions options;
+    options.train = 8;
+    options.val = 4;
+    options.imgsz = 96;
+    std::string error;
+    const std::string dir = m_dir.filePath("data").toStdString();
+    QVERIFY2(hr::makeSyntheticDataset(dir, options, &error), error.c_str());
+    m_data = dir + "/data.yaml";
+}
+
+hr::TrainConfig TestTrainRun::tinyConfig(const QString& project, const QString& name) const {
+    hr::TrainConfig c;
+    c.model = "yolov8n.yaml";
+    c.data = m_data;
+    c.epochs = 2;
+    c.batch = 4;
+    c.imgsz = 64;
+    c.workers = 0;
+    c.threads = 2;
+    c.project = m_dir.filePath(project).toStdString();
+    c.name = name.toStdString();
+    c.amp = false;
+    c.optimizer = "SGD";
+    c.lr0 = 0.01;
+    c.warmup_epochs = 0;
+    c.nbs = 8; // accumulate 2: exercises the accumulation group across steps
+    c.close_mosaic = 0;
+    c.memory_sample_hz = 50;
+    return c;
+}
+
+void TestTrainRun::checkpointingKeepsGradients() {
+    hr::TrainConfig config;
+    config.amp = false;
+    config.batch = 2;
+    config.nbs = 4; // accumulate 2: the first step leaves its gradients in place
+    config.optimizer = "SGD";
+    hr::DetectionModel plain = makeModel(2, 1);
+    hr::DetectionModel recomputed = makeModel(2, 2);
+    copyWeights(plain, recomputed);
+    hr::TrainStep a(config, plain, 2, torch::kCPU);
+    config.checkpointing = hr::Checkpointing::All;
+    hr::TrainStep b(config, recomputed, 2, torch::kCPU);
+    const hr::Batch batch = makeBatch(2, 64, 3);
+    const hr::StepOutput outA = a.step(batch);
+    const hr::StepOutput outB = b.step(batch);
+    QVERIFY(!outA.optimizerStepped && !outB.optimizerStepped);
+    QVERIFY(std::abs(outA.loss - outB.loss) < 1e-5 * std::max(1.0, std::abs(outA.loss)));
+    auto pa = plain->parameters(), pb = recomputed->parameters();
+    double worst = 0;
+    int compared = 0;
+    for (size_t i = 0; i < pa.size(); ++i) {
+        if (!pa[i].grad().defined())
+            continue;
+        QVERIFY(pb[i].grad().defined());
+        worst = std::max(worst, (pa[i].grad() - pb[i].grad()).abs().max().item<double>());
+        ++compared;
+    }
+    QVERIFY(compared > 50);
+    QVERIFY2(worst < 1e-5, qPrintable(QString("max gradient difference %1").arg(worst)));
+    // BatchNorm running statistics were updated once, not twice.
+    auto ba = plain->buffers(), bb = recomputed->buffers();
+    double bufferDiff = 0;
+    for (size_t i = 0; i < ba.size(); ++i)
+        if (ba[i].is_floating_point())
+            bufferDiff = std::max(bufferDiff, (ba[i] - bb[i]).abs().max().item<double>());
+    QVERIFY2(bufferDiff < 1e-6, qPrintable(QString::number(bufferDiff)));
+}
+
+void TestTrainRun::oomInStepKeepsWeights() {
+    std::string error;
+    auto probe = hr::makeProbe("cpu", &error);
+    QVERIFY2(probe, error.c_str());
+    hr::TrainConfig config;
+    config.amp = false;
+    config.batch = 4;
+    config.nbs = 4;
+    config.optimizer = "SGD";
+    hr::DetectionModel model = makeModel(2, 4);
+    hr::TrainStep step(config, model, 2, torch::kCPU);
+    const hr::Batch batch = makeBatch(4, 96, 5);
+    std::vector<torch::Tensor> before;
+    for (const auto& p : model->parameters())
+        before.push_back(p.detach().clone());
+    probe->setBudget(probe->allocated() + 4 * 1024 * 1024); // far too small for a step
+    bool threw = false;
+    try {
+        step.step(batch);
+    } catch (const c10::OutOfMemoryError&) {
+        threw = true;
+    }
+    probe->setBudget(0);
+    QVERIFY(threw);
+    const hr::Phase failed = step.currentPhase();
+    QVERIFY(failed == hr::Phase::Forward || failed == hr::Phase::Loss ||
+            failed == hr::Phase::Backward);
+    step.resetAccumulation();
+    auto after = model->parameters();
+    for (size_t i = 0; i < before.size(); ++i) {
+        QVERIFY(torch::equal(before[i], after[i]));
+        QVERIFY(!after[i].grad().defined());
+    }
+    // The same step succeeds without the budget and updates the weights.
+    const hr::StepOutput out = step.step(batch);
+    QVERIFY(out.optimizerStepped);
+    QVERIFY(!torch::equal(before[0], model->parameters()[0]));
+}
+
+void TestTrainRun::endToEndRunFolder() {
+    EventLog log;
+    hr::TrainConfig config = tinyConfig("e2e", "train");
+    hr::Trainer trainer(config, log.sink());
+    QCOMPARE(trainer.run(), 0);
+    QVERIFY2(log.failure.empty(), log.failure.c_str());
+    QCOMPARE(int(log.epochs.size()), 2);
+    const std::string dir = config.project + "/train";
+    for (const char* file : {"config.yaml", "results.csv", "events.jsonl", "memory.csv",
+                             "weights/last.pt", "weights/best.pt"})
+        QVERIFY2(QFile::exists(QString::fromStdString(dir + "/" + file)), file);
+    std::string csv;
+    QVERIFY(hr::readFile(dir + "/results.csv", csv));
+    QVERIFY(csv.rfind("epoch,train/box_loss,train/cls_loss,train/dfl_loss,metrics/precision(B),"
+                      "metrics/recall(B),metrics/mAP50(B),metrics/mAP50-95(B),val/box_loss,"
+                      "val/cls_loss,val/dfl_loss,lr/pg0,lr/pg1,lr/pg2,epoch_seconds,"
+                      "images_per_s,peak_memory_bytes\n",
+                      0) == 0);
+    // The run reads back through the run store.
+    std::string error;
+    const auto run = hr::RunStore::load(dir, &error);
+    QVERIFY2(run, error.c_str());
+    QCOMPARE(int(run->epochs.size()), 2);
+    QCOMPARE(run->epochs[1].epoch, 2);
+    QVERIFY(run->epochs[0].boxLoss > 0);
+    QVERIFY(run->epochs[0].peakMemoryBytes > 0);
+    QVERIFY(run->summary.finished);
+    QVERIFY(!run->memory.empty());
+    QCOMPARE(run->events.front().type, std::string("run_started"));
+    QCOMPARE(run->events.back().type, std::string("run_finished"));
+    // best.pt is a model file: loadModel gives the EMA weights back.
+    const hr::LoadedModel best = hr::loadModel(dir + "/weights/best.pt");
+    QVERIFY2(best.model, best.error.c_str());
+    QCOMPARE(best.model->nc(), int(best.classNames.size()));
+    // A second run with the same name is numbered, never overwriting.
+    QCOMPARE(QString::fromStdString(hr::RunFolder::nextFreePath(config.project, "train")),
+             QString::fromStdString(config.project + "/train2"));
+    const auto listed = hr::RunStore::list(config.project);
+    QCOMPARE(int(listed.size()), 1);
+    QCOMPARE(listed[0].epochsDone, 2);
+}
+
+void TestTrainRun::resumeMatchesStraightRun() {
+    EventLog straightLog;
+    hr::TrainConfig config = tinyConfig("resume", "straight");
+    config.threads = 1;
+    {
+        hr::Trainer straight(config, straightLog.sink());
+        QCOMPARE(straight.run(), 0);
+    }
+    EventLog firstLog;
+    config.name = "split";
+    {
+        hr::Trainer* self = nullptr;
+        hr::Trainer first(config, firstLog.sink(&self));
+        self = &first;
+        QCOMPARE(first.run(), 0);
+    }
+    QCOMPARE(int(firstLog.epochs.size()), 1);
+    EventLog secondLog;
+    config.resume = true;
+    {
+        hr::Trainer second(config, secondLog.sink());
+        QCOMPARE(second.run(), 0);
+        QVERIFY2(secondLog.failure.empty(), secondLog.failure.c_str());
+    }
+    QCOMPARE(int(secondLog.epochs.size()), 1);
+    QCOMPARE(secondLog.epochs[0].epoch, 1);
+    const auto a = trainedWeights(config.project + "/straight/weights/last.pt");
+    const auto b = trainedWeights(config.project + "/split/weights/last.pt");
+    QCOMPARE(a.size(), b.size());
+    double worst = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].is_floating_point())
+            worst = std::max(worst, (a[i] - b[i]).abs().max().item<double>());
+    QVERIFY2(worst == 0.0, qPrintable(QString("max weight difference %1").arg(worst)));
+    const auto run = hr::RunStore::load(config.project + "/split");
+    QVERIFY(run);
+    QCOMPARE(int(run->epochs.size()), 2);
+}
+
+void TestTrainRun::oomRecoveryContinuesRun() {
+    // Measure one training step of batch 4 and of batch 1 at 64 px, then give the run a budget
+    // between the two: batch 4 must fail, batch 1 must fit.
+    std::string error;
+    auto probe = hr::makeProbe("cpu", &error);
+    QVERIFY(probe);
+    std::int64_t peak4 = 0, peak1 = 0;
+    const int nc = static_cast<int>(hr::syntheticClassNames().size());
+    {
+        hr::TrainConfig config = tinyConfig("x", "x");
+        config.batch = 4;
+        hr::DetectionModel model = makeModel(nc, 1);
+        hr::TrainStep step(config, model, nc, torch::kCPU);
+        step.step(makeBatch(4, 64, 1)); // first step allocates optimizer state
+        step.step(makeBatch(4, 64, 1));
+        probe->resetPeak();
+        step.step(makeBatch(4, 64, 2));
+        peak4 = probe->peak();
+        config.batch = 1;
+        step.applyConfig(config);
+        probe->resetPeak();
+        step.step(makeBatch(1, 64, 2));
+        peak1 = probe->peak();
+    }
+    QVERIFY2(peak4 > peak1, qPrintable(QString("%1 %2").arg(peak4).arg(peak1)));
+
+    EventLog log;
+    hr::TrainConfig config = tinyConfig("oom", "train");
+    config.batch = 4;
+    config.val_batch = 1;
+    config.memory_budget = (peak1 + peak4) / 2;
+    hr::Trainer trainer(config, log.sink());
+    int calls = 0;
+    trainer.setOomHandler([&calls](const hr::OomReport& report) {
+        ++calls;
+        hr::OomDecision decision;
+        decision.stop = false;
+        decision.config = report.config;
+        decision.config.batch = std::max(1, report.config.batch / 4);
+        decision.fixId = "smaller-batch";
+        decision.description = "batch / 4";
+        decision.predictedPeak = 1;
+        return decision;
+    });
+    const int rc = trainer.run();
+    hr::CpuMemoryTracker::instance().setBudget(0);
+    QVERIFY2(rc == 0, log.failure.c_str());
+    QVERIFY(calls >= 1);
+    QVERIFY(!log.ooms.empty());
+    QVERIFY(log.ooms[0].report.requestedBytes > 0);
+    QCOMPARE(log.ooms[0].report.budgetBytes, config.memory_budget);
+    QCOMPARE(log.fixes.size(), log.ooms.size());
+    QCOMPARE(log.fixes[0].config.batch, 1);
+    QCOMPARE(int(log.checks.size()), 1);
+    QVERIFY(log.checks[0].measuredPeak > 0);
+    QVERIFY(log.checks[0].measuredPeak <= config.memory_budget);
+    const std::string dir = config.project + "/train";
+    const auto run = hr::RunStore::load(dir);
+    QVERIFY(run);
+    QCOMPARE(int(run->epochs.size()), 2); // every epoch exactly once
+    QCOMPARE(run->epochs[0].epoch, 1);
+    QCOMPARE(run->epochs[1].epoch, 2);
+    int oomLines = 0, fixLines = 0;
+    for (const auto& e : run->events) {
+        oomLines += e.type.find("oom") != std::string::npos;
+        fixLines += e.type.find("fix") != std::string::npos;
+    }
+    QCOMPARE(oomLines, int(log.ooms.size()));
+    QCOMPARE(fixLines, int(log.fixes.size() + log.checks.size()));
+    QVERIFY(QFile::exists(QString::fromStdString(dir + "/oom-1.json")));
+}
+
+void TestTrainRun::noHandlerStopsWithLastWeights() {
+    EventLog log;
+    hr::TrainConfig config = tinyConfig("nohandler", "train");
+    config.memory_budget = 30 * 1024 * 1024; // model + EMA fit (~24 MB), a step does not
+    hr::Trainer trainer(config, log.sink());
+    const int rc = trainer.run();
+    hr::CpuMemoryTracker::instance().setBudget(0);
+    QCOMPARE(rc, 1);
+    QVERIFY(!log.ooms.empty());
+    QVERIFY2(log.failure.find("out of memory") != std::string::npos, log.failure.c_str());
+    QVERIFY(QFile::exists(QString::fromStdString(config.project + "/train/weights/last.pt")));
+}
+
+QTEST_APPLESS_MAIN(TestTrainRun)
+#include "test_train_run.moc"
