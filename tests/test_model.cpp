@@ -3,6 +3,7 @@
 #include "model/model_io.h"
 #include "model/model_summary.h"
 
+#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include <QTemporaryDir>
@@ -54,6 +55,7 @@ private slots:
     void yolov9Forward();
     void fuseKeepsOutputs();
     void checkpointingGivesSameGradients();
+    void checkpointingKeepsAutocast();
     void freezeLayers();
     void saveLoadRoundTrip();
     void refusesOtherArchitecture();
@@ -296,6 +298,56 @@ void TestModel::checkpointingGivesSameGradients() {
     QCOMPARE(int(model->checkpointLayers().size()), 22);
     model->setCheckpointing(hr::Checkpointing::None);
     QVERIFY(model->checkpointLayers().empty());
+}
+
+void TestModel::checkpointingKeepsAutocast() {
+    // Forward under CPU bf16 autocast, backward outside it (as a trainer does): the recompute
+    // must run in bf16 again, or its activations differ from the forward's.
+    struct CpuAutocast {
+        explicit CpuAutocast(bool on) {
+            at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+            at::autocast::set_cpu_enabled(on);
+        }
+        ~CpuAutocast() {
+            at::autocast::set_cpu_enabled(false);
+            at::autocast::clear_cache();
+        }
+    };
+    torch::ScalarType outputType = torch::kFloat;
+    auto gradsOf = [&outputType](hr::Checkpointing mode) {
+        torch::manual_seed(7);
+        hr::DetectionModel model = build("yolov8n.yaml", 2);
+        model->train();
+        model->setCheckpointing(mode);
+        torch::manual_seed(8);
+        const torch::Tensor images = torch::rand({2, 3, 64, 64});
+        std::vector<torch::Tensor> raw;
+        {
+            CpuAutocast autocast(true);
+            raw = model->forward(images);
+        }
+        outputType = raw[0].scalar_type();
+        torch::Tensor loss = torch::zeros({});
+        for (const auto& r : raw)
+            loss = loss + r.to(torch::kFloat).pow(2).mean();
+        loss.backward();
+        std::vector<torch::Tensor> grads;
+        for (const auto& p : model->parameters())
+            grads.push_back(p.grad().defined() ? p.grad().clone() : torch::Tensor());
+        return grads;
+    };
+    const std::vector<torch::Tensor> plain = gradsOf(hr::Checkpointing::None);
+    QVERIFY(outputType == torch::kBFloat16); // autocast really applied
+    const std::vector<torch::Tensor> ckpt = gradsOf(hr::Checkpointing::All);
+    QCOMPARE(plain.size(), ckpt.size());
+    for (size_t i = 0; i < plain.size(); ++i) {
+        QCOMPARE(plain[i].defined(), ckpt[i].defined());
+        if (plain[i].defined())
+            QVERIFY2(torch::allclose(plain[i], ckpt[i], 1e-4, 1e-5),
+                     qPrintable(QString("parameter %1: max diff %2")
+                                    .arg(i)
+                                    .arg((plain[i] - ckpt[i]).abs().max().item<double>())));
+    }
 }
 
 void TestModel::freezeLayers() {
