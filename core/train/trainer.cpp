@@ -156,6 +156,7 @@ struct Trainer::Impl {
     int bestEpoch = -1;
     double bestMap50 = 0, bestMap = 0;
     std::int64_t epochPeak = 0;
+    std::int64_t peakSinceFix = 0; ///< measured peak since the last fix was applied
     int oomsWithoutProgress = 0;
     double secondsPerBatch = 0; ///< smoothed, for the ETA
     struct FixCheck {
@@ -200,6 +201,7 @@ struct Trainer::Impl {
         if (!probe)
             return;
         epochPeak = std::max(epochPeak, probe->peak());
+        peakSinceFix = std::max(peakSinceFix, probe->peak());
         probe->resetPeak();
     }
 
@@ -466,6 +468,7 @@ void Trainer::Impl::applyFix(const OomDecision& decision, int epoch, int batch) 
     applied.batch = batch;
     emit(applied);
     fixCheck = {true, decision.fixId, decision.predictedPeak};
+    peakSinceFix = 0;
 }
 
 Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& result) {
@@ -699,7 +702,7 @@ int Trainer::Impl::runImpl() {
         drainSamples();
         emit(result);
         if (fixCheck.active) {
-            emit(FixChecked{fixCheck.fixId, fixCheck.predicted, result.peakBytes});
+            emit(FixChecked{fixCheck.fixId, fixCheck.predicted, peakSinceFix});
             fixCheck.active = false;
         }
         if (bestEpoch >= 0 && epoch - bestEpoch >= config.patience && !finalEpoch) {
