@@ -128,10 +128,8 @@ void ConvImpl::fuseBatchNorm() {
         return;
     torch::NoGradGuard noGrad;
     const auto& o = m_conv->options;
-    auto fused =
-        makeConv2d(o.in_channels(), o.out_channels(), o.kernel_size()->at(0), o.stride()->at(0),
-                   paddingOf(o), o.groups(),
-                   o.dilation()->at(0), true);
+    auto fused = makeConv2d(o.in_channels(), o.out_channels(), o.kernel_size()->at(0),
+                            o.stride()->at(0), paddingOf(o), o.groups(), o.dilation()->at(0), true);
     fused->to(m_conv->weight.device(), m_conv->weight.scalar_type());
     const torch::Tensor scale = m_bn->weight / torch::sqrt(m_bn->running_var + m_bn->options.eps());
     fused->weight.copy_(m_conv->weight * scale.view({-1, 1, 1, 1}));
