@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "estimate/memory_estimator.h"
+
+#include "config/data_config.h"
+#include "data/batch.h"
+#include "data/dataset.h"
+#include "data/synthetic_dataset.h"
+#include "memory/cpu_memory_tracker.h"
+#include "memory/memory_probe.h"
+#include "model/detection_model.h"
+#include "train/train_step.h"
+#include "util/bytes.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace hr {
+
+namespace {
+
+// Probe batch sizes of the calibration: small, so that it takes seconds.
+constexpr int kProbeBatchSmall = 1;
+constexpr int kProbeBatchLarge = 2;
+// The loader keeps this many batches ready (LoaderOptions::prefetch): on CPU they are tensors
+// the budget counts.
+constexpr int kQueuedBatches = 4;
+// More targets than this per image are not worth sizing for (Ultralytics caps detections at 300).
+constexpr int kMaxObjectsPerImage = 300;
+
+struct DataFacts {
+    int nc = 0;
+    int objectsPerImage = 1;
+    int trainImages = 0;
+};
+
+/// Peak = intercept + slope x batch, for a training step and a validation batch.
+struct Calibration {
+    double trainIntercept = 0, trainSlope = 0;
+    double valIntercept = 0, valSlope = 0;
+    MemoryBreakdown resident;
+    std::string device;
+    int objectsPerImage = 1;
+};
+
+std::mutex g_mutex; // one calibration at a time; guards the caches
+std::map<std::string, DataFacts> g_dataCache;
+std::map<std::string, Calibration> g_calibrations;
+
+bool dataFacts(const TrainConfig& config, DataFacts& facts, std::string* error) {
+    std::string path = config.data;
+    if (path.empty()) {
+        path = ensureBuiltinDataset(error);
+        if (path.empty())
+            return false;
+    }
+    const std::string key =
+        path + (config.single_cls ? "|single" : "") + (config.mosaic > 0 ? "|mosaic" : "");
+    const auto cached = g_dataCache.find(key);
+    if (cached != g_dataCache.end()) {
+        facts = cached->second;
+        return true;
+    }
+    const DataConfigResult loaded = loadDataConfig(path);
+    if (!loaded.config) {
+        if (error)
+            *error = loaded.diagnostics.empty() ? "cannot read " + path
+                                                : loaded.diagnostics.front().toString();
+        return false;
+    }
+    ScanOptions options;
+    options.singleCls = config.single_cls;
+    const DatasetReport report = scanDataset(*loaded.config, Split::Train, options);
+    facts.nc = config.single_cls ? 1 : loaded.config->nc();
+    // A mosaic tile holds parts of four images: size the assigner for four images' objects.
+    const int perImage = std::max(1, report.stats.maxObjectsPerImage);
+    facts.objectsPerImage = std::min(kMaxObjectsPerImage, perImage * (config.mosaic > 0 ? 4 : 1));
+    facts.trainImages = report.stats.images;
+    g_dataCache[key] = facts;
+    return true;
+}
+
+/// Random images and `objects` boxes per image: the shapes a real batch of the data set has.
+Batch probeBatch(int batch, int imgsz, int objects, int nc) {
+    Batch out;
+    out.images = torch::rand({batch, 3, imgsz, imgsz});
+    const std::int64_t n = std::int64_t(batch) * objects;
+    auto targets = torch::empty({n, 6});
+    targets.select(1, 0).copy_(torch::arange(batch).repeat_interleave(objects).to(torch::kFloat));
+    targets.select(1, 1).copy_(torch::randint(std::max(nc, 1), {n}).to(torch::kFloat));
+    targets.narrow(1, 2, 2).copy_(torch::rand({n, 2}) * 0.6 + 0.2);
+    targets.narrow(1, 4, 2).copy_(torch::rand({n, 2}) * 0.25 + 0.05);
+    out.targets = targets;
+    out.paths.assign(std::size_t(batch), std::string());
+    return out;
+}
+
+std::string calibrationKey(const TrainConfig& c, const DataFacts& facts,
+                           const std::string& device) {
+    std::ostringstream key;
+    key << c.model << '|' << c.scale << '|' << c.imgsz << '|' << c.amp << '|'
+        << toString(c.checkpointing) << '|' << c.optimizer << '|' << c.optimizer_offload << '|'
+        << facts.nc << '|' << facts.objectsPerImage << '|' << device << '|' << c.weights << '|';
+    for (int layer : c.freeze)
+        key << layer << ',';
+    return key.str();
+}
+
+/// Planned optimizer iterations, as Ultralytics counts them for `optimizer: auto`.
+std::int64_t plannedIterations(const TrainConfig& config, const DataFacts& facts) {
+    const int batch = std::max(config.batch, 1);
+    const double perEpoch =
+        std::ceil(double(std::max(facts.trainImages, 1)) / double(std::max(batch, config.nbs)));
+    return static_cast<std::int64_t>(perEpoch * std::max(config.epochs, 1));
+}
+
+/// Everything a probe needs: the device's probe, the model, a TrainStep. The budget of the CPU
+/// tracker is lifted meanwhile (a paused run in the same process keeps its own) and restored.
+class ProbeSession {
+public:
+    ProbeSession(const TrainConfig& config, const DataFacts& facts, int stepBatch,
+                 std::string* error) {
+        m_probe = makeProbe(config.device, error);
+        if (!m_probe)
+            return;
+        m_savedBudget = m_probe->budget();
+        m_probe->setBudget(0);
+        ModelBuild build = buildModel(config.model, facts.nc, config.scale);
+        if (!build.model) {
+            if (error)
+                *error = build.diagnostics.empty() ? "cannot build " + config.model
+                                                   : build.diagnostics.front().toString();
+            return;
+        }
+        TrainConfig stepConfig = config;
+        stepConfig.batch = stepBatch;
+        const std::string name = m_probe->deviceName();
+        const torch::Device device =
+            name == "cpu" ? torch::Device(torch::kCPU) : torch::Device(name);
+        m_step = std::make_unique<TrainStep>(stepConfig, build.model, facts.nc, device,
+                                             plannedIterations(config, facts));
+        StepSchedule schedule = m_step->schedule();
+        schedule.accumulate = 1; // every probe step also runs the optimizer
+        m_step->setSchedule(schedule);
+    }
+    ~ProbeSession() {
+        m_step.reset();
+        if (m_probe) {
+            m_probe->setBudget(m_savedBudget);
+            m_probe->resetPeak();
+        }
+    }
+    bool ready() const { return m_step != nullptr; }
+    MemoryProbe& probe() { return *m_probe; }
+    TrainStep& step() { return *m_step; }
+
+    /// Peak of one training step on `batch` (already built, so it counts as live data).
+    std::int64_t trainPeak(const Batch& batch) {
+        m_probe->resetPeak();
+        m_step->step(batch);
+        return m_probe->peak();
+    }
+    std::int64_t valPeak(const Batch& batch) {
+        m_probe->resetPeak();
+        m_step->validateBatch(batch, nullptr);
+        return m_probe->peak();
+    }
+
+private:
+    std::unique_ptr<MemoryProbe> m_probe;
+    std::unique_ptr<TrainStep> m_step;
+    std::int64_t m_savedBudget = 0;
+};
+
+bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& out,
+               std::string* error) {
+    ProbeSession session(config, facts, kProbeBatchSmall, error);
+    if (!session.ready())
+        return false;
+    const int objects = facts.objectsPerImage;
+    const int nc = facts.nc;
+    const Batch small = probeBatch(kProbeBatchSmall, config.imgsz, objects, nc);
+    const Batch large = probeBatch(kProbeBatchLarge, config.imgsz, objects, nc);
+    session.step().step(small); // creates gradients, optimizer state: the steady state
+    const auto p1 = double(session.trainPeak(small));
+    const auto p2 = double(session.trainPeak(large));
+    const auto v1 = double(session.valPeak(small));
+    const auto v2 = double(session.valPeak(large));
+    const double span = kProbeBatchLarge - kProbeBatchSmall;
+    out.trainSlope = std::max(0.0, (p2 - p1) / span);
+    out.trainIntercept = p1 - out.trainSlope * kProbeBatchSmall;
+    out.valSlope = std::max(0.0, (v2 - v1) / span);
+    out.valIntercept = v1 - out.valSlope * kProbeBatchSmall;
+    out.resident = session.step().residentMemory();
+    out.device = session.probe().deviceName();
+    out.objectsPerImage = objects;
+    return true;
+}
+
+std::int64_t imageBytes(int batch, int imgsz) {
+    return std::int64_t(batch) * 3 * imgsz * imgsz * std::int64_t(sizeof(float));
+}
+
+} // namespace
+
+int validationBatch(const TrainConfig& config) {
+    if (config.val_batch > 0)
+        return config.val_batch;
+    return 2 * std::max(config.batch, 1);
+}
+
+MemoryEstimate estimateMemory(const TrainConfig& config, std::string* error) {
+    MemoryEstimate estimate;
+    Calibration calibration;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        DataFacts facts;
+        if (!dataFacts(config, facts, error))
+            return estimate;
+        const std::unique_ptr<MemoryProbe> probe = makeProbe(config.device, error);
+        if (!probe)
+            return estimate;
+        const std::string key = calibrationKey(config, facts, probe->deviceName());
+        const auto cached = g_calibrations.find(key);
+        if (cached != g_calibrations.end()) {
+            calibration = cached->second;
+        } else {
+            try {
+                if (!calibrate(config, facts, calibration, error))
+                    return estimate;
+            } catch (const c10::Error& e) {
+                if (error)
+                    *error = std::string("probe step failed: ") + e.what_without_backtrace();
+                return estimate;
+            } catch (const std::exception& e) {
+                if (error)
+                    *error = std::string("probe step failed: ") + e.what();
+                return estimate;
+            }
+            g_calibrations[key] = calibration;
+        }
+    }
+
+    const int batch = std::max(config.batch, 1);
+    const int valBatch = validationBatch(config);
+    const bool hostDevice = calibration.device == "cpu";
+    const std::int64_t queued = hostDevice ? kQueuedBatches * imageBytes(batch, config.imgsz) : 0;
+    const std::int64_t valQueued =
+        hostDevice ? kQueuedBatches * imageBytes(valBatch, config.imgsz) : 0;
+
+    estimate.batch = batch;
+    estimate.valBatch = valBatch;
+    estimate.device = calibration.device;
+    estimate.objectsPerImage = calibration.objectsPerImage;
+    estimate.perImageTrain = std::llround(calibration.trainSlope);
+    estimate.perImageVal = std::llround(calibration.valSlope);
+    estimate.stepPeak = std::llround(calibration.trainIntercept + calibration.trainSlope * batch);
+    estimate.trainPeak = estimate.stepPeak + queued;
+    estimate.valStepPeak = std::llround(calibration.valIntercept + calibration.valSlope * valBatch);
+    estimate.valPeak = estimate.valStepPeak + valQueued;
+
+    MemoryBreakdown& b = estimate.breakdown;
+    b = calibration.resident;
+    b.batchData = imageBytes(batch, config.imgsz) + queued;
+    b.activations = std::max<std::int64_t>(0, estimate.stepPeak - b.resident() -
+                                                  imageBytes(batch, config.imgsz));
+    b.other =
+        std::max<std::int64_t>(0, estimate.trainPeak - b.resident() - b.batchData - b.activations);
+    b.total = estimate.trainPeak;
+
+    std::ostringstream note;
+    note << "calibrated with real training steps at batch " << kProbeBatchSmall << " and "
+         << kProbeBatchLarge << " on " << calibration.device << " (" << calibration.objectsPerImage
+         << " targets per image)";
+    if (hostDevice)
+        note << "; includes " << kQueuedBatches << " batches queued by the loader";
+    note << "; validation NMS is sized by an untrained model's few candidates";
+    estimate.note = note.str();
+    return estimate;
+}
+
+std::optional<std::int64_t> predictTrainPeak(const TrainConfig& config) {
+    std::string error;
+    const MemoryEstimate estimate = estimateMemory(config, &error);
+    if (estimate.trainPeak <= 0)
+        return std::nullopt;
+    return estimate.trainPeak;
+}
+
+std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string* error) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    DataFacts facts;
+    if (!dataFacts(config, facts, error))
+        return std::nullopt;
+    const int batch = std::max(config.batch, 1);
+    try {
+        ProbeSession session(config, facts, batch, error);
+        if (!session.ready())
+            return std::nullopt;
+        const Batch train = probeBatch(batch, config.imgsz, facts.objectsPerImage, facts.nc);
+        session.step().step(train);
+        MeasuredPeaks peaks;
+        peaks.stepPeak = session.trainPeak(train);
+        const Batch val =
+            probeBatch(validationBatch(config), config.imgsz, facts.objectsPerImage, facts.nc);
+        peaks.valPeak = session.valPeak(val);
+        return peaks;
+    } catch (const c10::Error& e) {
+        if (error)
+            *error = std::string("measuring step failed: ") + e.what_without_backtrace();
+    } catch (const std::exception& e) {
+        if (error)
+            *error = std::string("measuring step failed: ") + e.what();
+    }
+    return std::nullopt;
+}
+
+void clearEstimateCache() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_calibrations.clear();
+    g_dataCache.clear();
+}
+
+} // namespace hr

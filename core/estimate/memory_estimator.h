@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "config/train_config.h"
+#include "memory/memory_breakdown.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace hr {
+
+/// A prediction of a run's device memory, before it starts. LibTorch-free (the GUI includes it).
+struct MemoryEstimate {
+    std::int64_t trainPeak =
+        0;                     ///< peak of a training step at config.batch, queued batches included
+    std::int64_t valPeak = 0;  ///< peak of a validation batch at the validation batch size
+    std::int64_t stepPeak = 0; ///< trainPeak without the loader's queued batches
+    std::int64_t valStepPeak = 0; ///< valPeak without the loader's queued batches
+    MemoryBreakdown breakdown; ///< at config.batch; total = trainPeak
+    std::int64_t perImageTrain = 0; ///< bytes one more image adds to a training step
+    std::int64_t perImageVal = 0;   ///< bytes one more image adds to a validation batch
+    int batch = 0;
+    int valBatch = 0;
+    int objectsPerImage = 0; ///< targets per image the probe steps used (assigner size)
+    std::string device;      ///< "cpu", "cuda:0"
+    std::string note;        ///< how it was obtained and what it does not cover
+};
+
+/// Predicts training and validation peak memory for `config` (model, imgsz, batch, amp,
+/// checkpointing, freeze, optimizer, the data set's objects per image) by calibrating: a few
+/// short probe steps of the real training step (TrainStep) at two small batch sizes, whose peaks
+/// give a per-image model (peak = resident + batch x per-image). Calibrations are cached per
+/// model and settings, so later calls with another batch are instant. A batch of -1 is treated
+/// as 1. Returns an estimate with trainPeak 0 and fills `error` when the model or data cannot
+/// be loaded or a probe step fails.
+MemoryEstimate estimateMemory(const TrainConfig& config, std::string* error);
+
+/// The PeakPredictor the advisor uses: estimateMemory(config).trainPeak, or nothing on failure.
+std::optional<std::int64_t> predictTrainPeak(const TrainConfig& config);
+
+/// What real steps measured (for the accuracy matrix and tests).
+struct MeasuredPeaks {
+    std::int64_t stepPeak = 0; ///< training step at config.batch (steady state: second step)
+    std::int64_t valPeak = 0;  ///< validation batch at the validation batch size
+};
+
+/// Runs real training steps at config.batch and one validation batch, with the same synthetic
+/// batches as the calibration, and returns the measured peaks. Nothing on failure (`error`).
+std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string* error);
+
+/// The validation batch a config uses: val_batch, or 2 x batch when it is 0.
+int validationBatch(const TrainConfig& config);
+
+/// Forgets every cached calibration.
+void clearEstimateCache();
+
+} // namespace hr

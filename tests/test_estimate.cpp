@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "data/synthetic_dataset.h"
+#include "estimate/auto_fit.h"
+#include "estimate/memory_estimator.h"
+#include "memory/cpu_memory_tracker.h"
+
+#include <torch/torch.h>
+
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+class TestEstimate : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void predictionMatchesMeasurement_data();
+    void predictionMatchesMeasurement();
+    void calibrationIsCachedAndLinear();
+    void fitRespectsBudget();
+    void fitExplainsImpossibleBudget();
+    void autoBatchLeavesExplicitBatch();
+
+private:
+    hr::TrainConfig baseConfig() const;
+    QTemporaryDir m_dir;
+    std::string m_data;
+};
+
+void TestEstimate::initTestCase() {
+    at::set_num_threads(2);
+    hr::CpuMemoryTracker::instance().install();
+    QVERIFY(m_dir.isValid());
+    hr::SyntheticOptions options;
+    options.train = 8;
+    options.val = 4;
+    options.imgsz = 128;
+    std::string error;
+    QVERIFY2(hr::makeSyntheticDataset(m_dir.path().toStdString(), options, &error), error.c_str());
+    m_data = m_dir.filePath("data.yaml").toStdString();
+}
+
+hr::TrainConfig TestEstimate::baseConfig() const {
+    hr::TrainConfig c;
+    c.model = "yolov8n.yaml";
+    c.data = m_data;
+    c.device = "cpu";
+    c.imgsz = 128;
+    c.batch = 4;
+    c.amp = false;
+    c.epochs = 1;
+    return c;
+}
+
+void TestEstimate::predictionMatchesMeasurement_data() {
+    QTest::addColumn<int>("imgsz");
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<bool>("amp");
+    QTest::addColumn<bool>("checkpointing");
+    QTest::newRow("128 b4 fp32") << 128 << 4 << false << false;
+    QTest::newRow("160 b8 amp") << 160 << 8 << true << false;
+    QTest::newRow("128 b6 ckpt") << 128 << 6 << false << true;
+}
+
+void TestEstimate::predictionMatchesMeasurement() {
+    QFETCH(int, imgsz);
+    QFETCH(int, batch);
+    QFETCH(bool, amp);
+    QFETCH(bool, checkpointing);
+    hr::TrainConfig c = baseConfig();
+    c.imgsz = imgsz;
+    c.batch = batch;
+    c.amp = amp;
+    c.checkpointing = checkpointing ? hr::Checkpointing::All : hr::Checkpointing::None;
+    std::string error;
+    const hr::MemoryEstimate e = hr::estimateMemory(c, &error);
+    QVERIFY2(e.trainPeak > 0, error.c_str());
+    const auto measured = hr::measurePeaks(c, &error);
+    QVERIFY2(measured.has_value(), error.c_str());
+    const double trainError = double(e.stepPeak) / double(measured->stepPeak) - 1.0;
+    const double valError = double(e.valStepPeak) / double(measured->valPeak) - 1.0;
+    qInfo("train predicted %lld measured %lld (%+.1f%%); val predicted %lld measured %lld "
+          "(%+.1f%%)",
+          static_cast<long long>(e.stepPeak), static_cast<long long>(measured->stepPeak),
+          trainError * 100.0, static_cast<long long>(e.valStepPeak),
+          static_cast<long long>(measured->valPeak), valError * 100.0);
+    QVERIFY2(std::fabs(trainError) <= 0.10, qPrintable(QString::number(trainError * 100) + "%"));
+    QVERIFY2(std::fabs(valError) <= 0.10, qPrintable(QString::number(valError * 100) + "%"));
+    // The breakdown adds up to the training peak and names the resident parts.
+    const hr::MemoryBreakdown& b = e.breakdown;
+    QVERIFY(b.weights > 0 && b.gradients > 0 && b.optimizerState > 0 && b.ema > 0);
+    QCOMPARE(b.resident() + b.activations + b.batchData + b.other, e.trainPeak);
+    QVERIFY(e.trainPeak > e.stepPeak); // the loader's queued batches, on CPU
+}
+
+void TestEstimate::calibrationIsCachedAndLinear() {
+    hr::TrainConfig c = baseConfig();
+    std::string error;
+    const hr::MemoryEstimate four = hr::estimateMemory(c, &error); // calibrated above
+    QVERIFY2(four.trainPeak > 0, error.c_str());
+    QElapsedTimer timer;
+    timer.start();
+    c.batch = 12;
+    const hr::MemoryEstimate twelve = hr::estimateMemory(c, &error);
+    QVERIFY(timer.elapsed() < 1000); // a cached calibration: no probe steps
+    QVERIFY(four.perImageTrain > 0);
+    QCOMPARE(twelve.stepPeak - four.stepPeak, 8 * four.perImageTrain);
+    const auto predicted = hr::predictTrainPeak(c);
+    QVERIFY(predicted.has_value());
+    QCOMPARE(*predicted, twelve.trainPeak);
+}
+
+void TestEstimate::fitRespectsBudget() {
+    hr::TrainConfig c = baseConfig();
+    c.batch = -1;
+    c.nbs = 64;
+    std::string error;
+    hr::TrainConfig six = c;
+    six.batch = 6;
+    const hr::MemoryEstimate atSix = hr::estimateMemory(six, &error);
+    QVERIFY2(atSix.trainPeak > 0, error.c_str());
+    // A budget where batch 6 just fits at 90%.
+    const std::int64_t budget =
+        std::int64_t(double(std::max(atSix.trainPeak, atSix.valPeak)) / 0.9) + 1024;
+    const hr::FitResult fit = hr::fitToBudget(c, budget, &error);
+    QVERIFY2(fit.fits, (fit.summary + error).c_str());
+    QVERIFY(fit.config.batch >= 6);
+    QVERIFY(fit.config.batch < 12);
+    QCOMPARE(fit.accumulate, std::max(int(std::lround(64.0 / fit.config.batch)), 1));
+    QVERIFY(std::max(fit.trainPeak, fit.valPeak) <= fit.target);
+    QVERIFY(!fit.reasons.empty());
+    // Real steps at the chosen settings stay under the budget.
+    const auto measured = hr::measurePeaks(fit.config, &error);
+    QVERIFY2(measured.has_value(), error.c_str());
+    QVERIFY(measured->stepPeak <= budget);
+    QVERIFY(measured->valPeak <= budget);
+    // The next larger batch would not have fitted.
+    hr::TrainConfig bigger = fit.config;
+    bigger.batch += 1;
+    const hr::MemoryEstimate over = hr::estimateMemory(bigger, &error);
+    QVERIFY(std::max(over.trainPeak, over.valPeak) > fit.target);
+}
+
+void TestEstimate::fitExplainsImpossibleBudget() {
+    hr::TrainConfig c = baseConfig();
+    std::string error;
+    const std::int64_t budget = 4 * 1024 * 1024; // below the weights alone
+    const hr::FitResult fit = hr::fitToBudget(c, budget, &error);
+    QVERIFY(!fit.fits);
+    QVERIFY2(!fit.summary.empty(), error.c_str());
+    QVERIFY(fit.minimumBudget > budget);
+    QVERIFY2(fit.summary.find("smallest budget that would work") != std::string::npos,
+             fit.summary.c_str());
+    // Its minimum really works: fitting to it succeeds at batch 1.
+    const hr::FitResult again = hr::fitToBudget(c, fit.minimumBudget + 1024, &error);
+    QVERIFY2(again.fits, again.summary.c_str());
+}
+
+void TestEstimate::autoBatchLeavesExplicitBatch() {
+    hr::TrainConfig c = baseConfig();
+    std::string error;
+    const hr::FitResult fit = hr::resolveAutoBatch(c, 1LL << 30, &error);
+    QVERIFY(fit.fits);
+    QCOMPARE(fit.config.batch, 4);
+    c.batch = -1;
+    c.memory_budget = 1LL << 30;
+    const hr::FitResult automatic = hr::resolveAutoBatch(c, 0, &error);
+    QVERIFY2(automatic.fits, (automatic.summary + error).c_str());
+    QVERIFY(automatic.config.batch >= 1);
+    QVERIFY(std::max(automatic.trainPeak, automatic.valPeak) <= automatic.target);
+}
+
+QTEST_APPLESS_MAIN(TestEstimate)
+#include "test_estimate.moc"
