@@ -24,5 +24,11 @@ endfunction()
 function(headroom_use_torch_pch target)
     if(HEADROOM_USE_PCH AND TARGET headroom_torch_pch)
         target_precompile_headers(${target} REUSE_FROM headroom_torch_pch)
+        # The PCH is built -fPIC (static library); executables get -fPIE, and gcc refuses a PCH
+        # made with other code-generation flags (-Winvalid-pch). -fPIC objects link into a PIE.
+        get_target_property(type ${target} TYPE)
+        if(type STREQUAL "EXECUTABLE" AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+            target_compile_options(${target} PRIVATE -fPIC)
+        endif()
     endif()
 endfunction()
