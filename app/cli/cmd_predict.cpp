@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// headroom-cli predict: detections on images, drawn and as YOLO text files with confidences.
+#include "command.h"
+
+#include "data/augment.h"
+#include "eval/nms.h"
+#include "model/model_io.h"
+#include "util/text.h"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <thread>
+
+namespace hr::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool isImage(const fs::path& path) {
+    const std::string ext = toLower(path.extension().string());
+    for (const char* known : {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
+        if (ext == known)
+            return true;
+    return false;
+}
+
+cv::Scalar colourOf(int cls) {
+    static const cv::Scalar palette[] = {
+        {56, 56, 255}, {151, 157, 255}, {31, 112, 255}, {29, 178, 255}, {49, 210, 207},
+        {10, 249, 72}, {23, 204, 146},  {134, 219, 61}, {211, 188, 0},  {255, 115, 0}};
+    return palette[static_cast<size_t>(cls) % (sizeof palette / sizeof palette[0])];
+}
+
+bool readNumber(const ParsedArgs& args, const char* name, double low, double high, double& value) {
+    if (!args.has(name))
+        return true;
+    std::string error;
+    const auto parsed = args.number(name, &error);
+    if (!parsed || *parsed < low || *parsed > high) {
+        std::cerr << "predict: " << name << " must be a number in [" << low << ", " << high
+                  << "]\n";
+        return false;
+    }
+    value = *parsed;
+    return true;
+}
+
+int runPredict(const ParsedArgs& args) {
+    if (!args.has("--weights") || !args.has("--source") || !args.has("--out")) {
+        std::cerr << "predict: --weights, --source and --out are required\n";
+        return ExitUsage;
+    }
+    double conf = 0.25, iou = 0.7, imgszValue = 640;
+    if (!readNumber(args, "--conf", 0, 1, conf) || !readNumber(args, "--iou", 0, 1, iou) ||
+        !readNumber(args, "--imgsz", 32, 8192, imgszValue))
+        return ExitUsage;
+    const int imgsz = (static_cast<int>(imgszValue) + 31) / 32 * 32;
+    at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    LoadedModel loaded = loadModel(args.value("--weights"));
+    if (!loaded.model) {
+        std::cerr << "predict: " << loaded.error << "\n";
+        return ExitFailure;
+    }
+    DetectionModel model = loaded.model;
+    model->eval();
+
+    std::vector<fs::path> images;
+    const fs::path source = args.value("--source");
+    std::error_code ec;
+    if (fs::is_directory(source, ec)) {
+        for (const auto& entry : fs::directory_iterator(source, ec))
+            if (entry.is_regular_file() && isImage(entry.path()))
+                images.push_back(entry.path());
+        std::sort(images.begin(), images.end());
+    } else if (fs::is_regular_file(source, ec)) {
+        images.push_back(source);
+    }
+    if (images.empty()) {
+        std::cerr << "predict: no image found at " << source.string() << "\n";
+        return ExitFailure;
+    }
+    const fs::path out = args.value("--out");
+    fs::create_directories(out / "labels", ec);
+    if (ec) {
+        std::cerr << "predict: cannot create " << out.string() << ": " << ec.message() << "\n";
+        return ExitFailure;
+    }
+
+    torch::NoGradGuard noGrad;
+    int failures = 0;
+    for (const fs::path& path : images) {
+        cv::Mat bgr = cv::imread(path.string(), cv::IMREAD_COLOR);
+        if (bgr.empty()) {
+            std::cerr << "predict: cannot read " << path.string() << "\n";
+            ++failures;
+            continue;
+        }
+        cv::Mat boxed;
+        const LetterboxInfo info = letterbox(bgr, boxed, cv::Size(imgsz, imgsz), false, nullptr);
+        cv::Mat rgb;
+        cv::cvtColor(boxed, rgb, cv::COLOR_BGR2RGB);
+        const torch::Tensor input =
+            torch::from_blob(rgb.data, {1, rgb.rows, rgb.cols, 3}, torch::kUInt8)
+                .permute({0, 3, 1, 2})
+                .to(torch::kFloat)
+                .div(255.0)
+                .contiguous();
+        const torch::Tensor decoded = model->predict(input);
+        const torch::Tensor dets = nonMaxSuppression(decoded, conf, iou, 300)[0].to(torch::kCPU);
+        std::ofstream txt(out / "labels" / (path.stem().string() + ".txt"));
+        const auto a = dets.accessor<float, 2>();
+        for (int64_t i = 0; i < dets.size(0); ++i) {
+            // Back from letterboxed pixels to the original image.
+            const float x1 = std::clamp((a[i][0] - info.padX) / info.scale, 0.f, float(bgr.cols));
+            const float y1 = std::clamp((a[i][1] - info.padY) / info.scale, 0.f, float(bgr.rows));
+            const float x2 = std::clamp((a[i][2] - info.padX) / info.scale, 0.f, float(bgr.cols));
+            const float y2 = std::clamp((a[i][3] - info.padY) / info.scale, 0.f, float(bgr.rows));
+            const int cls = static_cast<int>(a[i][5]);
+            txt << cls << std::fixed << std::setprecision(6) << " " << (x1 + x2) / 2 / bgr.cols
+                << " " << (y1 + y2) / 2 / bgr.rows << " " << (x2 - x1) / bgr.cols << " "
+                << (y2 - y1) / bgr.rows << " " << a[i][4] << "\n";
+            const cv::Scalar colour = colourOf(cls);
+            cv::rectangle(bgr, cv::Point(int(x1), int(y1)), cv::Point(int(x2), int(y2)), colour, 2);
+            std::ostringstream label;
+            label << (cls < static_cast<int>(loaded.classNames.size()) ? loaded.classNames[cls]
+                                                                       : std::to_string(cls))
+                  << " " << std::fixed << std::setprecision(2) << a[i][4];
+            int baseline = 0;
+            const cv::Size size =
+                cv::getTextSize(label.str(), cv::FONT_HERSHEY_SIMPLEX, 0.5, 1, &baseline);
+            const int top = std::max(int(y1) - size.height - 4, 0);
+            cv::rectangle(bgr, cv::Point(int(x1), top),
+                          cv::Point(int(x1) + size.width + 2, top + size.height + 4), colour,
+                          cv::FILLED);
+            cv::putText(bgr, label.str(), cv::Point(int(x1) + 1, top + size.height + 1),
+                        cv::FONT_HERSHEY_SIMPLEX, 0.5, cv::Scalar(255, 255, 255), 1);
+        }
+        const fs::path drawn = out / (path.stem().string() + ".jpg");
+        if (!cv::imwrite(drawn.string(), bgr)) {
+            std::cerr << "predict: cannot write " << drawn.string() << "\n";
+            ++failures;
+            continue;
+        }
+        std::cout << path.filename().string() << ": " << dets.size(0) << " detections\n";
+    }
+    std::cout << "results in " << out.string() << " (labels/*.txt: cls cx cy w h conf)\n";
+    return failures == 0 ? ExitOk : ExitFailure;
+}
+
+Command makePredictCommand() {
+    Command c;
+    c.name = "predict";
+    c.summary = "detect objects in images; writes drawn images and YOLO txt with confidences";
+    c.usage = "headroom-cli predict --weights W --source DIR|IMG --out DIR [--imgsz 640] "
+              "[--conf 0.25] [--iou 0.7]";
+    c.description = "Letterboxes each image to imgsz, runs the model, keeps detections above "
+                    "--conf after NMS, and writes OUT/<image>.jpg with boxes drawn and "
+                    "OUT/labels/<image>.txt with one 'cls cx cy w h conf' line per box "
+                    "(normalised to the original image).";
+    c.options = {{"--weights", "FILE", "a Headroom weights file (best.pt, last.pt)"},
+                 {"--source", "PATH", "an image or a folder of images"},
+                 {"--out", "DIR", "where drawn images and labels go"},
+                 {"--imgsz", "N", "inference size (default 640)"},
+                 {"--conf", "X", "confidence threshold (default 0.25)"},
+                 {"--iou", "X", "NMS IoU threshold (default 0.7)"}};
+    c.run = runPredict;
+    return c;
+}
+
+} // namespace
+
+HEADROOM_REGISTER_COMMAND(makePredictCommand);
+
+} // namespace hr::cli

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// headroom-cli train: a complete training run with a progress line per epoch.
+#include "command.h"
+#include "common.h"
+#include "oom_prompt.h"
+
+#include "estimate/auto_fit.h"
+#include "estimate/memory_estimator.h"
+#include "train/trainer.h"
+#include "util/bytes.h"
+
+#include <csignal>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace hr::cli {
+namespace {
+
+std::atomic<Trainer*> g_running{nullptr};
+
+void onInterrupt(int) {
+    // First Ctrl-C: stop after the current step (the run folder keeps last.pt); the default
+    // handler is back for a second one.
+    if (Trainer* trainer = g_running.load())
+        trainer->requestStop();
+    std::signal(SIGINT, SIG_DFL);
+}
+
+std::string duration(double seconds) {
+    if (!(seconds >= 0) || seconds > 1e7)
+        return "?";
+    const long s = static_cast<long>(seconds + 0.5);
+    std::ostringstream out;
+    if (s >= 3600)
+        out << s / 3600 << "h" << std::setw(2) << std::setfill('0') << (s / 60) % 60 << "m";
+    else if (s >= 60)
+        out << s / 60 << "m" << std::setw(2) << std::setfill('0') << s % 60 << "s";
+    else
+        out << s << "s";
+    return out.str();
+}
+
+/// Prints the event stream as a terminal progress display.
+class ProgressPrinter {
+public:
+    explicit ProgressPrinter(int epochs) : m_tty(::isatty(STDOUT_FILENO) == 1), m_epochs(epochs) {}
+
+    void operator()(const TrainEvent& event) {
+        std::visit([this](const auto& e) { show(e); }, event);
+    }
+
+private:
+    void endLine() {
+        if (m_open)
+            std::cout << "\n";
+        m_open = false;
+    }
+    void show(const RunStarted& e) {
+        m_epochs = e.config.epochs;
+        std::cout << "run folder " << e.runDir << "\n"
+                  << "model " << e.config.model << ", " << e.parameters << " parameters; imgsz "
+                  << e.config.imgsz << ", batch " << e.config.batch << ", " << e.batchesPerEpoch
+                  << " batches per epoch, device " << e.config.device
+                  << (e.config.amp ? ", AMP" : "") << "\n";
+        if (e.startEpoch > 0)
+            std::cout << "resuming at epoch " << e.startEpoch + 1 << "\n";
+        std::cout << std::flush;
+    }
+    void show(const BatchEnd& e) {
+        const bool last = e.batch + 1 == e.batchesPerEpoch;
+        if (!m_tty && !last)
+            return;
+        const double itPerSecond =
+            e.imagesPerSecond > 0 && m_batchImages > 0 ? e.imagesPerSecond / m_batchImages : 0;
+        std::ostringstream line;
+        line << std::fixed << std::setprecision(3) << "epoch " << e.epoch + 1 << "/" << m_epochs
+             << "  " << e.batch + 1 << "/" << e.batchesPerEpoch << "  box " << e.boxLoss << " cls "
+             << e.clsLoss << " dfl " << e.dflLoss << std::setprecision(1) << "  "
+             << e.imagesPerSecond << " img/s";
+        if (itPerSecond > 0)
+            line << " (" << std::setprecision(2) << itPerSecond << " it/s)";
+        line << "  mem " << formatBytes(e.peakBytes) << "  ETA " << duration(e.etaSeconds);
+        if (m_tty) {
+            std::string text = line.str();
+            const size_t width = std::max(m_lastWidth, text.size());
+            m_lastWidth = text.size();
+            text.resize(width, ' ');
+            std::cout << "\r" << text << std::flush;
+            m_open = true;
+        } else {
+            std::cout << line.str() << "\n" << std::flush;
+        }
+    }
+    void show(const EpochEnd& e) {
+        endLine();
+        std::cout << std::fixed << std::setprecision(3) << "epoch " << e.epoch + 1 << "/"
+                  << e.epochs << "  P " << e.precision << " R " << e.recall << " mAP50 " << e.map50
+                  << " mAP50-95 " << e.map << "  val box " << e.valBoxLoss << " cls "
+                  << e.valClsLoss << " dfl " << e.valDflLoss << std::setprecision(1) << "  "
+                  << e.epochSeconds << " s, " << e.imagesPerSecond << " img/s, peak "
+                  << formatBytes(e.peakBytes) << (e.best ? "  *best" : "") << "\n"
+                  << std::flush;
+        m_lastWidth = 0;
+    }
+    void show(const MemorySample&) {}
+    void show(const OomOccurred& e) {
+        endLine();
+        std::cout << "out of memory in the " << toString(e.report.phase) << " phase (epoch "
+                  << e.report.epoch + 1 << ", batch " << e.report.batch + 1
+                  << "): " << e.report.rawMessage << "\n"
+                  << std::flush;
+    }
+    void show(const FixApplied& e) {
+        endLine();
+        std::cout << "fix applied: " << e.description << " (" << e.fixId << "); continuing at "
+                  << "epoch " << e.epoch + 1 << ", batch size " << e.config.batch << ", imgsz "
+                  << e.config.imgsz;
+        if (e.predictedPeak > 0)
+            std::cout << ", predicted peak " << formatBytes(e.predictedPeak);
+        std::cout << "\n" << std::flush;
+    }
+    void show(const FixChecked& e) {
+        std::cout << "fix check (" << e.fixId << "): measured peak " << formatBytes(e.measuredPeak);
+        if (e.predictedPeak > 0)
+            std::cout << " vs predicted " << formatBytes(e.predictedPeak) << " (" << std::showpos
+                      << std::setprecision(1) << std::fixed
+                      << 100.0 * (e.measuredPeak - e.predictedPeak) / e.predictedPeak << "%"
+                      << std::noshowpos << ")";
+        std::cout << "\n" << std::flush;
+    }
+    void show(const RunFinished& e) {
+        endLine();
+        std::cout << std::fixed << std::setprecision(3) << "finished " << e.epochsDone << " epochs"
+                  << (e.stoppedEarly ? " (stopped early: patience)" : "")
+                  << (e.stoppedByUser ? " (stopped by the user)" : "") << "; best mAP50 " << e.map50
+                  << ", mAP50-95 " << e.map << "\nresults in " << e.runDir << "\n"
+                  << std::flush;
+    }
+    void show(const RunFailed& e) {
+        endLine();
+        std::cerr << "training failed: " << e.message << "\n";
+    }
+    void show(const LogMessage& e) {
+        endLine();
+        (e.level == LogMessage::Level::Info ? std::cout : std::cerr)
+            << (e.level == LogMessage::Level::Warning ? "warning: "
+                : e.level == LogMessage::Level::Error ? "error: "
+                                                      : "")
+            << e.text << "\n"
+            << std::flush;
+    }
+
+public:
+    void setBatchImages(int images) { m_batchImages = images; }
+
+private:
+    bool m_tty;
+    bool m_open = false;
+    int m_epochs;
+    int m_batchImages = 0;
+    size_t m_lastWidth = 0;
+};
+
+int runTrain(const ParsedArgs& args) {
+    TrainConfig config;
+    if (!buildTrainConfig(args, config))
+        return ExitUsage;
+    if (args.has("--resume"))
+        config.resume = true;
+    if (config.batch == -1 && !config.resume) {
+        // Auto-fit: the budget, or the machine's RAM on CPU when there is none.
+        const std::int64_t ram =
+            static_cast<std::int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
+        std::string error;
+        const FitResult fit = resolveAutoBatch(config, ram, &error);
+        if (!error.empty() || !fit.fits) {
+            std::cerr << "train: batch=-1: " << (error.empty() ? fit.summary : error) << "\n";
+            return ExitFailure;
+        }
+        std::cout << "auto-fit: " << fit.summary << "\n";
+        config = fit.config;
+    }
+    ProgressPrinter printer(config.epochs);
+    printer.setBatchImages(config.batch);
+    Trainer trainer(config, [&printer](const TrainEvent& event) {
+        if (const auto* fix = std::get_if<FixApplied>(&event))
+            printer.setBatchImages(fix->config.batch);
+        printer(event);
+    });
+    // Fixes are ranked with the estimator's predicted peaks (calibrated once, then cached).
+    trainer.setOomHandler(makeOomHandler(config, predictTrainPeak));
+    g_running = &trainer;
+    std::signal(SIGINT, onInterrupt);
+    const int rc = trainer.run();
+    std::signal(SIGINT, SIG_DFL);
+    g_running = nullptr;
+    return rc == 0 ? ExitOk : ExitFailure;
+}
+
+Command makeTrainCommand() {
+    Command c;
+    c.name = "train";
+    c.summary = "train a YOLO detector (runs/<name>/ gets results, events, weights)";
+    c.usage = "headroom-cli train --data D --model M [--epochs N] [--budget B] [--resume] "
+              "[key=value ...]";
+    c.description =
+        "Trains from scratch (or from weights=FILE) on a YOLO-format data set; without --data "
+        "the built-in synthetic set is used. Settings use Ultralytics' names as key=value "
+        "(imgsz=320 batch=16 epochs=30 optimizer=SGD amp=false project=runs name=exp ...).\n"
+        "The run folder PROJECT/NAME (numbered train, train2, ...) receives config.yaml, "
+        "results.csv, events.jsonl, memory.csv and weights/last.pt, best.pt. --resume (or "
+        "resume=true) continues the newest PROJECT/NAME* run from its last.pt.\n"
+        "On an out-of-memory error on_oom=auto applies the advisor's top fix and continues, "
+        "ask prompts, stop saves and exits non-zero. Ctrl-C stops after the current step.";
+    c.options = trainConfigOptions();
+    c.options.push_back({"--resume", "", "continue the newest run PROJECT/NAME* from last.pt"});
+    c.acceptsOverrides = true;
+    c.run = runTrain;
+    return c;
+}
+
+} // namespace
+
+HEADROOM_REGISTER_COMMAND(makeTrainCommand);
+
+} // namespace hr::cli
