@@ -107,8 +107,8 @@ void TestUiTraining::trainingUpdatesPlotsAndStaysResponsive() {
              failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
     QCOMPARE(finished.count(), 1);
     QCOMPARE(epochs.count(), 2);
-    QVERIFY(ticks > 20);
-    QVERIFY2(worst <= 100, qPrintable(QString("the event loop stalled for %1 ms").arg(worst)));
+    m_measuredPeak = epochs.last().first().value<hr::EpochEnd>().peakBytes;
+    QVERIFY(m_measuredPeak > 0);
 
     hr::ui::TrainPage* page = window.trainPage();
     // Memory: allocated and peak lines plus phase shading; losses per batch; metrics per epoch.
@@ -127,8 +127,9 @@ void TestUiTraining::trainingUpdatesPlotsAndStaysResponsive() {
     QVERIFY(page->lrPlot()->pointCount(0) >= 2);
     QVERIFY(page->memoryPlot()->replotCount() > 0);
     QCOMPARE(page->progressBar()->value(), page->progressBar()->maximum());
-    m_measuredPeak = epochs.last().first().value<hr::EpochEnd>().peakBytes;
-    QVERIFY(m_measuredPeak > 0);
+
+    QVERIFY(ticks > 20);
+    QVERIFY2(worst <= 100, qPrintable(QString("the event loop stalled for %1 ms").arg(worst)));
 }
 
 void TestUiTraining::runsPageListsFinishedRun() {

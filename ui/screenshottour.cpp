@@ -70,7 +70,7 @@ void ScreenshotTour::afterData() {
         config.batch = 8;
         config.epochs = 3;
         config.workers = 2;
-        config.fraction = 0.5;
+        config.fraction = 0.25;
         config.project = QDir(m_dir).filePath(QStringLiteral("runs")).toStdString();
         config.name = "tour";
         config.memory_budget = 0;
