@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// OOM recovery end to end (issue 7): a budget that forces an OOM in forward, backward, the
+// optimizer step and validation; with on_oom=auto every run finishes, every epoch is in
+// results.csv exactly once, events.jsonl holds each OOM and each fix, and a failed step leaves
+// weights, optimizer state and EMA as they were before it.
+//
+// Budgets are found by measurement, not guessed: one unbudgeted TrainStep run records the peak
+// of every phase in order; the budget for phase X sits halfway between the highest peak before
+// an X segment and that segment's own peak.
+#include "advisor/oom_diagnosis.h"
+#include "advisor/oom_policy.h"
+#include "data/batch.h"
+#include "data/synthetic_dataset.h"
+#include "memory/cpu_memory_tracker.h"
+#include "model/detection_model.h"
+#include "train/train_step.h"
+#include "train/trainer.h"
+#include "util/bytes.h"
+#include "util/text.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <torch/torch.h>
+
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+namespace {
+
+struct Segment {
+    hr::Phase phase;
+    std::int64_t peak;
+};
+
+hr::Batch makeBatch(int images, int imgsz, int nc, int seed) {
+    torch::manual_seed(seed);
+    hr::Batch b;
+    b.images = torch::rand({images, 3, imgsz, imgsz});
+    std::vector<float> rows;
+    for (int i = 0; i < images; ++i)
+        for (int k = 0; k < 3; ++k) {
+            const float cx = 0.2f + 0.25f * k, cy = 0.3f + 0.1f * k;
+            rows.insert(rows.end(), {float(i), float((i + k) % nc), cx, cy, 0.2f, 0.25f});
+        }
+    b.targets = torch::tensor(rows).reshape({-1, 6});
+    b.paths.assign(static_cast<std::size_t>(images), "synthetic");
+    return b;
+}
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream s(text);
+    std::string line;
+    while (std::getline(s, line))
+        if (!line.empty())
+            out.push_back(line);
+    return out;
+}
+
+/// The weights (parameters). BatchNorm running statistics are buffers, not weights: a forward
+/// that fails half-way has already updated some of them, like any forward in train mode.
+std::vector<torch::Tensor> snapshot(torch::nn::Module& module) {
+    std::vector<torch::Tensor> out;
+    torch::NoGradGuard noGrad;
+    for (const auto& p : module.parameters())
+        out.push_back(p.detach().clone());
+    return out;
+}
+
+std::vector<torch::Tensor> optimizerState(torch::optim::Optimizer& optimizer) {
+    std::vector<torch::Tensor> out;
+    torch::NoGradGuard noGrad;
+    for (const auto& group : optimizer.param_groups())
+        for (const auto& p : group.params()) {
+            auto it = optimizer.state().find(c10::guts::to_string(p.unsafeGetTensorImpl()));
+            if (it == optimizer.state().end())
+                continue;
+            if (auto* adam = dynamic_cast<torch::optim::AdamWParamState*>(it->second.get())) {
+                out.push_back(adam->exp_avg().clone());
+                out.push_back(adam->exp_avg_sq().clone());
+            } else if (auto* sgd = dynamic_cast<torch::optim::SGDParamState*>(it->second.get())) {
+                out.push_back(sgd->momentum_buffer().clone());
+            }
+        }
+    return out;
+}
+
+bool same(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+    if (a.size() != b.size())
+        return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!a[i].sizes().equals(b[i].sizes()) || !torch::equal(a[i], b[i]))
+            return false;
+    return true;
+}
+
+} // namespace
+
+class TestOomRecovery : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void failedStepKeepsWeights_data();
+    void failedStepKeepsWeights();
+    void autoFinishesEveryRun_data();
+    void autoFinishesEveryRun();
+
+private:
+    hr::TrainConfig baseConfig() const;
+    std::vector<Segment> measurePhases(const hr::TrainConfig& config, int steps);
+    /// Halfway between the highest peak before a segment of `phase` and that segment's peak:
+    /// `widest` picks the segment with the widest gap, otherwise the last one with a gap (the
+    /// steady state, once gradients and optimizer state exist). 0 when no segment rises.
+    std::int64_t budgetFor(hr::Phase phase, bool widest) const;
+    std::vector<Segment> m_segments;
+
+    QTemporaryDir m_dir;
+    std::string m_data;
+    int m_nc = 0;
+};
+
+hr::TrainConfig TestOomRecovery::baseConfig() const {
+    hr::TrainConfig c;
+    c.model = "yolov8n.yaml";
+    c.data = m_data;
+    c.device = "cpu";
+    c.epochs = 2;
+    c.batch = 4;
+    c.nbs = 4; // an optimizer step after every batch
+    c.imgsz = 96;
+    c.val_batch = 64;
+    c.workers = 0;
+    c.threads = 2;
+    c.amp = false;
+    c.optimizer = "AdamW";
+    c.lr0 = 0.001;
+    c.warmup_epochs = 0;
+    c.mosaic = 0.0;
+    c.close_mosaic = 0;
+    c.project = m_dir.path().toStdString() + "/runs";
+    c.on_oom = hr::OomPolicy::Auto;
+    c.memory_sample_hz = 50;
+    return c;
+}
+
+void TestOomRecovery::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    hr::SyntheticOptions options;
+    options.train = 8;
+    options.val = 64;
+    options.imgsz = 96;
+    options.seed = 7;
+    std::string error;
+    const std::string dir = m_dir.path().toStdString() + "/data";
+    QVERIFY2(hr::makeSyntheticDataset(dir, options, &error), error.c_str());
+    m_data = dir + "/data.yaml";
+    m_nc = static_cast<int>(hr::syntheticClassNames().size());
+    hr::CpuMemoryTracker::instance().install();
+    at::set_num_threads(2);
+    m_segments = measurePhases(baseConfig(), 2);
+}
+
+/// Two training steps and one validation batch without a budget; the peak of every phase
+/// segment, in the order they ran.
+std::vector<Segment> TestOomRecovery::measurePhases(const hr::TrainConfig& config, int steps) {
+    auto& tracker = hr::CpuMemoryTracker::instance();
+    tracker.setBudget(0);
+    std::vector<Segment> segments;
+    {
+        torch::manual_seed(0);
+        hr::ModelBuild build = hr::buildModel(config.model, m_nc);
+        TORCH_CHECK(build.model, "cannot build ", config.model);
+        hr::TrainStep step(config, build.model, m_nc, torch::kCPU);
+        const hr::Batch batch = makeBatch(config.batch, config.imgsz, m_nc, 1);
+        hr::Phase current = hr::Phase::Idle;
+        tracker.resetPeak();
+        step.setPhaseCallback([&](hr::Phase next) {
+            segments.push_back({current, tracker.peak()});
+            tracker.resetPeak();
+            current = next;
+        });
+        for (int i = 0; i < steps; ++i)
+            step.step(batch);
+        const hr::Batch val = makeBatch(config.val_batch, config.imgsz, m_nc, 2);
+        step.validateBatch(val, nullptr);
+        segments.push_back({current, tracker.peak()});
+    }
+    std::ostringstream text;
+    for (const Segment& s : segments)
+        text << hr::phaseKey(s.phase) << ' ' << hr::formatBytes(s.peak) << " | ";
+    qInfo("phase peaks: %s", text.str().c_str());
+    return segments;
+}
+
+std::int64_t TestOomRecovery::budgetFor(hr::Phase phase, bool widest) const {
+    std::int64_t budget = 0;
+    std::int64_t widestGap = 0;
+    std::int64_t before = 0;
+    for (const Segment& s : m_segments) {
+        const std::int64_t gap = s.peak - before;
+        if (s.phase == phase && gap > 512 * 1024 && (!widest || gap > widestGap)) {
+            budget = before + gap / 2;
+            widestGap = gap;
+        }
+        before = std::max(before, s.peak);
+    }
+    return budget;
+}
+
+void TestOomRecovery::failedStepKeepsWeights_data() {
+    QTest::addColumn<int>("phase");
+    QTest::newRow("forward") << int(hr::Phase::Forward);
+    QTest::newRow("backward") << int(hr::Phase::Backward);
+    QTest::newRow("optimizer") << int(hr::Phase::Optimizer);
+}
+
+void TestOomRecovery::failedStepKeepsWeights() {
+    QFETCH(int, phase);
+    const hr::Phase target = static_cast<hr::Phase>(phase);
+    hr::TrainConfig config = baseConfig();
+    const std::int64_t budget = budgetFor(target, true);
+    QVERIFY2(budget > 0, "no budget separates this phase from the ones before it");
+
+    auto& tracker = hr::CpuMemoryTracker::instance();
+    torch::manual_seed(0);
+    hr::ModelBuild build = hr::buildModel(config.model, m_nc);
+    QVERIFY(build.model);
+    hr::TrainStep step(config, build.model, m_nc, torch::kCPU);
+    const hr::Batch batch = makeBatch(config.batch, config.imgsz, m_nc, 1);
+    // The same steps as the measurement, under the budget, until one fails.
+    std::vector<torch::Tensor> weights, ema, state;
+    bool failed = false;
+    for (int i = 0; i < 2 && !failed; ++i) {
+        // Snapshots are taken outside the budget, which then grows by their size.
+        tracker.setBudget(0);
+        weights.clear();
+        ema.clear();
+        state.clear();
+        const std::int64_t before = tracker.allocated();
+        weights = snapshot(*step.model());
+        ema = snapshot(*step.emaModel());
+        state = optimizerState(step.optimizer());
+        tracker.setBudget(budget + (tracker.allocated() - before));
+        try {
+            step.step(batch);
+        } catch (const c10::OutOfMemoryError&) {
+            failed = true;
+        }
+    }
+    tracker.setBudget(0);
+    QVERIFY2(failed, "the budget did not cause an OOM");
+    QCOMPARE(int(step.currentPhase()), phase);
+    step.resetAccumulation();
+    QVERIFY2(same(weights, snapshot(*step.model())), "weights changed by the failed step");
+    QVERIFY2(same(ema, snapshot(*step.emaModel())), "EMA changed by the failed step");
+    QVERIFY2(same(state, optimizerState(step.optimizer())),
+             "optimizer state changed by the failed step");
+    // And the step goes through once memory allows it.
+    const hr::StepOutput out = step.step(batch);
+    QVERIFY(std::isfinite(out.loss));
+    QVERIFY(!same(weights, snapshot(*step.model())));
+}
+
+void TestOomRecovery::autoFinishesEveryRun_data() {
+    QTest::addColumn<int>("phase");
+    // The trainer's baseline (loader batches, validation state) differs from the bare
+    // TrainStep's by a few MiB, so the phase that fails first may differ from the target; the
+    // phase-exact checks are failedStepKeepsWeights'. Here: whatever fails, auto finishes.
+    QTest::newRow("budget for backward") << int(hr::Phase::Backward);
+    QTest::newRow("budget for validation") << int(hr::Phase::Validation);
+}
+
+void TestOomRecovery::autoFinishesEveryRun() {
+    QFETCH(int, phase);
+    const hr::Phase target = static_cast<hr::Phase>(phase);
+    hr::TrainConfig config = baseConfig();
+    const std::int64_t budget = budgetFor(target, target == hr::Phase::Optimizer);
+    QVERIFY2(budget > 0, "no budget separates this phase from the ones before it");
+    config.memory_budget = budget;
+    config.name = std::string("oom_") + hr::phaseKey(target);
+
+    std::mutex mutex;
+    std::vector<hr::OomReport> ooms;
+    std::vector<hr::FixApplied> fixes;
+    std::string runDir;
+    bool finished = false;
+    hr::Trainer trainer(config, [&](const hr::TrainEvent& event) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (const auto* e = std::get_if<hr::RunStarted>(&event))
+            runDir = e->runDir;
+        else if (const auto* e = std::get_if<hr::OomOccurred>(&event))
+            ooms.push_back(e->report);
+        else if (const auto* e = std::get_if<hr::FixApplied>(&event))
+            fixes.push_back(*e);
+        else if (std::holds_alternative<hr::RunFinished>(event))
+            finished = true;
+    });
+    trainer.setOomHandler(hr::makeAdvisorHandler(hr::OomPolicy::Auto, {}, {}));
+    const int rc = trainer.run();
+    qInfo("budget %s: %d OOM(s), %d fix(es)", hr::formatBytes(budget).c_str(),
+          static_cast<int>(ooms.size()), static_cast<int>(fixes.size()));
+    for (std::size_t i = 0; i < fixes.size(); ++i)
+        qInfo("  fix %d: %s", static_cast<int>(i + 1), fixes[i].description.c_str());
+    QCOMPARE(rc, 0);
+    QVERIFY(finished);
+    QVERIFY(!ooms.empty());
+    qInfo("first OOM in the %s phase", hr::phaseKey(ooms.front().phase));
+    QCOMPARE(fixes.size(), ooms.size()); // every OOM answered by a fix
+    for (const hr::OomReport& r : ooms)
+        QVERIFY(!hr::describeOom(r).empty());
+
+    // results.csv: a header and one row per epoch, each epoch once.
+    const std::vector<std::string> rows = lines(readFile(runDir + "/results.csv"));
+    QCOMPARE(static_cast<int>(rows.size()), config.epochs + 1);
+    std::set<std::string> epochs;
+    for (std::size_t i = 1; i < rows.size(); ++i)
+        epochs.insert(hr::trim(rows[i].substr(0, rows[i].find(','))));
+    QCOMPARE(static_cast<int>(epochs.size()), config.epochs);
+
+    // events.jsonl: each OOM and each fix as a line whose type names it.
+    int oomLines = 0, fixLines = 0;
+    for (const std::string& line : lines(readFile(runDir + "/events.jsonl"))) {
+        if (line.find("\"type\":\"oom\"") != std::string::npos)
+            ++oomLines;
+        if (line.find("\"type\":\"fix_applied\"") != std::string::npos)
+            ++fixLines;
+    }
+    QCOMPARE(oomLines, static_cast<int>(ooms.size()));
+    QCOMPARE(fixLines, static_cast<int>(fixes.size()));
+}
+
+QTEST_APPLESS_MAIN(TestOomRecovery)
+#include "test_oom_recovery.moc"
