@@ -33,14 +33,14 @@ bool TrainingSession::start(const TrainConfig& config) {
     m_runConfig = config;
     // The sink runs on the trainer thread: copy the event into a queued call so that signals
     // are always emitted on the GUI thread. Queued calls die with `this`.
-    m_trainer = std::make_unique<Trainer>(config, [this](const TrainEvent& event) {
+    auto trainer = std::make_shared<Trainer>(config, [this](const TrainEvent& event) {
         QMetaObject::invokeMethod(
             this, [this, event] { dispatch(event); }, Qt::QueuedConnection);
     });
     // The advisor's own policy handler (the same one the CLI uses) ranks the fixes; this
     // session only supplies the person's choice. An empty predictor makes the advisor scale
     // the report's measured breakdown.
-    m_trainer->setOomHandler(makeAdvisorHandler(
+    trainer->setOomHandler(makeAdvisorHandler(
         config.on_oom, PeakPredictor{},
         [this](const std::vector<FixSuggestion>& fixes, const std::string&) {
             return chooseFix(fixes);
@@ -50,8 +50,18 @@ bool TrainingSession::start(const TrainConfig& config) {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_pendingReport = report;
         }));
-    Trainer* trainer = m_trainer.get();
-    m_thread = QThread::create([trainer] { trainer->run(); });
+    {
+        std::lock_guard<std::mutex> lock(m_trainerMutex);
+        m_trainer = trainer.get();
+    }
+    m_thread = QThread::create([this, trainer]() mutable {
+        trainer->run();
+        {
+            std::lock_guard<std::mutex> lock(m_trainerMutex);
+            m_trainer = nullptr;
+        }
+        trainer.reset(); // the teardown runs here, off the GUI thread
+    });
     m_thread->setObjectName(QStringLiteral("trainer"));
     connect(m_thread, &QThread::finished, this, &TrainingSession::threadDone);
     m_thread->start();
@@ -60,6 +70,7 @@ bool TrainingSession::start(const TrainConfig& config) {
 }
 
 void TrainingSession::setPaused(bool paused) {
+    std::lock_guard<std::mutex> lock(m_trainerMutex);
     if (!m_trainer)
         return;
     m_paused = paused;
@@ -67,13 +78,14 @@ void TrainingSession::setPaused(bool paused) {
 }
 
 void TrainingSession::stop() {
-    if (!m_trainer)
-        return;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_stopping = true;
     }
     m_answered.notify_all();
+    std::lock_guard<std::mutex> lock(m_trainerMutex);
+    if (!m_trainer)
+        return;
     m_trainer->requestPause(false);
     m_trainer->requestStop();
 }
@@ -169,7 +181,6 @@ void TrainingSession::threadDone() {
                 return;
             m_thread->deleteLater();
             m_thread = nullptr;
-            m_trainer.reset();
             emit runningChanged(false);
         },
         Qt::QueuedConnection);

@@ -73,7 +73,10 @@ private:
     void threadDone();
 
     QThread* m_thread = nullptr;
-    std::unique_ptr<Trainer> m_trainer;
+    // Owned by the worker thread, which also destroys it (a trainer's teardown frees the model
+    // and joins its loader threads: too slow for the GUI thread). Guarded by m_trainerMutex.
+    Trainer* m_trainer = nullptr;
+    std::mutex m_trainerMutex;
     TrainConfig m_runConfig;
     bool m_paused = false;
 
