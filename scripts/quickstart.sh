@@ -24,7 +24,7 @@ demo)
     echo "   The default settings need more memory than the budget; watch the advisor rescue the run."
     echo
     exec "$cli" train --model yolov8n.yaml imgsz=320 batch=16 epochs=30 \
-        memory_budget="${HEADROOM_DEMO_BUDGET:-1GiB}" on_oom=auto name=demo "$@"
+        memory_budget="${HEADROOM_DEMO_BUDGET:-384MiB}" on_oom=auto name=demo "$@"
     ;;
 test)
     bash packaging/install-deps.sh
