@@ -261,6 +261,14 @@ void TestEval::nmsMaxDetAndConfidence() {
     QVERIFY(torch::allclose(two[0].select(1, 4), torch::tensor({0.5f, 0.4f})));
     auto confident = hr::nonMaxSuppression(decodedOf(cands), 0.35);
     QCOMPARE(confident[0].size(0), int64_t(2));
+    // max_det across classes: the best two of all classes, whichever class they have.
+    auto mixed = decodedOf({{0, 0, 10, 10, {0.9f, 0}},
+                            {20, 0, 30, 10, {0.8f, 0}},
+                            {40, 0, 50, 10, {0.7f, 0}},
+                            {60, 0, 70, 10, {0, 0.85f}}});
+    auto best = hr::nonMaxSuppression(mixed, 0.001, 0.7, 2);
+    QVERIFY(torch::allclose(best[0].select(1, 4), torch::tensor({0.9f, 0.85f})));
+    QVERIFY(torch::equal(best[0].select(1, 5), torch::tensor({0.f, 1.f})));
 }
 
 void TestEval::nmsMultiLabelAndBatch() {

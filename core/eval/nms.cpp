@@ -13,13 +13,16 @@ namespace {
 constexpr int64_t kMaxCandidates = 30000; // Ultralytics' max_nms
 
 /// Greedy suppression over `order` (indices into the box/score arrays, by falling score);
-/// appends the kept indices to `kept`.
+/// appends the kept indices to `kept`, stopping after `limit` of them (later ones could never
+/// make the final cut).
 void greedySuppress(const float* box, const std::vector<int64_t>& order, double iouThreshold,
-                    std::vector<int64_t>& kept) {
+                    size_t limit, std::vector<int64_t>& kept) {
     std::vector<char> removed(order.size(), 0);
-    for (size_t i = 0; i < order.size(); ++i) {
+    size_t taken = 0;
+    for (size_t i = 0; i < order.size() && taken < limit; ++i) {
         if (removed[i])
             continue;
+        ++taken;
         const float* a = box + 4 * order[i];
         kept.push_back(order[i]);
         const float areaA = (a[2] - a[0]) * (a[3] - a[1]);
@@ -57,7 +60,7 @@ torch::Tensor nms(const torch::Tensor& boxes, const torch::Tensor& scores, doubl
     auto s = scores.to(torch::kCPU, torch::kFloat).contiguous();
     std::vector<int64_t> kept;
     greedySuppress(b.data_ptr<float>(), byFallingScore(s.data_ptr<float>(), s.size(0)),
-                   iouThreshold, kept);
+                   iouThreshold, size_t(b.size(0)), kept);
     return torch::tensor(kept, torch::kLong);
 }
 
@@ -102,16 +105,17 @@ std::vector<torch::Tensor> nonMaxSuppression(const torch::Tensor& decoded, doubl
         const auto order = byFallingScore(score, n);
 
         // Per-class suppression equals Ultralytics' class-offset trick without its O(n^2)
-        // cost across classes.
+        // cost across classes; no class can contribute more than maxDet boxes.
+        const size_t limit = size_t(std::max(maxDet, 0));
         std::vector<int64_t> kept;
         if (agnostic) {
-            greedySuppress(candBoxes.data_ptr<float>(), order, iou, kept);
+            greedySuppress(candBoxes.data_ptr<float>(), order, iou, limit, kept);
         } else {
             std::vector<std::vector<int64_t>> perClass(nc);
             for (int64_t i : order)
                 perClass[klass[i]].push_back(i);
             for (const auto& group : perClass)
-                greedySuppress(candBoxes.data_ptr<float>(), group, iou, kept);
+                greedySuppress(candBoxes.data_ptr<float>(), group, iou, limit, kept);
             std::stable_sort(kept.begin(), kept.end(),
                              [score](int64_t a, int64_t b) { return score[a] > score[b]; });
         }
