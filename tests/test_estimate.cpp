@@ -95,8 +95,7 @@ void TestEstimate::predictionMatchesMeasurement() {
     QVERIFY2(std::fabs(valError) <= 0.10, qPrintable(QString::number(valError * 100) + "%"));
     // The breakdown adds up to the training peak and names the resident parts.
     const hr::MemoryBreakdown& b = e.breakdown;
-    QVERIFY(b.weights > 0);
-    QVERIFY(b.gradients > 0);
+    QVERIFY(b.weights > 0); // gradients are freed between steps (zero_grad to none)
     QCOMPARE(b.resident() + b.activations + b.batchData + b.other, e.trainPeak);
     QVERIFY(e.trainPeak > e.stepPeak); // the loader's queued batches, on CPU
 }
