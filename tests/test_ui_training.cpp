@@ -154,13 +154,17 @@ void TestUiTraining::forcedOomOpensAdvisorAndContinues() {
     QVERIFY(m_measuredPeak > 0);
     hr::ui::MainWindow window;
     window.show();
-    // Double the batch under a budget at the peak measured with the smaller batch: the first
-    // step runs out of memory, and halving the batch (with accumulation) fits again.
+    // Four times the image size and twice the batch under a budget half again above the peak
+    // measured at 64 px (and at least the 64 MiB a budget may be): the first step runs out of
+    // memory, and a smaller batch or image size fits again.
     TrainConfig c = tinyConfig("oom");
     c.batch = 8;
+    c.imgsz = 256;
     c.epochs = 1;
-    c.memory_budget = m_measuredPeak * 11 / 10;
+    c.memory_budget = std::max<std::int64_t>(std::int64_t(64) << 20, m_measuredPeak * 3 / 2);
     c.on_oom = hr::OomPolicy::Ask;
+    QVERIFY2(!hr::hasErrors(hr::validate(c)),
+             hr::formatDiagnostics(hr::validate(c)).c_str()); // no modal "cannot start" box
     window.settingsPage()->form()->setConfig(c);
     hr::ui::TrainingSession* session = window.session();
     QSignalSpy needed(session, &hr::ui::TrainingSession::oomDecisionNeeded);

@@ -68,7 +68,7 @@ void ScreenshotTour::afterData() {
         config.model = "yolov8n.yaml";
         config.imgsz = 128;
         config.batch = 8;
-        config.epochs = 3;
+        config.epochs = 2;
         config.workers = 2;
         config.fraction = 0.25;
         config.project = QDir(m_dir).filePath(QStringLiteral("runs")).toStdString();
