@@ -511,11 +511,11 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
         try {
             out = step->step(batch);
         } catch (const c10::OutOfMemoryError& e) {
-            failure = OomFailure{e.what(), false};
+            failure = OomFailure{e.what_without_backtrace(), false};
         } catch (const c10::Error& e) {
             if (!isOomMessage(e.what()))
                 throw;
-            failure = OomFailure{e.what(), false};
+            failure = OomFailure{e.what_without_backtrace(), false};
         } catch (const std::bad_alloc& e) {
             failure = OomFailure{std::string("host memory exhausted: ") + e.what(), true};
         }
@@ -614,11 +614,11 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
             if (!valLoader->error().empty())
                 throw RunError("validation data loader: " + valLoader->error());
         } catch (const c10::OutOfMemoryError& e) {
-            failure = OomFailure{e.what(), false};
+            failure = OomFailure{e.what_without_backtrace(), false};
         } catch (const c10::Error& e) {
             if (!isOomMessage(e.what()))
                 throw;
-            failure = OomFailure{e.what(), false};
+            failure = OomFailure{e.what_without_backtrace(), false};
         } catch (const std::bad_alloc& e) {
             failure = OomFailure{std::string("host memory exhausted: ") + e.what(), true};
         }
