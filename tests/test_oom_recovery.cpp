@@ -198,7 +198,7 @@ std::vector<Segment> TestOomRecovery::measurePhases(const hr::TrainConfig& confi
     }
     std::ostringstream text;
     for (const Segment& s : segments)
-        text << hr::phaseKey(s.phase) << ' ' << hr::formatBytes(s.peak) << " | ";
+        text << hr::toString(s.phase) << ' ' << hr::formatBytes(s.peak) << " | ";
     qInfo("phase peaks: %s", text.str().c_str());
     return segments;
 }
@@ -288,7 +288,7 @@ void TestOomRecovery::autoFinishesEveryRun() {
     const std::int64_t budget = budgetFor(target, target == hr::Phase::Optimizer);
     QVERIFY2(budget > 0, "no budget separates this phase from the ones before it");
     config.memory_budget = budget;
-    config.name = std::string("oom_") + hr::phaseKey(target);
+    config.name = std::string("oom_") + hr::toString(target);
 
     std::mutex mutex;
     std::vector<hr::OomReport> ooms;
@@ -315,7 +315,7 @@ void TestOomRecovery::autoFinishesEveryRun() {
     QCOMPARE(rc, 0);
     QVERIFY(finished);
     QVERIFY(!ooms.empty());
-    qInfo("first OOM in the %s phase", hr::phaseKey(ooms.front().phase));
+    qInfo("first OOM in the %s phase", hr::toString(ooms.front().phase));
     QCOMPARE(fixes.size(), ooms.size()); // every OOM answered by a fix
     for (const hr::OomReport& r : ooms)
         QVERIFY(!hr::describeOom(r).empty());

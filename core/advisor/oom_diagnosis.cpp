@@ -65,28 +65,6 @@ int anchorsAt(int imgsz) {
 
 } // namespace
 
-const char* phaseKey(Phase phase) {
-    switch (phase) {
-    case Phase::Data:
-        return "data";
-    case Phase::Forward:
-        return "forward";
-    case Phase::Loss:
-        return "loss";
-    case Phase::Backward:
-        return "backward";
-    case Phase::Optimizer:
-        return "optimizer";
-    case Phase::Ema:
-        return "ema";
-    case Phase::Validation:
-        return "validation";
-    case Phase::Idle:
-        break;
-    }
-    return "idle";
-}
-
 std::string describeOom(const OomReport& r) {
     const TrainConfig& c = r.config;
     std::ostringstream out;
@@ -172,7 +150,7 @@ std::string describeOom(const OomReport& r) {
 
 std::string adviceToJson(const OomReport& report, const std::vector<FixSuggestion>& fixes) {
     std::ostringstream out;
-    out << "{\"phase\":\"" << phaseKey(report.phase)
+    out << "{\"phase\":\"" << toString(report.phase)
         << "\",\"host_memory\":" << (report.hostMemory ? "true" : "false") << ",\"diagnosis\":\""
         << jsonEscape(describeOom(report)) << "\",\"fixes\":" << fixSuggestionsToJson(fixes) << '}';
     return out.str();
