@@ -19,6 +19,7 @@ private slots:
     void predictionMatchesMeasurement_data();
     void predictionMatchesMeasurement();
     void calibrationIsCachedAndLinear();
+    void estimateIgnoresMemoryHeldElsewhere();
     void fitRespectsBudget();
     void fitExplainsImpossibleBudget();
     void autoBatchLeavesExplicitBatch();
@@ -115,6 +116,27 @@ void TestEstimate::calibrationIsCachedAndLinear() {
     const auto predicted = hr::predictTrainPeak(c);
     QVERIFY(predicted.has_value());
     QCOMPARE(*predicted, twelve.trainPeak);
+}
+
+void TestEstimate::estimateIgnoresMemoryHeldElsewhere() {
+    // A run that asks from inside an OOM recovery still holds its weights: the prediction for
+    // a config is the same with 48 MiB held elsewhere in the process.
+    hr::TrainConfig c = baseConfig();
+    c.imgsz = 96;
+    std::string error;
+    hr::clearEstimateCache();
+    const hr::MemoryEstimate alone = hr::estimateMemory(c, &error);
+    QVERIFY2(alone.trainPeak > 0, error.c_str());
+    const torch::Tensor held = torch::ones({48 << 18}); // 48 MiB of floats
+    hr::clearEstimateCache();
+    const hr::MemoryEstimate shared = hr::estimateMemory(c, &error);
+    QVERIFY2(shared.trainPeak > 0, error.c_str());
+    QVERIFY(held.numel() == (48 << 18));
+    const double drift = std::abs(double(shared.trainPeak - alone.trainPeak));
+    QVERIFY2(
+        drift < 0.05 * double(alone.trainPeak),
+        qPrintable(
+            QString("alone %1, with 48 MiB held %2").arg(alone.trainPeak).arg(shared.trainPeak)));
 }
 
 void TestEstimate::fitRespectsBudget() {

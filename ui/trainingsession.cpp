@@ -2,6 +2,7 @@
 #include "trainingsession.h"
 
 #include "advisor/oom_policy.h"
+#include "estimate/memory_estimator.h"
 
 #include <QMetaObject>
 #include <QThread>
@@ -38,10 +39,11 @@ bool TrainingSession::start(const TrainConfig& config) {
             this, [this, event] { dispatch(event); }, Qt::QueuedConnection);
     });
     // The advisor's own policy handler (the same one the CLI uses) ranks the fixes; this
-    // session only supplies the person's choice. An empty predictor makes the advisor scale
-    // the report's measured breakdown.
+    // session only supplies the person's choice. The estimator predicts each candidate's peak
+    // from real calibration steps, as in the CLI; the advisor falls back to scaling the
+    // report's measured breakdown where the estimator has no answer.
     trainer->setOomHandler(makeAdvisorHandler(
-        config.on_oom, PeakPredictor{},
+        config.on_oom, PeakPredictor(predictTrainPeak),
         [this](const std::vector<FixSuggestion>& fixes, const std::string&) {
             return chooseFix(fixes);
         },

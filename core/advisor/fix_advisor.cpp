@@ -683,7 +683,13 @@ PeakPredictor reportScalingPredictor(const OomReport& report) {
     // What the failed phase added on top of the resident state: activations and batch data.
     // The optimizer step and the EMA update add temporaries that do not scale with the batch.
     const bool stepPhase = phase == Phase::Optimizer || phase == Phase::Ema;
-    const double variable = stepPhase ? 0.0 : static_cast<double>(need - resident);
+    // A forward pass that failed had not finished, and backward holds more than forward's
+    // end: what it showed is a lower bound. Assume a whole step needs twice what was seen (a
+    // cautious guess that may cost some speed, never another OOM as often as a low one); the
+    // loss phase sits at forward's end, so backward's extra alone remains. The estimator,
+    // when the caller passes it, replaces this guess with calibrated numbers.
+    const double unfinished = phase == Phase::Forward ? 2.0 : (phase == Phase::Loss ? 1.3 : 1.0);
+    const double variable = stepPhase ? 0.0 : unfinished * static_cast<double>(need - resident);
     const double stepExtra = stepPhase ? static_cast<double>(need - resident) : 0.0;
     // State tensors per weight: AdamW/Adam two, SGD one (momentum); "auto" picks AdamW for the
     // short runs where it matters here (Ultralytics' rule).

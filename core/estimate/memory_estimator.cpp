@@ -120,6 +120,9 @@ std::int64_t plannedIterations(const TrainConfig& config, const DataFacts& facts
 
 /// Everything a probe needs: the device's probe, the model, a TrainStep. The budget of the CPU
 /// tracker is lifted meanwhile (a paused run in the same process keeps its own) and restored.
+/// Peaks are counted above what was allocated when the session began: a run that asks the
+/// estimator from inside an OOM recovery still holds its own weights, and they are not the
+/// probe's.
 class ProbeSession {
 public:
     ProbeSession(const TrainConfig& config, const DataFacts& facts, int stepBatch,
@@ -129,6 +132,7 @@ public:
             return;
         m_savedBudget = m_probe->budget();
         m_probe->setBudget(0);
+        m_baseline = m_probe->allocated();
         ModelBuild build = buildModel(config.model, facts.nc, config.scale);
         if (!build.model) {
             if (error)
@@ -162,18 +166,19 @@ public:
     std::int64_t trainPeak(const Batch& batch) {
         m_probe->resetPeak();
         m_step->step(batch);
-        return m_probe->peak();
+        return m_probe->peak() - m_baseline;
     }
     std::int64_t valPeak(const Batch& batch) {
         m_probe->resetPeak();
         m_step->validateBatch(batch, nullptr);
-        return m_probe->peak();
+        return m_probe->peak() - m_baseline;
     }
 
 private:
     std::unique_ptr<MemoryProbe> m_probe;
     std::unique_ptr<TrainStep> m_step;
     std::int64_t m_savedBudget = 0;
+    std::int64_t m_baseline = 0;
 };
 
 bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& out,
