@@ -3,7 +3,9 @@
 
 #include "datapage.h"
 #include "datasetservice.h"
+#include "estimatorservice.h"
 #include "language.h"
+#include "memorypanel.h"
 #include "oomadvisordialog.h"
 #include "runspage.h"
 #include "settingsform.h"
@@ -50,6 +52,9 @@ MainWindow::MainWindow(QWidget* parent)
 
     m_data = new DataPage(m_datasets, m_tabs);
     m_settings = new SettingsPage(m_tabs);
+    m_estimator = new EstimatorService(this);
+    m_memory = new MemoryPanel(m_estimator, m_settings->form(), m_settings);
+    m_settings->setSidePanel(m_memory);
     m_train = new TrainPage(m_session, m_start, m_pause, m_stop, m_tabs);
     m_runs = new RunsPage(m_tabs);
     m_tabs->addTab(m_data, QIcon(QStringLiteral(":/icons/data.svg")), tr("Data"));
@@ -76,6 +81,7 @@ MainWindow::MainWindow(QWidget* parent)
         m_runs->setRunsFolder(QString::fromStdString(m_settings->form()->config().project));
     });
     connect(m_session, &TrainingSession::runningChanged, this, &MainWindow::updateActions);
+    connect(m_session, &TrainingSession::runningChanged, m_memory, &MemoryPanel::setRunActive);
     connect(m_session, &TrainingSession::oomDecisionNeeded, this, &MainWindow::showAdvisor);
     connect(m_session, &TrainingSession::started, this, [this](const hr::RunStarted& event) {
         addRecentRun(QString::fromStdString(event.runDir));

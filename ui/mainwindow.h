@@ -18,6 +18,8 @@ namespace hr::ui {
 
 class DataPage;
 class DatasetService;
+class EstimatorService;
+class MemoryPanel;
 class RunsPage;
 class SettingsPage;
 class TrainPage;
@@ -40,6 +42,7 @@ public:
     SettingsPage* settingsPage() const { return m_settings; }
     TrainPage* trainPage() const { return m_train; }
     RunsPage* runsPage() const { return m_runs; }
+    MemoryPanel* memoryPanel() const { return m_memory; }
     TrainingSession* session() const { return m_session; }
     /// The advisor dialog while one is open, else nullptr.
     OomAdvisorDialog* advisor() const { return m_advisor; }
@@ -79,6 +82,8 @@ private:
     TrainPage* m_train = nullptr;
     RunsPage* m_runs = nullptr;
     OomAdvisorDialog* m_advisor = nullptr;
+    EstimatorService* m_estimator = nullptr;
+    MemoryPanel* m_memory = nullptr;
 
     QAction* m_openData = nullptr;
     QAction* m_openSettings = nullptr;

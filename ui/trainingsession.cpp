@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "trainingsession.h"
 
+#include "devicelock.h"
+
 #include "advisor/oom_policy.h"
 #include "estimate/memory_estimator.h"
 
@@ -57,7 +59,11 @@ bool TrainingSession::start(const TrainConfig& config) {
         m_trainer = trainer.get();
     }
     m_thread = QThread::create([this, trainer]() mutable {
-        trainer->run();
+        {
+            // Waits for an estimate in progress: its probe steps lift the budget meanwhile.
+            const std::lock_guard<std::timed_mutex> device(deviceLock());
+            trainer->run();
+        }
         {
             std::lock_guard<std::mutex> lock(m_trainerMutex);
             m_trainer = nullptr;

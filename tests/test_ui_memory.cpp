@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// GUI tests of the memory panel on the Settings page: background estimates that follow the
+// form, Auto-fit under a budget, and an event loop that stays responsive while the estimator
+// calibrates. Tiny synthetic data, yolov8n at 64-96 px, offscreen.
+#include "estimatorservice.h"
+#include "mainwindow.h"
+#include "memorypanel.h"
+#include "settingsform.h"
+#include "settingspage.h"
+
+#include "data/synthetic_dataset.h"
+#include "estimate/memory_estimator.h"
+
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+#include <algorithm>
+
+using hr::TrainConfig;
+
+namespace {
+constexpr int kWaitMs = 180000; // a calibration on a loaded 2-core machine
+constexpr std::int64_t kMiB = 1024 * 1024;
+
+std::int64_t peakOf(const hr::MemoryEstimate& e) {
+    return std::max(e.trainPeak, e.valPeak);
+}
+} // namespace
+
+class TestUiMemory : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void batchChangeGivesLargerTrainPeak();
+    void autoFitAppliesBatchUnderBudget();
+    void autoFitSaysWhenNothingFits();
+    void unreadableDataIsReportedInWords();
+    void guiStaysResponsiveWhileCalibrating();
+
+private:
+    TrainConfig tinyConfig() const;
+
+    QTemporaryDir m_dir;
+    QString m_dataYaml;
+};
+
+void TestUiMemory::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
+    QCoreApplication::setOrganizationName("HeadroomTest");
+    QCoreApplication::setApplicationName("test_ui_memory");
+    hr::SyntheticOptions options;
+    options.train = 6;
+    options.val = 2;
+    options.imgsz = 64;
+    std::string error;
+    QVERIFY2(hr::makeSyntheticDataset(m_dir.filePath("data").toStdString(), options, &error),
+             error.c_str());
+    m_dataYaml = m_dir.filePath("data/data.yaml");
+}
+
+TrainConfig TestUiMemory::tinyConfig() const {
+    TrainConfig c;
+    c.model = "yolov8n.yaml";
+    c.data = m_dataYaml.toStdString();
+    c.imgsz = 64;
+    c.batch = 2;
+    c.workers = 1;
+    c.threads = 1;
+    c.mosaic = 0.0;
+    c.device = "cpu";
+    c.project = m_dir.filePath("runs").toStdString();
+    return c;
+}
+
+void TestUiMemory::batchChangeGivesLargerTrainPeak() {
+    hr::ui::MainWindow window;
+    window.resize(1300, 850);
+    window.show();
+    window.settingsPage()->form()->setConfig(tinyConfig());
+    window.showPage(hr::ui::MainWindow::Page::Settings);
+    hr::ui::MemoryPanel* panel = window.memoryPanel();
+    QVERIFY(panel->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasEstimate() && !panel->service()->isBusy(), kWaitMs);
+    QCOMPARE(panel->outcome().estimate.batch, 2);
+    const std::int64_t atTwo = panel->outcome().estimate.trainPeak;
+    QVERIFY(atTwo > 0);
+    QVERIFY2(panel->statusText().contains("Training peak"), qPrintable(panel->statusText()));
+
+    // A burst of edits in the form costs one estimate: the debounce waits for the last one.
+    auto* batch = qobject_cast<QSpinBox*>(window.settingsPage()->form()->editor("batch"));
+    QVERIFY(batch);
+    const int before = panel->service()->estimatesDelivered();
+    for (int value = 3; value <= 8; ++value)
+        batch->setValue(value);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->outcome().estimate.batch == 8, kWaitMs);
+    QTRY_VERIFY(!panel->service()->isBusy());
+    QCOMPARE(panel->service()->estimatesDelivered() - before, 1);
+    QVERIFY2(panel->outcome().estimate.trainPeak > atTwo,
+             qPrintable(QString("batch 8: %1, batch 2: %2")
+                            .arg(panel->outcome().estimate.trainPeak)
+                            .arg(atTwo)));
+    // The breakdown adds up to the training peak.
+    const hr::MemoryBreakdown& b = panel->outcome().estimate.breakdown;
+    QCOMPARE(b.resident() + b.activations + b.batchData + b.other,
+             panel->outcome().estimate.trainPeak);
+}
+
+void TestUiMemory::autoFitAppliesBatchUnderBudget() {
+    // A budget between what batch 1 and batch 16 need, from the same estimator.
+    TrainConfig config = tinyConfig();
+    std::string error;
+    config.batch = 1;
+    const hr::MemoryEstimate one = hr::estimateMemory(config, &error);
+    QVERIFY2(one.trainPeak > 0, error.c_str());
+    config.batch = 16;
+    const hr::MemoryEstimate sixteen = hr::estimateMemory(config, &error);
+    QVERIFY2(sixteen.trainPeak > peakOf(one), error.c_str());
+    const auto budget =
+        static_cast<std::int64_t>(double(peakOf(one) + peakOf(sixteen)) / 2.0 / 0.9);
+    QVERIFY2(budget >= 64 * kMiB, "the config validator needs a budget of at least 64 MiB");
+    config.memory_budget = budget; // batch stays 16: auto-fit's largest candidate
+
+    hr::ui::MainWindow window;
+    window.resize(1300, 850);
+    window.show();
+    window.settingsPage()->form()->setConfig(config);
+    window.showPage(hr::ui::MainWindow::Page::Settings);
+    hr::ui::MemoryPanel* panel = window.memoryPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasEstimate() && !panel->service()->isBusy(), kWaitMs);
+    QVERIFY2(panel->statusText().contains("budget"), qPrintable(panel->statusText()));
+
+    QSignalSpy fitted(panel, &hr::ui::MemoryPanel::fitFinished);
+    panel->autoFitButton()->click();
+    QVERIFY(!panel->autoFitButton()->isEnabled());
+    QTRY_COMPARE_WITH_TIMEOUT(fitted.count(), 1, kWaitMs);
+    const auto result = fitted.first().first().value<hr::FitResult>();
+    QVERIFY2(result.fits, result.summary.c_str());
+    const int chosen = window.settingsPage()->form()->config().batch;
+    QCOMPARE(chosen, result.config.batch);
+    QVERIFY2(chosen >= 1 && chosen < 16, qPrintable(QString::number(chosen)));
+    QVERIFY(panel->autoFitButton()->isEnabled());
+    QVERIFY2(panel->fitText().contains(QString("batch %1").arg(chosen)),
+             qPrintable(panel->fitText()));
+
+    // The panel follows the applied settings: its prediction is under 90% of the budget.
+    QTRY_VERIFY_WITH_TIMEOUT(panel->outcome().estimate.batch == chosen, kWaitMs);
+    QVERIFY2(
+        double(peakOf(panel->outcome().estimate)) <= 0.9 * double(budget),
+        qPrintable(
+            QString("peak %1 of budget %2").arg(peakOf(panel->outcome().estimate)).arg(budget)));
+    QVERIFY2(!panel->statusText().contains("out of memory"), qPrintable(panel->statusText()));
+}
+
+void TestUiMemory::autoFitSaysWhenNothingFits() {
+    // The validator's smallest budget (64 MiB) cannot hold yolov8s' weights, gradients, optimizer
+    // state and EMA at any batch or image size.
+    TrainConfig config = tinyConfig();
+    config.model = "yolov8s.yaml";
+    config.imgsz = 128;
+    config.memory_budget = 64 * kMiB;
+    hr::ui::MainWindow window;
+    window.show();
+    window.settingsPage()->form()->setConfig(config);
+    window.showPage(hr::ui::MainWindow::Page::Settings);
+    hr::ui::MemoryPanel* panel = window.memoryPanel();
+    QSignalSpy fitted(panel, &hr::ui::MemoryPanel::fitFinished);
+    panel->autoFitButton()->click();
+    QTRY_COMPARE_WITH_TIMEOUT(fitted.count(), 1, kWaitMs);
+    const auto result = fitted.first().first().value<hr::FitResult>();
+    QVERIFY(!result.fits);
+    QVERIFY(result.minimumBudget > 64 * kMiB);
+    QCOMPARE(window.settingsPage()->form()->config().batch, 2); // nothing applied
+    QVERIFY2(panel->fitText().contains("Nothing fits") &&
+                 panel->fitText().contains("smallest budget"),
+             qPrintable(panel->fitText()));
+}
+
+void TestUiMemory::unreadableDataIsReportedInWords() {
+    hr::ui::MainWindow window;
+    window.show();
+    TrainConfig config = tinyConfig();
+    config.data = m_dir.filePath("missing/data.yaml").toStdString();
+    window.settingsPage()->form()->setConfig(config);
+    window.showPage(hr::ui::MainWindow::Page::Settings);
+    hr::ui::MemoryPanel* panel = window.memoryPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->statusText().startsWith("No prediction"), kWaitMs);
+    QVERIFY(!panel->hasEstimate());
+    QVERIFY2(panel->statusText().contains("missing"), qPrintable(panel->statusText()));
+}
+
+void TestUiMemory::guiStaysResponsiveWhileCalibrating() {
+    hr::clearEstimateCache(); // the next estimate calibrates with real probe steps
+    TrainConfig config = tinyConfig();
+    config.imgsz = 96;
+    hr::ui::MainWindow window;
+    window.show();
+    window.settingsPage()->form()->setConfig(config);
+    hr::ui::MemoryPanel* panel = window.memoryPanel();
+    QSignalSpy busy(panel->service(), &hr::ui::EstimatorService::busyChanged);
+
+    // A 10 ms timer measures the longest gap between two of its ticks while the estimator works.
+    QElapsedTimer clock;
+    qint64 last = 0, worst = 0;
+    int ticks = 0;
+    QTimer probe;
+    probe.setInterval(10);
+    connect(&probe, &QTimer::timeout, this, [&] {
+        const qint64 now = clock.elapsed();
+        if (ticks++ > 0)
+            worst = std::max(worst, now - last);
+        last = now;
+    });
+    // Showing the page lays out the whole form once: that is not the estimator's doing. The
+    // estimate it asks for starts after the debounce interval, with the probe already ticking.
+    window.showPage(hr::ui::MainWindow::Page::Settings);
+    QCoreApplication::processEvents();
+    QVERIFY(busy.isEmpty());
+    clock.start();
+    probe.start();
+    QTRY_VERIFY_WITH_TIMEOUT(!busy.isEmpty(), 5000);
+    QVERIFY(busy.first().first().toBool());
+    QVERIFY2(panel->statusText().startsWith("Calibrating"), qPrintable(panel->statusText()));
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasEstimate() && !panel->service()->isBusy(), kWaitMs);
+    probe.stop();
+    const qint64 busyFor = clock.elapsed();
+    QCOMPARE(panel->outcome().estimate.batch, 2);
+    QVERIFY2(ticks > busyFor / 20,
+             qPrintable(QString("%1 ticks in %2 ms").arg(ticks).arg(busyFor)));
+    qInfo("longest event-loop gap %lld ms in %lld ms of estimating", worst, busyFor);
+    QVERIFY2(worst < 100, qPrintable(QString("longest event-loop gap %1 ms").arg(worst)));
+}
+
+QTEST_MAIN(TestUiMemory)
+#include "test_ui_memory.moc"

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "memorypanel.h"
+
+#include "plotpalette.h"
+#include "settingsform.h"
+#include "util/bytes.h"
+
+#include <QEvent>
+#include <QGridLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QTextDocument>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace hr::ui {
+
+namespace {
+
+constexpr double kTrainKey = 2;
+constexpr double kValKey = 1;
+constexpr double kUsableFraction = 0.9; // what auto-fit keeps the peaks under
+constexpr int kParts = 7;
+
+QString bytes(std::int64_t value) {
+    return QString::fromStdString(hr::formatBytes(value));
+}
+
+QString partName(int part) {
+    switch (part) {
+    case 0:
+        return MemoryPanel::tr("Weights");
+    case 1:
+        return MemoryPanel::tr("Gradients");
+    case 2:
+        return MemoryPanel::tr("Optimizer state");
+    case 3:
+        return MemoryPanel::tr("EMA");
+    case 4:
+        return MemoryPanel::tr("Activations");
+    case 5:
+        return MemoryPanel::tr("Batch data");
+    default:
+        return MemoryPanel::tr("Other");
+    }
+}
+
+/// The training bar's parts, in partName() order.
+std::array<std::int64_t, kParts> trainParts(const MemoryBreakdown& b) {
+    return {b.weights, b.gradients, b.optimizerState, b.ema, b.activations, b.batchData, b.other};
+}
+
+/// The validation bar: the same resident parts, and the rest of its peak as working memory
+/// (activations of the forward pass, the batch, NMS).
+std::array<std::int64_t, kParts> valParts(const MemoryEstimate& e) {
+    const MemoryBreakdown& b = e.breakdown;
+    const std::int64_t working = std::max<std::int64_t>(0, e.valPeak - b.resident());
+    return {b.weights, b.gradients, b.optimizerState, b.ema, working, 0, 0};
+}
+
+} // namespace
+
+MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget* parent)
+    : QWidget(parent), m_service(service), m_form(form), m_plot(new QCustomPlot(this)) {
+    setObjectName(QStringLiteral("memoryPanel"));
+    auto* layout = new QVBoxLayout(this);
+    auto* title = new QLabel(tr("<b>Predicted memory</b>"), this);
+    layout->addWidget(title);
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_status);
+
+    // Two horizontal stacked bars: training on top, validation below.
+    m_plot->setMinimumHeight(150);
+    m_plot->setMaximumHeight(190);
+    m_plot->legend->setVisible(false);
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    ticker->addTick(kTrainKey, tr("Training"));
+    ticker->addTick(kValKey, tr("Validation"));
+    m_plot->yAxis->setTicker(ticker);
+    m_plot->yAxis->setRange(0.4, 2.6);
+    m_plot->yAxis->setSubTicks(false);
+    m_plot->yAxis->grid()->setVisible(false);
+    for (int i = 0; i < kParts; ++i) {
+        auto* bars = new QCPBars(m_plot->yAxis, m_plot->xAxis);
+        bars->setName(partName(i));
+        bars->setWidth(0.6);
+        if (!m_parts.isEmpty())
+            bars->moveAbove(m_parts.last());
+        m_parts.append(bars);
+    }
+    m_budgetLine = new QCPItemStraightLine(m_plot);
+    m_targetLine = new QCPItemStraightLine(m_plot);
+    m_budgetLabel = new QCPItemText(m_plot);
+    m_budgetLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    m_budgetLabel->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    m_budgetLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    m_budgetLabel->setPadding(QMargins(2, 1, 4, 1));
+    layout->addWidget(m_plot);
+
+    // The numbers: a colour swatch, the part and its predicted size.
+    auto* table = new QGridLayout;
+    table->setHorizontalSpacing(8);
+    table->setVerticalSpacing(2);
+    for (int i = 0; i < kParts; ++i) {
+        auto* swatch = new QLabel(this);
+        swatch->setFixedSize(12, 12);
+        auto* value = new QLabel(QStringLiteral("–"), this);
+        value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        table->addWidget(swatch, i, 0);
+        table->addWidget(new QLabel(partName(i), this), i, 1);
+        table->addWidget(value, i, 2);
+        m_swatches.append(swatch);
+        m_values.append(value);
+    }
+    int row = kParts;
+    auto addTotal = [this, table, &row](const QString& name) {
+        auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(name), this);
+        auto* value = new QLabel(QStringLiteral("–"), this);
+        value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        table->addWidget(label, row, 1);
+        table->addWidget(value, row, 2);
+        ++row;
+        return value;
+    };
+    m_trainValue = addTotal(tr("Training peak"));
+    m_valValue = addTotal(tr("Validation peak"));
+    m_budgetValue = addTotal(tr("Budget"));
+    table->setColumnStretch(1, 1);
+    layout->addLayout(table);
+
+    m_autoFit = new QPushButton(tr("Auto-fit"), this);
+    m_autoFit->setObjectName(QStringLiteral("autoFit"));
+    m_autoFit->setToolTip(tr("Pick the largest batch whose predicted peaks stay under 90% of the "
+                             "budget (or of the device's memory when no budget is set), keeping "
+                             "the nominal batch through accumulation; then AMP, checkpointing "
+                             "and a smaller image size if even batch 1 does not fit."));
+    layout->addWidget(m_autoFit, 0, Qt::AlignLeft);
+    m_fitResult = new QLabel(this);
+    m_fitResult->setWordWrap(true);
+    m_fitResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_fitResult->setVisible(false);
+    layout->addWidget(m_fitResult);
+    m_note = new QLabel(this);
+    m_note->setWordWrap(true);
+    layout->addWidget(m_note);
+    layout->addStretch(1);
+
+    connect(m_form, &SettingsForm::configChanged, this, &MemoryPanel::configChanged);
+    connect(m_service, &EstimatorService::busyChanged, this, &MemoryPanel::showBusy);
+    connect(m_service, &EstimatorService::estimateReady, this, &MemoryPanel::showOutcome);
+    connect(m_service, &EstimatorService::estimateFailed, this, &MemoryPanel::showError);
+    connect(m_service, &EstimatorService::fitReady, this, &MemoryPanel::applyFit);
+    connect(m_service, &EstimatorService::fitFailed, this, [this](const QString& message) {
+        m_fitting = false;
+        m_autoFit->setEnabled(!m_runActive);
+        m_fitResult->setText(tr("Auto-fit failed: %1").arg(message.toHtmlEscaped()));
+        m_fitResult->setVisible(true);
+    });
+    connect(m_autoFit, &QPushButton::clicked, this, [this] {
+        const TrainConfig config = m_form->config();
+        const Diagnostics problems = hr::validate(config);
+        if (hasErrors(problems)) {
+            m_fitResult->setText(
+                tr("Fix the settings first: %1")
+                    .arg(QString::fromStdString(formatDiagnostics(problems)).toHtmlEscaped()));
+            m_fitResult->setVisible(true);
+            return;
+        }
+        m_fitting = true;
+        m_autoFit->setEnabled(false);
+        m_fitResult->setText(tr("Auto-fit: predicting the peaks of each candidate…"));
+        m_fitResult->setVisible(true);
+        m_service->requestFit(config);
+    });
+
+    setStatus(tr("The prediction appears here when the settings are shown."), false);
+    applyPalette();
+    updateChart();
+}
+
+void MemoryPanel::setRunActive(bool active) {
+    m_runActive = active;
+    m_service->setHeld(active);
+    m_autoFit->setEnabled(!active && !m_fitting);
+    if (active)
+        setStatus(tr("Predictions wait while a run trains: the estimator's probe steps would "
+                     "share the device with it."),
+                  false);
+    else
+        refresh();
+}
+
+void MemoryPanel::refresh() {
+    m_stale = false;
+    const TrainConfig config = m_form->config();
+    const Diagnostics problems = hr::validate(config);
+    if (hasErrors(problems)) {
+        setStatus(tr("No prediction until the settings are valid."), true);
+        return;
+    }
+    m_service->requestEstimate(config);
+    if (m_runActive)
+        return;
+    if (!m_service->isBusy())
+        setStatus(tr("Waiting for the settings to settle…"), false);
+}
+
+void MemoryPanel::configChanged() {
+    if (isVisible())
+        refresh();
+    else
+        m_stale = true;
+}
+
+void MemoryPanel::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_stale || !m_hasEstimate)
+        refresh();
+}
+
+void MemoryPanel::showBusy(bool busy) {
+    if (busy && !m_fitting)
+        setStatus(tr("Calibrating… (short probe steps of the real training step; a new model or "
+                     "image size takes a few seconds)"),
+                  false);
+}
+
+void MemoryPanel::showOutcome(const EstimateOutcome& outcome) {
+    m_outcome = outcome;
+    m_hasEstimate = true;
+    const MemoryEstimate& e = outcome.estimate;
+    const std::int64_t peak = std::max(e.trainPeak, e.valPeak);
+    QString text;
+    if (outcome.autoBatch > 0)
+        text = tr("Batch -1: auto-fit picks batch %1. ").arg(outcome.autoBatch);
+    text += tr("Training peak %1, validation peak %2").arg(bytes(e.trainPeak), bytes(e.valPeak));
+    bool problem = false;
+    if (outcome.budget > 0) {
+        const int percent = int(std::lround(100.0 * double(peak) / double(outcome.budget)));
+        if (peak > outcome.budget) {
+            text += tr(": %1% of the %2 budget. This run would go out of memory; Auto-fit "
+                       "finds settings that fit.")
+                        .arg(percent)
+                        .arg(bytes(outcome.budget));
+            problem = true;
+        } else if (double(peak) > kUsableFraction * double(outcome.budget)) {
+            text += tr(": %1% of the %2 budget, above the 10% margin Auto-fit leaves for "
+                       "fragmentation and growth.")
+                        .arg(percent)
+                        .arg(bytes(outcome.budget));
+        } else {
+            text += tr(": %1% of the %2 budget.").arg(percent).arg(bytes(outcome.budget));
+        }
+    } else if (outcome.capacity > 0) {
+        text += tr(" on %1, which has %2. No budget is set.")
+                    .arg(QString::fromStdString(e.device), bytes(outcome.capacity));
+    } else {
+        text += tr(" on %1. No budget is set.").arg(QString::fromStdString(e.device));
+    }
+    setStatus(text, problem);
+    m_note->setText(tr("Batch %1, validation batch %2; each more image adds %3 to a training "
+                       "step. How: %4.")
+                        .arg(e.batch)
+                        .arg(e.valBatch)
+                        .arg(bytes(e.perImageTrain))
+                        .arg(QString::fromStdString(e.note).toHtmlEscaped()));
+    updateChart();
+}
+
+void MemoryPanel::showError(const QString& message) {
+    m_hasEstimate = false;
+    setStatus(tr("No prediction: %1").arg(message), true);
+    m_note->clear();
+    updateChart();
+}
+
+void MemoryPanel::applyFit(const FitResult& result) {
+    m_fitting = false;
+    m_autoFit->setEnabled(!m_runActive);
+    QStringList reasons;
+    for (const std::string& reason : result.reasons)
+        reasons
+            << QStringLiteral("<li>%1</li>").arg(QString::fromStdString(reason).toHtmlEscaped());
+    const QString summary = QString::fromStdString(result.summary).toHtmlEscaped();
+    if (result.fits) {
+        // Only what auto-fit decides: edits made while it ran stay.
+        TrainConfig config = m_form->config();
+        config.batch = result.config.batch;
+        config.amp = result.config.amp;
+        config.checkpointing = result.config.checkpointing;
+        config.imgsz = result.config.imgsz;
+        m_form->setConfig(config);
+        m_fitResult->setText(tr("<b>Auto-fit applied:</b> %1<ul style='margin-left:-20px'>%2</ul>")
+                                 .arg(summary, reasons.join(QString())));
+        emit m_form->configChanged();
+    } else {
+        m_fitResult->setText(tr("<b>Nothing fits:</b> %1<ul style='margin-left:-20px'>%2</ul>")
+                                 .arg(summary, reasons.join(QString())));
+    }
+    m_fitResult->setVisible(true);
+    emit fitFinished(result);
+}
+
+QString MemoryPanel::statusText() const {
+    return m_status->text();
+}
+
+QString MemoryPanel::fitText() const {
+    QTextDocument doc;
+    doc.setHtml(m_fitResult->text());
+    return doc.toPlainText();
+}
+
+void MemoryPanel::setStatus(const QString& text, bool problem) {
+    m_status->setText(text);
+    QPalette pal = palette();
+    if (problem)
+        pal.setColor(QPalette::WindowText,
+                     isDarkPalette(pal) ? QColor(0xff8a80) : QColor(0xc0392b));
+    m_status->setPalette(pal);
+}
+
+void MemoryPanel::updateChart() {
+    std::array<std::int64_t, kParts> train{};
+    std::array<std::int64_t, kParts> val{};
+    if (m_hasEstimate) {
+        train = trainParts(m_outcome.estimate.breakdown);
+        val = valParts(m_outcome.estimate);
+    }
+    const std::int64_t budget = m_hasEstimate ? m_outcome.budget : 0;
+    const std::int64_t top = std::max({m_hasEstimate ? m_outcome.estimate.trainPeak : 0,
+                                       m_hasEstimate ? m_outcome.estimate.valPeak : 0, budget});
+    // MiB for most runs; GiB for big GPUs, where MiB tick labels get long.
+    const bool gib = top >= 8LL * 1024 * 1024 * 1024;
+    const double unit = gib ? 1024.0 * 1024.0 * 1024.0 : 1024.0 * 1024.0;
+    m_plot->xAxis->setLabel(gib ? tr("GiB") : tr("MiB"));
+    for (int i = 0; i < kParts; ++i) {
+        m_parts[i]->setData({kValKey, kTrainKey},
+                            {double(val[size_t(i)]) / unit, double(train[size_t(i)]) / unit});
+        m_values[i]->setText(m_hasEstimate ? bytes(train[size_t(i)]) : QStringLiteral("–"));
+    }
+    m_trainValue->setText(m_hasEstimate ? bytes(m_outcome.estimate.trainPeak)
+                                        : QStringLiteral("–"));
+    m_valValue->setText(m_hasEstimate ? bytes(m_outcome.estimate.valPeak) : QStringLiteral("–"));
+    m_budgetValue->setText(budget > 0 ? bytes(budget) : tr("none"));
+
+    const bool showBudget = budget > 0;
+    m_budgetLine->setVisible(showBudget);
+    m_targetLine->setVisible(showBudget);
+    m_budgetLabel->setVisible(showBudget);
+    if (showBudget) {
+        const double x = double(budget) / unit;
+        m_budgetLine->point1->setCoords(x, 0);
+        m_budgetLine->point2->setCoords(x, 1);
+        const double target = kUsableFraction * x;
+        m_targetLine->point1->setCoords(target, 0);
+        m_targetLine->point2->setCoords(target, 1);
+        m_budgetLabel->position->setCoords(x, 0.0);
+        m_budgetLabel->setText(tr("budget %1").arg(bytes(budget)));
+    }
+    m_plot->xAxis->setRange(0, top > 0 ? double(top) / unit * 1.08 : 1.0);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryPanel::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::PaletteChange)
+        applyPalette();
+    QWidget::changeEvent(event);
+}
+
+void MemoryPanel::applyPalette() {
+    const QPalette pal = palette();
+    const QColor text = pal.color(QPalette::Text);
+    QColor grid = text;
+    grid.setAlphaF(0.15);
+    m_plot->setBackground(pal.brush(QPalette::Base));
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setBasePen(QPen(text));
+        axis->setTickPen(QPen(text));
+        axis->setSubTickPen(QPen(text));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+    }
+    for (int i = 0; i < kParts; ++i) {
+        QColor color = seriesColor(i, pal);
+        m_parts[i]->setPen(QPen(color.darker(120)));
+        m_parts[i]->setBrush(color);
+        QPixmap swatch(12, 12);
+        swatch.fill(color);
+        m_swatches[i]->setPixmap(swatch);
+    }
+    const QColor budget = isDarkPalette(pal) ? QColor(0xff8a80) : QColor(0xc0392b);
+    m_budgetLine->setPen(QPen(budget, 2));
+    m_targetLine->setPen(QPen(budget, 1, Qt::DashLine));
+    m_budgetLabel->setColor(budget);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace hr::ui
