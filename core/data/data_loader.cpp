@@ -123,6 +123,28 @@ LoaderOptions LoaderOptions::fromConfig(const TrainConfig& c, bool training) {
     return o;
 }
 
+namespace {
+
+/// This rank's part of `order`: padded by repeating its start to a multiple of `ranks`, then
+/// every ranks-th entry from `rank` (PyTorch's DistributedSampler without drop_last).
+std::vector<int> shardOf(const std::vector<int>& order, int rank, int ranks) {
+    if (ranks <= 1 || order.empty())
+        return order;
+    const size_t n = order.size();
+    const size_t padded = (n + static_cast<size_t>(ranks) - 1) / ranks * ranks;
+    std::vector<int> mine;
+    mine.reserve(padded / ranks);
+    for (size_t i = static_cast<size_t>(rank); i < padded; i += static_cast<size_t>(ranks))
+        mine.push_back(order[i % n]);
+    return mine;
+}
+
+std::int64_t shardSize(std::int64_t images, int ranks) {
+    return ranks <= 1 ? images : (images + ranks - 1) / ranks;
+}
+
+} // namespace
+
 struct DataLoader::State {
     std::shared_ptr<const DatasetReport> data;
     LoaderOptions opt;
@@ -180,8 +202,10 @@ void DataLoader::State::planEpoch(int e) {
         }
         std::stable_sort(order.begin(), order.end(),
                          [&](int x, int y) { return aspect[x] < aspect[y]; });
-        for (int start = 0; start < n; start += b) {
-            const int end = std::min(n, start + b);
+        order = shardOf(order, opt.shardRank, opt.shardCount);
+        const int count = static_cast<int>(order.size());
+        for (int start = 0; start < count; start += b) {
+            const int end = std::min(count, start + b);
             const double lo = aspect[order[start]], hi = aspect[order[end - 1]];
             double shapeH = 1.0, shapeW = 1.0; // relative to imgsz
             if (hi < 1.0)
@@ -203,8 +227,10 @@ void DataLoader::State::planEpoch(int e) {
         for (int i = n - 1; i > 0; --i)
             std::swap(order[i], order[random.index(i + 1)]);
     }
-    for (int start = 0; start < n; start += b) {
-        batches.emplace_back(order.begin() + start, order.begin() + std::min(n, start + b));
+    order = shardOf(order, opt.shardRank, opt.shardCount);
+    const int count = static_cast<int>(order.size());
+    for (int start = 0; start < count; start += b) {
+        batches.emplace_back(order.begin() + start, order.begin() + std::min(count, start + b));
         batchShapes.emplace_back(opt.imgsz, opt.imgsz);
     }
 }
@@ -429,6 +455,8 @@ DataLoader::DataLoader(std::shared_ptr<const DatasetReport> dataset, LoaderOptio
     m->opt.batch = std::max(1, m->opt.batch);
     m->opt.imgsz = std::max(32, m->opt.imgsz);
     m->opt.workers = std::max(0, m->opt.workers);
+    m->opt.shardCount = std::max(1, m->opt.shardCount);
+    m->opt.shardRank = std::clamp(m->opt.shardRank, 0, m->opt.shardCount - 1);
     if (m->opt.rect)
         m->opt.shuffle = false;
     if (m->opt.cache == "ram")
@@ -497,12 +525,13 @@ void DataLoader::stop() {
 }
 
 std::int64_t DataLoader::batchesPerEpoch() const {
-    const auto n = static_cast<std::int64_t>(m->data->images.size());
+    const std::int64_t n =
+        shardSize(static_cast<std::int64_t>(m->data->images.size()), m->opt.shardCount);
     return (n + m->opt.batch - 1) / m->opt.batch;
 }
 
 std::int64_t DataLoader::size() const {
-    return static_cast<std::int64_t>(m->data->images.size());
+    return shardSize(static_cast<std::int64_t>(m->data->images.size()), m->opt.shardCount);
 }
 
 std::int64_t DataLoader::cacheBytesEstimate() const {

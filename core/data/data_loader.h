@@ -27,6 +27,11 @@ struct LoaderOptions {
     int epochs = 100;
     int close_mosaic = 10; ///< mosaic and mixup off for the last N epochs
     AugmentParams hyp;
+    /// Data parallel (like PyTorch's DistributedSampler): every rank orders the whole data set
+    /// the same way (seed + epoch), pads it by repeating its start to a multiple of
+    /// shardCount, and takes every shardCount-th image from position shardRank.
+    int shardRank = 0;
+    int shardCount = 1;
 
     /// The options for training (`training` = true: augment, shuffle) or validation (letterbox,
     /// rectangular batches, batch = val_batch or 2 x batch) from a TrainConfig. Workers are

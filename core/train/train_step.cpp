@@ -2,6 +2,9 @@
 #include "train/train_step.h"
 
 #include "data/batch.h"
+#include "dist/data_parallel_group.h"
+#include "dist/gradient_sync.h"
+#include "dist/zero_sharding.h"
 #include "eval/metrics_accumulator.h"
 #include "eval/nms.h"
 #include "loss/detection_loss.h"
@@ -94,6 +97,10 @@ struct TrainStep::Impl {
     std::unique_ptr<DetectionLoss> loss;
     std::function<void(Phase)> phaseCallback;
     Phase phase = Phase::Idle;
+    // Data parallel (all null in a one-process run).
+    DataParallelGroup* group = nullptr;
+    std::unique_ptr<GradientSync> gradientSync;
+    std::unique_ptr<OptimizerSharding> sharding;
 
     Impl(const TrainConfig& c, DetectionModel m, int classes, torch::Device d)
         : config(c), model(std::move(m)), nc(classes), device(d) {}
@@ -106,6 +113,66 @@ struct TrainStep::Impl {
     void applyModelSettings() {
         model->setCheckpointing(config.checkpointing);
         model->freeze(config.freeze);
+    }
+
+    /// Runs one part of a step; under data parallelism every rank then learns whether every
+    /// rank's part succeeded. A failure elsewhere becomes an out-of-memory error here (the
+    /// only failure a rank recovers from), so every rank leaves the step at the same point.
+    /// `onLocalFailure` runs before the agreement when this rank's part threw.
+    void together(const std::function<void()>& part,
+                  const std::function<void()>& onLocalFailure = {}) {
+        if (!group) {
+            part();
+            return;
+        }
+        std::exception_ptr failure;
+        try {
+            part();
+        } catch (...) {
+            failure = std::current_exception();
+            if (onLocalFailure) {
+                try {
+                    onLocalFailure();
+                } catch (...) {
+                }
+            }
+        }
+        const std::vector<int> failed = group->failedRanks(!failure);
+        if (failure)
+            std::rethrow_exception(failure);
+        if (!failed.empty())
+            TORCH_CHECK_WITH(OutOfMemoryError, false, "rank ", failed.front(),
+                             " ran out of memory in the ", toString(phase),
+                             " phase; every rank drops this step");
+    }
+
+    /// (Re)builds the gradient all-reduce and ZeRO ownership for the trainable parameters.
+    void connectDataParallel() {
+        gradientSync.reset();
+        sharding.reset();
+        updater->setStepHooks({});
+        if (!group) {
+            updater->setParameterFilter({});
+            return;
+        }
+        gradientSync = std::make_unique<GradientSync>(*group, model->parameters());
+        WeightUpdater::StepHooks hooks;
+        hooks.agree = [this](bool ok) {
+            const std::vector<int> failed = group->failedRanks(ok);
+            if (ok && !failed.empty())
+                TORCH_CHECK_WITH(OutOfMemoryError, false, "rank ", failed.front(),
+                                 " ran out of memory in the optimizer phase; every rank drops "
+                                 "this step");
+        };
+        if (config.zero == 1) {
+            sharding = std::make_unique<OptimizerSharding>(*group, model->parameters());
+            updater->setParameterFilter(
+                [this](const torch::Tensor& p) { return sharding->owns(p); });
+            hooks.afterStep = [this] { sharding->broadcastUpdated(); };
+        } else {
+            updater->setParameterFilter({});
+        }
+        updater->setStepHooks(std::move(hooks));
     }
 };
 
@@ -145,17 +212,35 @@ StepOutput TrainStep::step(const Batch& batch) {
     d->setPhase(Phase::Forward);
     d->model->train();
     std::vector<torch::Tensor> raw;
-    {
-        AutocastGuard autocast(d->config.amp, d->device);
-        raw = d->model->forward(images);
-    }
-    d->setPhase(Phase::Loss);
-    LossOutput loss = d->loss->compute(raw, targets, images.size(2), images.size(3));
+    LossOutput loss;
+    d->together([&] {
+        {
+            AutocastGuard autocast(d->config.amp, d->device);
+            raw = d->model->forward(images);
+        }
+        d->setPhase(Phase::Loss);
+        loss = d->loss->compute(raw, targets, images.size(2), images.size(3));
+    });
     out.forwardSeconds = secondsSince(t0);
 
     t0 = Clock::now();
     d->setPhase(Phase::Backward);
-    d->updater->backward(loss.total);
+    if (d->group) {
+        GradientSync& sync = *d->gradientSync;
+        // Only the batch that completes the accumulation group is all-reduced (DDP no_sync).
+        sync.setEnabled(d->updater->pending() + 1 >= d->updater->accumulate());
+        d->together(
+            [&] {
+                d->updater->backward(loss.total * static_cast<double>(d->group->size()));
+                sync.finish();
+            },
+            [&] {
+                raw.clear();
+                sync.abandon();
+            });
+    } else {
+        d->updater->backward(loss.total);
+    }
     raw.clear();
     out.loss = loss.total.item<double>();
     out.items = itemsOf(loss.items);
@@ -249,6 +334,14 @@ void TrainStep::applyConfig(const TrainConfig& config) {
     d->updater->applyConfig(config, choice);
     if (config.box != previous.box || config.cls != previous.cls || config.dfl != previous.dfl)
         d->loss = std::make_unique<DetectionLoss>(lossConfigFor(config, d->model));
+    // New trainable parameters need new buckets and owners (ZeRO then restarts the state).
+    if (d->group && (config.freeze != previous.freeze || config.zero != previous.zero))
+        d->connectDataParallel();
+}
+
+void TrainStep::setDataParallel(DataParallelGroup* group) {
+    d->group = group && group->size() > 1 ? group : nullptr;
+    d->connectDataParallel();
 }
 
 void TrainStep::setPhaseCallback(std::function<void(Phase)> callback) {

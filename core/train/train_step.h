@@ -17,6 +17,7 @@
 
 namespace hr {
 
+class DataParallelGroup;
 class DetectionModel;
 class MetricsAccumulator;
 struct Batch;
@@ -91,6 +92,16 @@ public:
     /// (SGD <-> Adam/AdamW re-creates the optimizer with the same groups and learning rates),
     /// optimizer offload, batch (weight decay scaling). Weights and EMA are kept.
     void applyConfig(const TrainConfig& config);
+
+    /// Data-parallel training over `group` (nullptr = one process; the group must outlive the
+    /// step). Gradients are averaged over the ranks in buckets launched from autograd hooks
+    /// during backward; the loss is multiplied by the number of ranks as Ultralytics does, so
+    /// N ranks x batch B update the weights as 1 rank x batch N*B. After the forward pass, the
+    /// backward pass and the optimizer step, the ranks agree whether all succeeded: a failure
+    /// (out of memory) on any rank makes step() throw on every rank at the same point, with
+    /// weights and optimizer state unchanged. With config.zero == 1 the optimizer keeps the
+    /// state of this rank's share of the parameters only and owners broadcast their updates.
+    void setDataParallel(DataParallelGroup* group);
 
     /// Called with the phase whenever it changes (for the memory sampler).
     void setPhaseCallback(std::function<void(Phase)> callback);

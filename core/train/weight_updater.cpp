@@ -40,7 +40,24 @@ WeightUpdater::WeightUpdater(const TrainConfig& config, std::shared_ptr<torch::n
 }
 
 void WeightUpdater::rebuildOptimizer() {
-    m_optimizer = makeOptimizer(m_choice, splitParameters(*m_model), m_weightDecay);
+    ParamGroups groups = splitParameters(*m_model);
+    if (m_owns)
+        for (auto& group : groups.groups)
+            group.erase(std::remove_if(group.begin(), group.end(),
+                                       [this](const torch::Tensor& p) { return !m_owns(p); }),
+                        group.end());
+    m_optimizer = makeOptimizer(m_choice, groups, m_weightDecay);
+}
+
+void WeightUpdater::setParameterFilter(std::function<bool(const torch::Tensor&)> owns) {
+    const std::array<double, 3> lr = learningRates();
+    m_owns = std::move(owns);
+    rebuildOptimizer();
+    if (m_offload)
+        moveOptimizerState(*m_optimizer, torch::kCPU);
+    setLearningRates(lr);
+    if (m_choice.name == "SGD")
+        hr::setMomentum(*m_optimizer, m_momentum);
 }
 
 void WeightUpdater::backward(const torch::Tensor& loss) {
@@ -69,10 +86,29 @@ bool WeightUpdater::step() {
             restoreSnapshot();
             if (m_offload)
                 moveOptimizerState(*m_optimizer, torch::kCPU);
+            if (m_hooks.agree) {
+                // Tell the other ranks; this rank's own error is the one to report.
+                try {
+                    m_hooks.agree(false);
+                } catch (...) {
+                }
+            }
             throw;
+        }
+        if (m_hooks.agree) {
+            try {
+                m_hooks.agree(true);
+            } catch (...) {
+                restoreSnapshot();
+                if (m_offload)
+                    moveOptimizerState(*m_optimizer, torch::kCPU);
+                throw;
+            }
         }
         if (m_offload)
             moveOptimizerState(*m_optimizer, torch::kCPU);
+        if (m_hooks.afterStep)
+            m_hooks.afterStep();
         stepped = true;
     }
     m_scaler.update(finite);

@@ -59,6 +59,20 @@ public:
     std::int64_t steps() const { return m_steps; }
     double weightDecay() const { return m_weightDecay; }
 
+    /// Data-parallel hooks of step() (each optional). `agree` is called once the local optimizer
+    /// step is done, with whether it succeeded; it throws when another rank failed, and this
+    /// rank's step is then undone (weights and state as before). `afterStep` runs when every
+    /// rank's step succeeded, before the EMA update (ZeRO: owners broadcast their parameters).
+    struct StepHooks {
+        std::function<void(bool ok)> agree;
+        std::function<void()> afterStep;
+    };
+    void setStepHooks(StepHooks hooks) { m_hooks = std::move(hooks); }
+
+    /// ZeRO stage 1: the optimizer holds, and steps, only the parameters `owns` accepts (its
+    /// state is dropped and rebuilt). An empty function = all parameters.
+    void setParameterFilter(std::function<bool(const torch::Tensor&)> owns);
+
     /// Called with Phase::Optimizer and Phase::Ema as step() enters them.
     void setPhaseCallback(std::function<void(Phase)> callback) { m_phase = std::move(callback); }
 
@@ -97,6 +111,8 @@ private:
     int m_pending = 0;
     std::int64_t m_steps = 0;
     std::function<void(Phase)> m_phase;
+    StepHooks m_hooks;
+    std::function<bool(const torch::Tensor&)> m_owns;
 };
 
 /// Weight decay as Ultralytics scales it: weight_decay * batch * accumulate / nbs.

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ProcessGroupGloo.hpp only declares the group when the build that made LibTorch had Gloo;
+// Debian's libtorch_cpu does (and links libgloo), so say so for this file.
+#ifndef USE_C10D_GLOO
+#define USE_C10D_GLOO 1
+#endif
+
+#include "dist/data_parallel_group.h"
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace hr {
+
+namespace {
+
+bool isLoopback(const std::string& address) {
+    return address == "localhost" || address.rfind("127.", 0) == 0 || address == "::1";
+}
+
+/// The network device Gloo uses: GLOO_SOCKET_IFNAME when set (as in PyTorch), loopback for a
+/// one-machine run, else the address this machine's hostname resolves to.
+std::shared_ptr<::gloo::transport::Device> glooDevice(const std::string& masterAddr) {
+    if (const char* name = std::getenv("GLOO_SOCKET_IFNAME"); name && *name)
+        return c10d::ProcessGroupGloo::createDeviceForInterface(name);
+    if (isLoopback(masterAddr))
+        return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+    return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+std::string firstLine(const std::string& text) {
+    const auto end = text.find('\n');
+    return end == std::string::npos ? text : text.substr(0, end);
+}
+
+} // namespace
+
+struct DataParallelGroup::Impl {
+    c10::intrusive_ptr<c10d::Store> store;
+    c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+};
+
+std::unique_ptr<DataParallelGroup> DataParallelGroup::connect(const LaunchEnv& env,
+                                                              std::chrono::milliseconds timeout,
+                                                              std::string* error) {
+    try {
+        c10d::TCPStoreOptions options;
+        options.port = static_cast<std::uint16_t>(env.masterPort);
+        options.isServer = env.rank == 0;
+        options.numWorkers = static_cast<std::size_t>(env.worldSize);
+        options.waitWorkers = true;
+        options.timeout = timeout;
+        auto tcp = c10::make_intrusive<c10d::TCPStore>(env.masterAddr, options);
+        auto store = c10::make_intrusive<c10d::PrefixStore>("headroom", tcp);
+        auto group = std::unique_ptr<DataParallelGroup>(
+            new DataParallelGroup(store, env.rank, env.worldSize, timeout, env.masterAddr));
+        return group;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = "rank " + std::to_string(env.rank) + " of " + std::to_string(env.worldSize) +
+                     " cannot join the run at " + env.masterAddr + ":" +
+                     std::to_string(env.masterPort) + ": " + firstLine(e.what());
+        return nullptr;
+    }
+}
+
+DataParallelGroup::DataParallelGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank,
+                                     int size, std::chrono::milliseconds timeout)
+    : DataParallelGroup(store, rank, size, timeout, "127.0.0.1") {}
+
+DataParallelGroup::DataParallelGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank,
+                                     int size, std::chrono::milliseconds timeout,
+                                     const std::string& masterAddr)
+    : d(std::make_unique<Impl>()), m_rank(rank), m_size(size), m_timeout(timeout) {
+    TORCH_CHECK(size >= 1 && rank >= 0 && rank < size, "rank ", rank, " of ", size);
+    d->store = store;
+    auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+    options->devices.push_back(glooDevice(masterAddr));
+    options->threads = 2;
+    try {
+        d->group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
+    } catch (const std::exception& e) {
+        throw DistributedError("rank " + std::to_string(rank) + " of " + std::to_string(size) +
+                               " cannot connect to the other ranks within " +
+                               std::to_string(timeout.count() / 1000) +
+                               " s: " + firstLine(e.what()));
+    }
+}
+
+DataParallelGroup::~DataParallelGroup() = default;
+
+c10::intrusive_ptr<c10d::Work> DataParallelGroup::allReduceSumAsync(torch::Tensor& tensor) {
+    std::vector<torch::Tensor> tensors{tensor};
+    try {
+        return d->group->allreduce(tensors);
+    } catch (const std::exception& e) {
+        throw DistributedError("rank " + std::to_string(m_rank) +
+                               ": cannot start an all-reduce: " + firstLine(e.what()));
+    }
+}
+
+void DataParallelGroup::waitFor(const c10::intrusive_ptr<c10d::Work>& work,
+                                const std::string& what) {
+    try {
+        work->wait();
+    } catch (const std::exception& e) {
+        throw DistributedError("rank " + std::to_string(m_rank) + " of " + std::to_string(m_size) +
+                               ": " + what + " failed (" + firstLine(e.what()) +
+                               "). Another rank has stopped or did not answer within " +
+                               std::to_string(m_timeout.count() / 1000) +
+                               " s; its own output says why.");
+    }
+}
+
+void DataParallelGroup::allReduceSum(torch::Tensor& tensor) {
+    waitFor(allReduceSumAsync(tensor), "all-reduce");
+}
+
+void DataParallelGroup::broadcast(torch::Tensor& tensor, int root) {
+    std::vector<torch::Tensor> tensors{tensor};
+    c10d::BroadcastOptions options;
+    options.rootRank = root;
+    c10::intrusive_ptr<c10d::Work> work;
+    try {
+        work = d->group->broadcast(tensors, options);
+    } catch (const std::exception& e) {
+        throw DistributedError("rank " + std::to_string(m_rank) +
+                               ": cannot start a broadcast: " + firstLine(e.what()));
+    }
+    waitFor(work, "broadcast from rank " + std::to_string(root));
+}
+
+void DataParallelGroup::barrier() {
+    c10::intrusive_ptr<c10d::Work> work;
+    try {
+        work = d->group->barrier();
+    } catch (const std::exception& e) {
+        throw DistributedError("rank " + std::to_string(m_rank) +
+                               ": cannot start a barrier: " + firstLine(e.what()));
+    }
+    waitFor(work, "barrier");
+}
+
+std::vector<int> DataParallelGroup::failedRanks(bool ok) {
+    torch::Tensor flags = torch::zeros({m_size}, torch::kInt);
+    flags[m_rank] = ok ? 0 : 1;
+    allReduceSum(flags);
+    std::vector<int> failed;
+    const int* values = flags.data_ptr<int>();
+    for (int r = 0; r < m_size; ++r)
+        if (values[r] != 0)
+            failed.push_back(r);
+    return failed;
+}
+
+std::string DataParallelGroup::broadcastText(const std::string& text, int root) {
+    torch::Tensor length =
+        torch::full({1}, static_cast<std::int64_t>(m_rank == root ? text.size() : 0), torch::kLong);
+    broadcast(length, root);
+    const std::int64_t n = length.item<std::int64_t>();
+    if (n == 0)
+        return {};
+    torch::Tensor bytes = torch::empty({n}, torch::kUInt8);
+    if (m_rank == root)
+        std::memcpy(bytes.data_ptr<std::uint8_t>(), text.data(), static_cast<size_t>(n));
+    broadcast(bytes, root);
+    return std::string(reinterpret_cast<const char*>(bytes.data_ptr<std::uint8_t>()),
+                       static_cast<size_t>(n));
+}
+
+} // namespace hr

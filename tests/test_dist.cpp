@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Data-parallel training on c10d/Gloo over loopback: ranks run as threads of this process, each
+// with its own ProcessGroupGloo on a shared HashStore. 2 ranks x batch 8 must give the same
+// weights as 1 rank x batch 16 (with and without ZeRO-1), gradient buckets must launch during
+// backward, a failed step on one rank must leave every rank's weights untouched, and a rank
+// that disappears must end the others with an error instead of a hang.
+#include "config/train_config.h"
+#include "data/data_loader.h"
+#include "dist/data_parallel_group.h"
+#include "dist/gradient_sync.h"
+#include "dist/launch_env.h"
+#include "dist/zero_sharding.h"
+#include "train/optimizer_factory.h"
+#include "train/weight_updater.h"
+
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/torch.h>
+
+#include <QtTest>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <set>
+#include <thread>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+/// Conv + BatchNorm (eval mode: per-batch statistics would differ between 8 and 16 images) +
+/// linear head: all three of Ultralytics' parameter groups are non-empty.
+struct TinyNetImpl : torch::nn::Module {
+    TinyNetImpl()
+        : conv1(register_module("conv1",
+                                torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 8, 3).padding(1)))),
+          bn(register_module("bn", torch::nn::BatchNorm2d(8))),
+          conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(8, 8, 3)))),
+          conv3(register_module("conv3", torch::nn::Conv2d(torch::nn::Conv2dOptions(8, 8, 3)))),
+          fc(register_module("fc", torch::nn::Linear(8, 3))) {}
+    torch::Tensor forward(const torch::Tensor& x) {
+        torch::Tensor y = torch::silu(bn->forward(conv1->forward(x)));
+        y = torch::silu(conv3->forward(torch::silu(conv2->forward(y)))).mean({2, 3});
+        return fc->forward(y);
+    }
+    torch::nn::Conv2d conv1;
+    torch::nn::BatchNorm2d bn;
+    torch::nn::Conv2d conv2, conv3;
+    torch::nn::Linear fc;
+};
+TORCH_MODULE(TinyNet);
+
+TinyNet makeNet() {
+    torch::manual_seed(7);
+    TinyNet net;
+    net->eval();
+    return net;
+}
+
+hr::TrainConfig trainConfig() {
+    hr::TrainConfig c;
+    c.batch = 16; // the total batch: ranks see 16 / world each
+    c.nbs = 16;   // one batch per optimizer step
+    c.optimizer = "SGD";
+    c.lr0 = 0.05;
+    c.momentum = 0.9;
+    c.weight_decay = 0.01;
+    return c;
+}
+
+std::unique_ptr<hr::WeightUpdater> makeUpdater(TinyNet& net) {
+    const hr::TrainConfig c = trainConfig();
+    return std::make_unique<hr::WeightUpdater>(c, net.ptr(), hr::resolveOptimizer(c, 3, 0), nullptr,
+                                               torch::kCPU);
+}
+
+/// Runs `body(rank)` on `world` threads and returns the first error message (empty if none).
+std::string runRanks(int world, const std::function<void(int)>& body) {
+    std::vector<std::string> errors(static_cast<size_t>(world));
+    std::vector<std::thread> threads;
+    for (int r = 0; r < world; ++r)
+        threads.emplace_back([&, r] {
+            try {
+                body(r);
+            } catch (const std::exception& e) {
+                errors[static_cast<size_t>(r)] = "rank " + std::to_string(r) + ": " + e.what();
+            }
+        });
+    for (auto& t : threads)
+        t.join();
+    for (const auto& e : errors)
+        if (!e.empty())
+            return e;
+    return {};
+}
+
+double maxDifference(TinyNet& a, TinyNet& b) {
+    double worst = 0;
+    const auto pa = a->parameters(), pb = b->parameters();
+    for (size_t i = 0; i < pa.size(); ++i)
+        worst = std::max(worst, (pa[i] - pb[i]).abs().max().item<double>());
+    return worst;
+}
+
+constexpr int kSteps = 3;
+
+} // namespace
+
+class TestDist : public QObject {
+    Q_OBJECT
+
+private slots:
+    void launchEnvironment();
+    void ownersBalanced();
+    void loaderShards();
+    void dataParallelMatchesOneProcess_data();
+    void dataParallelMatchesOneProcess();
+    void failedStepOnOneRankUndoesAll();
+    void lostRankEndsTheOthers();
+};
+
+void TestDist::launchEnvironment() {
+    std::string error;
+    ::unsetenv("RANK");
+    ::unsetenv("WORLD_SIZE");
+    auto env = hr::readLaunchEnv(&error);
+    QVERIFY(env);
+    QCOMPARE(env->worldSize, 1);
+    QVERIFY(!env->distributed());
+
+    ::setenv("RANK", "1", 1);
+    ::setenv("WORLD_SIZE", "4", 1);
+    ::setenv("MASTER_ADDR", "10.0.0.2", 1);
+    ::setenv("MASTER_PORT", "29611", 1);
+    env = hr::readLaunchEnv(&error);
+    QVERIFY(env);
+    QCOMPARE(env->rank, 1);
+    QCOMPARE(env->worldSize, 4);
+    QCOMPARE(env->masterAddr, std::string("10.0.0.2"));
+    QCOMPARE(env->masterPort, 29611);
+
+    ::setenv("RANK", "4", 1);
+    QVERIFY(!hr::readLaunchEnv(&error));
+    QVERIFY2(error.find("RANK=4 must be below WORLD_SIZE=4") != std::string::npos, error.c_str());
+    ::setenv("RANK", "one", 1);
+    QVERIFY(!hr::readLaunchEnv(&error));
+    QVERIFY2(error.find("RANK='one'") != std::string::npos, error.c_str());
+    for (const char* name : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"})
+        ::unsetenv(name);
+}
+
+void TestDist::ownersBalanced() {
+    const std::vector<std::int64_t> numels{100, 10, 60, 50, 5, 5};
+    const std::vector<int> owners = hr::assignParameterOwners(numels, 2);
+    // 100 -> 0, 60 -> 1, 50 -> 1 (60 < 100), 10 -> 0 (100 < 110), 5 -> 0 (tie), 5 -> 1.
+    QCOMPARE(owners, (std::vector<int>{0, 0, 1, 1, 0, 1}));
+    std::int64_t load[2] = {0, 0};
+    for (size_t i = 0; i < numels.size(); ++i)
+        load[owners[i]] += numels[i];
+    QCOMPARE(load[0], std::int64_t(115));
+    QCOMPARE(load[1], std::int64_t(115));
+    QCOMPARE(hr::assignParameterOwners(numels, 0), std::vector<int>(numels.size(), 0));
+}
+
+void TestDist::loaderShards() {
+    // 10 images over 3 ranks: padded to 12, 4 per rank, every image in some rank's share.
+    auto data = std::make_shared<hr::DatasetReport>();
+    for (int i = 0; i < 10; ++i) {
+        hr::ImageRecord record;
+        record.imagePath = "missing-" + std::to_string(i) + ".png"; // loads as grey
+        record.width = record.height = 32;
+        data->images.push_back(record);
+    }
+    auto shareOf = [&](int rank, int epoch) {
+        hr::LoaderOptions options;
+        options.imgsz = 32;
+        options.batch = 3;
+        options.workers = 0;
+        options.augment = false;
+        options.seed = 5;
+        options.shardRank = rank;
+        options.shardCount = 3;
+        hr::DataLoader loader(data, options);
+        if (loader.batchesPerEpoch() != 2 || loader.size() != 4)
+            return std::vector<std::string>{"batches " + std::to_string(loader.batchesPerEpoch()),
+                                            "size " + std::to_string(loader.size())};
+        loader.startEpoch(epoch);
+        std::vector<std::string> paths;
+        hr::Batch batch;
+        while (loader.next(batch))
+            paths.insert(paths.end(), batch.paths.begin(), batch.paths.end());
+        return paths;
+    };
+    for (int epoch = 0; epoch < 2; ++epoch) {
+        std::multiset<std::string> seen;
+        for (int r = 0; r < 3; ++r) {
+            const std::vector<std::string> mine = shareOf(r, epoch);
+            std::string joined;
+            for (const auto& m : mine)
+                joined += m + " ";
+            QVERIFY2(mine.size() == 4, joined.c_str());
+            QCOMPARE(shareOf(r, epoch), mine); // deterministic
+            seen.insert(mine.begin(), mine.end());
+        }
+        QCOMPARE(seen.size(), size_t(12));
+        for (const auto& record : data->images)
+            QVERIFY(seen.count(record.imagePath) >= 1); // two are repeated as padding
+    }
+    QVERIFY(shareOf(0, 0) != shareOf(0, 1)); // reshuffled every epoch
+}
+
+void TestDist::dataParallelMatchesOneProcess_data() {
+    QTest::addColumn<bool>("zero");
+    QTest::newRow("all-reduce") << false;
+    QTest::newRow("zero-1") << true;
+}
+
+void TestDist::dataParallelMatchesOneProcess() {
+    QFETCH(bool, zero);
+    torch::manual_seed(1);
+    const torch::Tensor images = torch::randn({16, 3, 8, 8});
+    const torch::Tensor targets = torch::randn({16, 3});
+
+    TinyNet reference = makeNet();
+    auto referenceUpdater = makeUpdater(reference);
+    for (int s = 0; s < kSteps; ++s) {
+        referenceUpdater->backward(torch::mse_loss(reference->forward(images), targets));
+        QVERIFY(referenceUpdater->step());
+    }
+    const std::int64_t referenceState = hr::optimizerStateBytes(referenceUpdater->optimizer());
+    QVERIFY(referenceState > 0);
+
+    constexpr int world = 2;
+    std::vector<TinyNet> nets;
+    std::vector<std::unique_ptr<hr::WeightUpdater>> updaters;
+    for (int r = 0; r < world; ++r) {
+        nets.push_back(makeNet());
+        updaters.push_back(makeUpdater(nets.back()));
+    }
+    std::vector<std::int64_t> stateBytes(world, 0);
+    std::vector<int> buckets(world, 0), overlapped(world, 0);
+    auto store = c10::make_intrusive<c10d::HashStore>();
+    const std::string error = runRanks(world, [&](int rank) {
+        hr::DataParallelGroup group(store, rank, world, 20s);
+        TinyNet& net = nets[static_cast<size_t>(rank)];
+        hr::WeightUpdater& updater = *updaters[static_cast<size_t>(rank)];
+        // Small buckets so that there are several and backward can overlap them.
+        hr::GradientSync sync(group, net->parameters(), 512);
+        std::unique_ptr<hr::OptimizerSharding> sharding;
+        hr::WeightUpdater::StepHooks hooks;
+        hooks.agree = [&](bool ok) {
+            if (!group.failedRanks(ok).empty())
+                throw std::runtime_error("another rank failed");
+        };
+        if (zero) {
+            sharding = std::make_unique<hr::OptimizerSharding>(group, net->parameters());
+            updater.setParameterFilter([&](const torch::Tensor& p) { return sharding->owns(p); });
+            hooks.afterStep = [&] { sharding->broadcastUpdated(); };
+        }
+        updater.setStepHooks(hooks);
+        const torch::Tensor x = images.slice(0, rank * 8, rank * 8 + 8);
+        const torch::Tensor y = targets.slice(0, rank * 8, rank * 8 + 8);
+        for (int s = 0; s < kSteps; ++s) {
+            sync.setEnabled(true);
+            updater.backward(torch::mse_loss(net->forward(x), y));
+            overlapped[static_cast<size_t>(rank)] = sync.bucketsLaunchedDuringBackward();
+            sync.finish();
+            if (!updater.step())
+                throw std::runtime_error("the step was skipped");
+        }
+        buckets[static_cast<size_t>(rank)] = sync.bucketCount();
+        stateBytes[static_cast<size_t>(rank)] = hr::optimizerStateBytes(updater.optimizer());
+    });
+    QVERIFY2(error.empty(), error.c_str());
+
+    for (int r = 0; r < world; ++r) {
+        const double diff = maxDifference(reference, nets[static_cast<size_t>(r)]);
+        qInfo("rank %d: max |w - w_single| = %.3g, %d buckets, %d launched during backward, "
+              "optimizer state %lld of %lld bytes",
+              r, diff, buckets[r], overlapped[r], static_cast<long long>(stateBytes[r]),
+              static_cast<long long>(referenceState));
+        QVERIFY2(diff < 1e-5, qPrintable(QString::number(diff)));
+        QVERIFY(buckets[r] >= 3);
+        // Every bucket but possibly the first parameters' own is launched by a hook.
+        QVERIFY(overlapped[r] >= buckets[r] - 1);
+    }
+    if (zero) {
+        QCOMPARE(stateBytes[0] + stateBytes[1], referenceState);
+        for (int r = 0; r < world; ++r) {
+            const double share = static_cast<double>(stateBytes[r]) / referenceState;
+            QVERIFY2(share > 0.35 && share < 0.65, qPrintable(QString::number(share)));
+        }
+    } else {
+        QCOMPARE(stateBytes[0], referenceState);
+        QCOMPARE(stateBytes[1], referenceState);
+    }
+}
+
+void TestDist::failedStepOnOneRankUndoesAll() {
+    // Rank 1's optimizer step "fails" (as an OOM would): rank 0 has stepped already, learns it
+    // from the agreement and must restore its weights and momentum.
+    constexpr int world = 2;
+    std::vector<TinyNet> nets{makeNet(), makeNet()};
+    auto updater = makeUpdater(nets[0]);
+    torch::manual_seed(3);
+    const torch::Tensor x = torch::randn({8, 3, 8, 8});
+    const torch::Tensor y = torch::randn({8, 3});
+    bool rank0Threw = false;
+    auto store = c10::make_intrusive<c10d::HashStore>();
+    const std::string error = runRanks(world, [&](int rank) {
+        hr::DataParallelGroup group(store, rank, world, 20s);
+        if (rank == 1) {
+            const std::vector<int> failed = group.failedRanks(false);
+            if (failed != std::vector<int>{1})
+                throw std::runtime_error("rank 1 sees the wrong failed ranks");
+            return;
+        }
+        hr::WeightUpdater::StepHooks hooks;
+        hooks.agree = [&](bool ok) {
+            const std::vector<int> failed = group.failedRanks(ok);
+            if (!failed.empty())
+                throw std::runtime_error("rank " + std::to_string(failed.front()) + " failed");
+        };
+        updater->setStepHooks(hooks);
+        updater->backward(torch::mse_loss(nets[0]->forward(x), y));
+        try {
+            updater->step();
+        } catch (const std::runtime_error& e) {
+            rank0Threw = std::string(e.what()) == "rank 1 failed";
+        }
+    });
+    QVERIFY2(error.empty(), error.c_str());
+    QVERIFY(rank0Threw);
+    QCOMPARE(maxDifference(nets[0], nets[1]), 0.0);
+    QCOMPARE(hr::optimizerStateBytes(updater->optimizer()), std::int64_t(0));
+}
+
+void TestDist::lostRankEndsTheOthers() {
+    constexpr int world = 2;
+    auto store = c10::make_intrusive<c10d::HashStore>();
+    std::string message;
+    double seconds = 0;
+    const std::string error = runRanks(world, [&](int rank) {
+        hr::DataParallelGroup group(store, rank, world, 3s);
+        if (rank == 1)
+            return; // leaves without taking part: its group closes its connections
+        torch::Tensor t = torch::ones({4});
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            group.allReduceSum(t);
+        } catch (const hr::DistributedError& e) {
+            message = e.what();
+        }
+        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    });
+    QVERIFY2(error.empty(), error.c_str());
+    qInfo("%s (after %.2f s)", message.c_str(), seconds);
+    QVERIFY2(message.find("rank 0 of 2: all-reduce failed") != std::string::npos, message.c_str());
+    QVERIFY(seconds < 10);
+}
+
+QTEST_GUILESS_MAIN(TestDist)
+#include "test_dist.moc"
