@@ -7,6 +7,9 @@
 #include "data/data_loader.h"
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
+#include "dist/data_parallel_group.h"
+#include "dist/launch_env.h"
+#include "dist/worker_launcher.h"
 #include "model/detection_model.h"
 #include "model/model_summary.h"
 #include "train/train_step.h"
@@ -15,10 +18,12 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <thread>
+#include <unistd.h>
 
 namespace hr::cli {
 namespace {
@@ -67,14 +72,164 @@ bool readInteger(const ParsedArgs& args, const char* name, long long minimum, lo
     return true;
 }
 
+/// What one timed training run measured.
+struct BenchResult {
+    double imagesPerSecond = 0; ///< over all ranks
+    double stepMs = 0, waitMs = 0, forwardMs = 0, backwardMs = 0, optimizerMs = 0;
+    long long steps = 0;
+    int accumulate = 1;
+    double forwardGflops = 0; ///< per image
+};
+
+/// Trains `steps` timed steps after `warmup` on `report`. With a group, every rank reads its
+/// shard at batch / ranks and gradients are averaged; images/s counts all ranks' images.
+bool measureTraining(const TrainConfig& config, const std::shared_ptr<DatasetReport>& report,
+                     torch::Device device, long long warmup, long long steps,
+                     DataParallelGroup* group, BenchResult& result) {
+    const int nc = static_cast<int>(report->names.size());
+    ModelBuild build = buildModel(config.model, nc);
+    if (!build.model) {
+        std::cerr << formatDiagnostics(build.diagnostics);
+        return false;
+    }
+    result.forwardGflops = summarize(build.model, config.imgsz).gflops;
+    TrainStep step(config, build.model, nc, device);
+    step.setDataParallel(group);
+    step.setSchedule({{0.01, 0.01, 0.01}, 0.937, std::max(1, int(64.0 / config.batch + 0.5))});
+    LoaderOptions options = LoaderOptions::fromConfig(config, true);
+    if (group) {
+        options.batch = std::max(1, config.batch / group->size());
+        options.shardRank = group->rank();
+        options.shardCount = group->size();
+    }
+    DataLoader loader(report, options);
+
+    double wait = 0, forward = 0, backward = 0, optimizer = 0;
+    std::int64_t images = 0;
+    long long done = 0;
+    int epoch = 0;
+    loader.startEpoch(epoch);
+    Clock::time_point timedStart;
+    for (long long i = 0; i < warmup + steps; ++i) {
+        if (i == warmup) {
+            if (group)
+                group->barrier(); // all ranks start the clock together
+            timedStart = Clock::now();
+        }
+        const auto t = Clock::now();
+        Batch b;
+        while (!loader.next(b)) {
+            if (!loader.error().empty()) {
+                std::cerr << "bench train: " << loader.error() << "\n";
+                return false;
+            }
+            loader.startEpoch(++epoch);
+        }
+        const double waited = since(t);
+        const StepOutput out = step.step(b);
+        if (i < warmup)
+            continue;
+        wait += waited;
+        forward += out.forwardSeconds + out.dataSeconds;
+        backward += out.backwardSeconds;
+        optimizer += out.optimizerSeconds;
+        images += out.images;
+        ++done;
+    }
+    if (group)
+        group->barrier();
+    const double total = since(timedStart);
+    loader.stop();
+    if (group) {
+        torch::Tensor count = torch::full({1}, static_cast<double>(images), torch::kDouble);
+        group->allReduceSum(count);
+        images = static_cast<std::int64_t>(count.item<double>());
+    }
+    result.imagesPerSecond = images / total;
+    result.steps = done;
+    result.stepMs = 1000.0 * total / done;
+    result.waitMs = 1000 * wait / done;
+    result.forwardMs = 1000 * forward / done;
+    result.backwardMs = 1000 * backward / done;
+    result.optimizerMs = 1000 * optimizer / done;
+    result.accumulate = step.schedule().accumulate;
+    return true;
+}
+
+/// `--nproc N`: N worker processes of this command (one per core share) against one process
+/// on one share of the cores with the per-process batch; efficiency = N-process images/s /
+/// (N x one-process images/s).
+int benchScaling(const TrainConfig& config, const std::shared_ptr<DatasetReport>& report, int nproc,
+                 long long warmup, long long steps, bool json) {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threadsPerProcess = std::max(1, cores / nproc);
+    char path[] = "/tmp/headroom-bench-XXXXXX";
+    const int fd = ::mkstemp(path);
+    if (fd < 0) {
+        std::cerr << "bench train: cannot create a temporary file for the workers' result\n";
+        return ExitFailure;
+    }
+    ::close(fd);
+    ::setenv("HEADROOM_BENCH_RESULT", path, 1);
+    WorkerPlan plan;
+    plan.nproc = nproc;
+    plan.arguments = ownArguments();
+    const WorkerOutcome outcome = runWorkers(plan, std::chrono::seconds(30));
+    ::unsetenv("HEADROOM_BENCH_RESULT");
+    double parallel = 0;
+    {
+        std::ifstream in(path);
+        in >> parallel;
+    }
+    std::remove(path);
+    if (outcome.exitCode != 0 || !(parallel > 0)) {
+        std::cerr << "bench train: the workers failed\n" << outcome.summary;
+        return ExitFailure;
+    }
+    // The reference: one process, one process's share of the cores, one process's batch.
+    at::set_num_threads(threadsPerProcess);
+    TrainConfig single = config;
+    single.batch = std::max(1, config.batch / nproc);
+    BenchResult one;
+    if (!measureTraining(single, report, torch::kCPU, warmup, steps, nullptr, one))
+        return ExitFailure;
+    const double efficiency = parallel / (nproc * one.imagesPerSecond);
+    if (json) {
+        std::cout << std::fixed << std::setprecision(3) << "{\"model\": \"" << config.model
+                  << "\", \"imgsz\": " << config.imgsz << ", \"batch\": " << config.batch
+                  << ", \"nproc\": " << nproc << ", \"threads_per_process\": " << threadsPerProcess
+                  << ", \"images_per_s\": " << parallel
+                  << ", \"single_process_images_per_s\": " << one.imagesPerSecond
+                  << ", \"scaling_efficiency\": " << efficiency << "}\n";
+        return ExitOk;
+    }
+    std::cout << std::fixed << std::setprecision(1) << "bench train --nproc " << nproc << ": "
+              << config.model << " " << config.imgsz << " px, total batch " << config.batch << ", "
+              << threadsPerProcess << " thread(s) per process, c10d/Gloo on loopback\n"
+              << "  " << nproc << " processes     " << parallel << " images/s\n"
+              << "  1 process       " << one.imagesPerSecond << " images/s (batch " << single.batch
+              << ", " << threadsPerProcess << " thread(s))\n"
+              << "  scaling efficiency " << std::setprecision(2) << efficiency
+              << " (ideal 1.00 = " << nproc << " x the single process)\n";
+    return ExitOk;
+}
+
 int runBenchTrain(const ParsedArgs& args) {
-    long long imgsz = 320, batch = 16, steps = 10, warmup = 2, workers = 2, threads = 0;
+    long long imgsz = 320, batch = 16, steps = 10, warmup = 2, workers = 2, threads = 0, nproc = 1;
     if (!readInteger(args, "--imgsz", 32, imgsz) || !readInteger(args, "--batch", 1, batch) ||
         !readInteger(args, "--steps", 1, steps) || !readInteger(args, "--warmup", 0, warmup) ||
-        !readInteger(args, "--workers", 0, workers) || !readInteger(args, "--threads", 0, threads))
+        !readInteger(args, "--workers", 0, workers) ||
+        !readInteger(args, "--threads", 0, threads) || !readInteger(args, "--nproc", 1, nproc))
         return ExitUsage;
+    std::string launchError;
+    const std::optional<LaunchEnv> launch = readLaunchEnv(&launchError);
+    if (!launch) {
+        std::cerr << "bench train: " << launchError << "\n";
+        return ExitUsage;
+    }
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    at::set_num_threads(threads > 0 ? static_cast<int>(threads) : cores);
+    at::set_num_threads(threads > 0 ? static_cast<int>(threads)
+                                    : std::max(1, cores / launch->localWorldSize));
     const bool json = args.has("--json");
 
     TrainConfig config;
@@ -104,59 +259,41 @@ int runBenchTrain(const ParsedArgs& args) {
         std::cerr << formatReport(*report);
         return ExitFailure;
     }
-    const int nc = static_cast<int>(report->names.size());
-    ModelBuild build = buildModel(config.model, nc);
-    if (!build.model) {
-        std::cerr << formatDiagnostics(build.diagnostics);
-        return ExitFailure;
+    if (nproc > 1 && !launch->distributed())
+        return benchScaling(config, report, static_cast<int>(nproc), warmup, steps, json);
+    std::unique_ptr<DataParallelGroup> group;
+    if (launch->distributed()) {
+        std::string error;
+        group = DataParallelGroup::connect(*launch, std::chrono::seconds(120), &error);
+        if (!group) {
+            std::cerr << "bench train: " << error << "\n";
+            return ExitFailure;
+        }
     }
-    const double forwardGflops = summarize(build.model, config.imgsz).gflops;
     const torch::Device device =
         torch::cuda::is_available() && args.value("--device", "cpu") != "cpu"
-            ? torch::Device(torch::kCUDA, 0)
+            ? torch::Device(torch::kCUDA, launch->localRank)
             : torch::Device(torch::kCPU);
-    TrainStep step(config, build.model, nc, device);
-    step.setSchedule({{0.01, 0.01, 0.01}, 0.937, std::max(1, int(64 / batch + 0.5))});
-    DataLoader loader(report, LoaderOptions::fromConfig(config, true));
-
-    double wait = 0, forward = 0, backward = 0, optimizer = 0, total = 0;
-    std::int64_t images = 0;
-    long long done = 0;
-    int epoch = 0;
-    loader.startEpoch(epoch);
-    Clock::time_point timedStart;
-    for (long long i = 0; i < warmup + steps; ++i) {
-        if (i == warmup)
-            timedStart = Clock::now();
-        const auto t = Clock::now();
-        Batch b;
-        while (!loader.next(b)) {
-            if (!loader.error().empty()) {
-                std::cerr << "bench train: " << loader.error() << "\n";
-                return ExitFailure;
-            }
-            loader.startEpoch(++epoch);
+    BenchResult r;
+    if (!measureTraining(config, report, device, warmup, steps, group.get(), r))
+        return ExitFailure;
+    if (group) {
+        // A worker of benchScaling(): rank 0 hands the number to the launcher.
+        if (const char* out = std::getenv("HEADROOM_BENCH_RESULT"); out && launch->rank == 0) {
+            std::ofstream file(out);
+            file << std::setprecision(10) << r.imagesPerSecond << "\n";
         }
-        const double waited = since(t);
-        const StepOutput out = step.step(b);
-        if (i < warmup)
-            continue;
-        wait += waited;
-        forward += out.forwardSeconds + out.dataSeconds;
-        backward += out.backwardSeconds;
-        optimizer += out.optimizerSeconds;
-        images += out.images;
-        ++done;
+        return ExitOk;
     }
-    total = since(timedStart);
-    loader.stop();
-    const double imagesPerSecond = images / total;
-    const double stepMs = 1000.0 * total / done;
+    const double imagesPerSecond = r.imagesPerSecond;
+    const double stepMs = r.stepMs;
+    const long long done = r.steps;
     // A training step costs about three forward passes (forward, input and weight gradients);
     // checkpointing adds one more forward of the recomputed blocks.
+    const double forwardGflops = r.forwardGflops;
     const double stepGflop =
         forwardGflops * batch * (config.checkpointing == Checkpointing::All ? 4 : 3);
-    const double achieved = stepGflop / (total / done);
+    const double achieved = stepGflop / (stepMs / 1000.0);
     const double peak = matmulPeakGflops();
     const std::int64_t rss = procStatusBytes("VmHWM");
 
@@ -168,14 +305,12 @@ int runBenchTrain(const ParsedArgs& args) {
                   << ", \"threads\": " << at::get_num_threads() << ", \"workers\": " << workers
                   << ", \"steps\": " << done << ", \"images_per_s\": " << imagesPerSecond
                   << ", \"peak_rss_bytes\": " << rss << ", \"step_ms\": " << stepMs
-                  << ", \"step_ms_parts\": {\"data_wait\": " << 1000 * wait / done
-                  << ", \"forward\": " << 1000 * forward / done
-                  << ", \"backward\": " << 1000 * backward / done
-                  << ", \"optimizer\": " << 1000 * optimizer / done << "}"
-                  << ", \"data_wait_ms\": " << 1000 * wait / done
-                  << ", \"forward_ms\": " << 1000 * forward / done
-                  << ", \"backward_ms\": " << 1000 * backward / done
-                  << ", \"optimizer_ms\": " << 1000 * optimizer / done
+                  << ", \"step_ms_parts\": {\"data_wait\": " << r.waitMs
+                  << ", \"forward\": " << r.forwardMs << ", \"backward\": " << r.backwardMs
+                  << ", \"optimizer\": " << r.optimizerMs << "}"
+                  << ", \"data_wait_ms\": " << r.waitMs << ", \"forward_ms\": " << r.forwardMs
+                  << ", \"backward_ms\": " << r.backwardMs
+                  << ", \"optimizer_ms\": " << r.optimizerMs
                   << ", \"forward_gflop_per_image\": " << forwardGflops
                   << ", \"achieved_gflops\": " << achieved << ", \"matmul_peak_gflops\": " << peak
                   << "}\n";
@@ -187,11 +322,11 @@ int runBenchTrain(const ParsedArgs& args) {
               << " threads, " << workers << " loader workers, " << done << " timed steps\n"
               << "  images/s          " << imagesPerSecond << "\n"
               << "  step              " << stepMs << " ms\n"
-              << "    data wait       " << 1000 * wait / done << " ms\n"
-              << "    forward + loss  " << 1000 * forward / done << " ms\n"
-              << "    backward        " << 1000 * backward / done << " ms\n"
-              << "    optimizer + EMA " << 1000 * optimizer / done << " ms (every accumulate "
-              << step.schedule().accumulate << " steps)\n"
+              << "    data wait       " << r.waitMs << " ms\n"
+              << "    forward + loss  " << r.forwardMs << " ms\n"
+              << "    backward        " << r.backwardMs << " ms\n"
+              << "    optimizer + EMA " << r.optimizerMs << " ms (every accumulate " << r.accumulate
+              << " steps)\n"
               << "  peak RSS          " << formatBytes(rss) << "\n"
               << "  achieved          " << achieved << " GFLOP/s (" << stepGflop
               << " GFLOP per step) vs matmul peak " << peak << " GFLOP/s ("
@@ -209,7 +344,10 @@ Command makeBenchTrainCommand() {
                     "threaded loader, times --steps steps after --warmup steps, and reports "
                     "images/s, the step split into data wait / forward / backward / optimizer, "
                     "peak resident memory (VmHWM) and achieved GFLOP/s against a measured "
-                    "1024x1024 matmul.";
+                    "1024x1024 matmul. --nproc N runs N worker processes (c10d/Gloo, the "
+                    "cores split between them, batch = the total) and then one process on one "
+                    "share of the cores at the per-process batch, and reports the scaling "
+                    "efficiency N-process images/s / (N x one-process images/s).";
     c.options = {{"--model", "M", "model YAML (default yolov8n.yaml)"},
                  {"--data", "FILE", "data.yaml (default: the built-in set)"},
                  {"--imgsz", "S", "image size (default 320)"},
@@ -222,6 +360,7 @@ Command makeBenchTrainCommand() {
                  {"--threads", "N", "LibTorch threads (default: all cores)"},
                  {"--optimizer", "NAME", "SGD (default), Adam or AdamW"},
                  {"--device", "D", "cpu (default) or cuda"},
+                 {"--nproc", "N", "N data-parallel processes vs one: scaling efficiency"},
                  {"--json", "", "print one JSON object"}};
     c.run = runBenchTrain;
     return c;

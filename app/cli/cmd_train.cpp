@@ -4,6 +4,8 @@
 #include "common.h"
 #include "oom_prompt.h"
 
+#include "dist/launch_env.h"
+#include "dist/worker_launcher.h"
 #include "estimate/auto_fit.h"
 #include "estimate/memory_estimator.h"
 #include "train/trainer.h"
@@ -164,12 +166,89 @@ private:
     size_t m_lastWidth = 0;
 };
 
+/// `--nproc N` (or nproc=N) without torchrun's variables set: start N workers of this same
+/// command line, which find RANK/WORLD_SIZE in their environment and train.
+int launchWorkers(const ParsedArgs& args, const TrainConfig& config) {
+    WorkerPlan plan;
+    plan.nproc = config.nproc;
+    std::string error;
+    const auto integer = [&](const char* name, int fallback) {
+        if (!args.has(name))
+            return fallback;
+        const auto value = args.integer(name, &error);
+        return value ? static_cast<int>(*value) : fallback;
+    };
+    plan.nnodes = integer("--nnodes", 1);
+    plan.nodeRank = integer("--node-rank", 0);
+    plan.masterPort = integer("--master-port", 0);
+    plan.masterAddr = args.value("--master-addr", plan.masterAddr);
+    if (!error.empty()) {
+        std::cerr << "train: " << error << "\n";
+        return ExitUsage;
+    }
+    if (config.batch < 1) {
+        std::cerr << "train: batch=-1 (auto-fit) works with one process; give batch=N (the "
+                     "total over all processes) with --nproc\n";
+        return ExitUsage;
+    }
+    plan.arguments = ownArguments();
+    if (plan.arguments.empty()) {
+        std::cerr << "train: cannot read this process's command line to start the workers\n";
+        return ExitFailure;
+    }
+    const int world = plan.nproc * plan.nnodes;
+    std::cout << "starting " << plan.nproc << " worker processes (ranks "
+              << plan.nodeRank * plan.nproc << "-" << (plan.nodeRank + 1) * plan.nproc - 1 << " of "
+              << world << "); batch " << config.batch << " in total, "
+              << std::max(1, config.batch / world) << " per process; rank 0 writes the run\n"
+              << std::flush;
+    const WorkerOutcome outcome = runWorkers(plan, std::chrono::seconds(30));
+    if (outcome.exitCode != 0) {
+        std::cerr << "train: " << outcome.summary;
+        return ExitFailure;
+    }
+    return ExitOk;
+}
+
 int runTrain(const ParsedArgs& args) {
     TrainConfig config;
     if (!buildTrainConfig(args, config))
         return ExitUsage;
     if (args.has("--resume"))
         config.resume = true;
+    std::string launchError;
+    if (args.has("--nproc")) {
+        const auto nproc = args.integer("--nproc", &launchError);
+        if (!nproc || *nproc < 1 || *nproc > 1024) {
+            std::cerr << "train: --nproc needs a whole number from 1 to 1024"
+                      << (launchError.empty() ? "" : " (" + launchError + ")") << "\n";
+            return ExitUsage;
+        }
+        config.nproc = static_cast<int>(*nproc);
+    }
+    const std::optional<LaunchEnv> launch = readLaunchEnv(&launchError);
+    if (!launch) {
+        std::cerr << "train: " << launchError << "\n";
+        return ExitUsage;
+    }
+    if (!launch->distributed() && (config.nproc > 1 || args.has("--nnodes")))
+        return launchWorkers(args, config);
+    if (launch->rank != 0) {
+        // A worker other than rank 0: rank 0 reports; this one says only what goes wrong.
+        Trainer worker(config, [rank = launch->rank](const TrainEvent& event) {
+            if (const auto* failed = std::get_if<RunFailed>(&event))
+                std::cerr << "rank " << rank << ": training failed: " << failed->message << "\n";
+            else if (const auto* log = std::get_if<LogMessage>(&event);
+                     log && log->level == LogMessage::Level::Error)
+                std::cerr << "rank " << rank << ": " << log->text << "\n";
+        });
+        g_running = &worker;
+        std::signal(SIGINT, onInterrupt);
+        const int rc = worker.run();
+        std::signal(SIGINT, SIG_DFL);
+        g_running = nullptr;
+        return rc == 0 ? ExitOk : ExitFailure;
+    }
     if (config.batch == -1 && !config.resume) {
         // Auto-fit: the budget, or the machine's RAM on CPU when there is none.
         const std::int64_t ram =
@@ -214,9 +293,20 @@ Command makeTrainCommand() {
         "results.csv, events.jsonl, memory.csv and weights/last.pt, best.pt. --resume (or "
         "resume=true) continues the newest PROJECT/NAME* run from its last.pt.\n"
         "On an out-of-memory error on_oom=auto applies the advisor's top fix and continues, "
-        "ask prompts, stop saves and exits non-zero. Ctrl-C stops after the current step.";
+        "ask prompts, stop saves and exits non-zero. Ctrl-C stops after the current step.\n"
+        "--nproc N starts N data-parallel worker processes (c10d, Gloo): batch is the total, "
+        "each process reads its own share of every epoch, gradients are averaged, rank 0 "
+        "writes the run folder and validates; zero=1 shards the optimizer state. The "
+        "variables RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT (torchrun's) start "
+        "a worker directly.";
     c.options = trainConfigOptions();
     c.options.push_back({"--resume", "", "continue the newest run PROJECT/NAME* from last.pt"});
+    c.options.push_back({"--nproc", "N", "data-parallel worker processes on this machine"});
+    c.options.push_back({"--nnodes", "N", "machines in a multi-machine run (default 1)"});
+    c.options.push_back({"--node-rank", "I", "this machine's index, 0 to nnodes-1"});
+    c.options.push_back({"--master-addr", "HOST", "address of rank 0's machine (127.0.0.1)"});
+    c.options.push_back(
+        {"--master-port", "PORT", "rank 0's rendezvous port (default: a free one)"});
     c.acceptsOverrides = true;
     c.run = runTrain;
     return c;

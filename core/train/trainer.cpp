@@ -5,6 +5,8 @@
 #include "data/data_loader.h"
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
+#include "dist/data_parallel_group.h"
+#include "dist/launch_env.h"
 #include "eval/metrics_accumulator.h"
 #include "memory/memory_probe.h"
 #include "memory/memory_sampler.h"
@@ -126,6 +128,45 @@ bool sameValLoader(const TrainConfig& a, const TrainConfig& b) {
     return x.imgsz == y.imgsz && x.batch == y.batch && x.workers == y.workers && x.cache == y.cache;
 }
 
+/// How long a rank waits in a collective for the others (HEADROOM_DIST_TIMEOUT seconds,
+/// default 600): rank 0 validates while the others wait, and a rank that died ends the rest
+/// at the latest after this.
+std::chrono::milliseconds collectiveTimeout() {
+    if (const char* text = std::getenv("HEADROOM_DIST_TIMEOUT"); text && *text) {
+        const long seconds = std::strtol(text, nullptr, 10);
+        if (seconds > 0)
+            return std::chrono::seconds(seconds);
+    }
+    return std::chrono::seconds(600);
+}
+
+/// A fix chosen by rank 0, sent to the other ranks as text: id, description, predicted peak
+/// and the YAML of the new config.
+std::string encodeDecision(const OomDecision& decision) {
+    if (decision.stop)
+        return {};
+    return decision.fixId + "\n" + decision.description + "\n" +
+           std::to_string(decision.predictedPeak) + "\n" + toYaml(decision.config);
+}
+
+OomDecision decodeDecision(const std::string& text) {
+    OomDecision decision;
+    std::istringstream in(text);
+    std::string peak;
+    if (text.empty() || !std::getline(in, decision.fixId) ||
+        !std::getline(in, decision.description) || !std::getline(in, peak))
+        return decision;
+    const std::string yaml = text.substr(static_cast<size_t>(in.tellg()));
+    TrainConfigResult parsed = parseTrainConfig(yaml, "fix from rank 0");
+    if (!parsed.config)
+        throw RunError("the fix sent by rank 0 is unreadable:\n" +
+                       formatDiagnostics(parsed.diagnostics));
+    decision.stop = false;
+    decision.config = *parsed.config;
+    decision.predictedPeak = std::strtoll(peak.c_str(), nullptr, 10);
+    return decision;
+}
+
 } // namespace
 
 struct Trainer::Impl {
@@ -158,6 +199,18 @@ struct Trainer::Impl {
     std::int64_t epochPeak = 0;
     std::int64_t peakSinceFix = 0; ///< measured peak since the last fix was applied
     int oomsWithoutProgress = 0;
+    // Data parallel: this process's place (rank 0 of 1 without one) and its group.
+    LaunchEnv launch;
+    std::unique_ptr<DataParallelGroup> group;
+    bool leader() const { return launch.rank == 0; }
+    /// True on every rank when any rank was asked to stop (they leave at the same step).
+    bool stopAgreed() {
+        if (!group)
+            return stopRequested;
+        return !group->failedRanks(!stopRequested).empty();
+    }
+    /// Rank 0 asks the OOM handler; the other ranks receive its decision.
+    OomDecision decideFix(const OomReport& report, Phase phase);
     double secondsPerBatch = 0; ///< smoothed, for the ETA
     struct FixCheck {
         bool active = false;
@@ -210,8 +263,14 @@ struct Trainer::Impl {
     void loadData();
     void makeTrainLoader() {
         trainLoader.reset(); // free its host buffers before the new one fills
-        trainLoader =
-            std::make_unique<DataLoader>(trainData, LoaderOptions::fromConfig(config, true));
+        LoaderOptions options = LoaderOptions::fromConfig(config, true);
+        if (group) {
+            // `batch` is the total over the ranks (Ultralytics); each reads its own shard.
+            options.batch = std::max(1, options.batch / group->size());
+            options.shardRank = group->rank();
+            options.shardCount = group->size();
+        }
+        trainLoader = std::make_unique<DataLoader>(trainData, options);
     }
     void makeValLoader() {
         valLoader.reset();
@@ -266,10 +325,26 @@ void Trainer::Impl::loadData() {
 }
 
 void Trainer::Impl::setUp() {
-    const int threads = config.threads > 0
-                            ? config.threads
-                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    std::string launchError;
+    const std::optional<LaunchEnv> env = readLaunchEnv(&launchError);
+    if (!env)
+        throw RunError(launchError);
+    launch = *env;
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads =
+        config.threads > 0 ? config.threads : std::max(1, cores / launch.localWorldSize);
     at::set_num_threads(threads);
+    if (launch.distributed()) {
+        std::string error;
+        group = DataParallelGroup::connect(launch, collectiveTimeout(), &error);
+        if (!group)
+            throw RunError(error);
+        if (config.batch > 0 && config.batch % launch.worldSize != 0)
+            log(LogMessage::Level::Warning,
+                "batch " + std::to_string(config.batch) + " is not a multiple of the " +
+                    std::to_string(launch.worldSize) + " ranks; each rank takes " +
+                    std::to_string(std::max(1, config.batch / launch.worldSize)));
+    }
 
     std::string resumeDir;
     std::string resumeCheckpoint;
@@ -299,6 +374,8 @@ void Trainer::Impl::setUp() {
     }
 
     device = resolveDevice(config.device);
+    if (group && device.is_cuda())
+        device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(launch.localRank));
     std::string probeError;
     probe = makeProbe(device.str(), &probeError);
     if (probe) {
@@ -325,6 +402,7 @@ void Trainer::Impl::setUp() {
     const std::int64_t iterations =
         plannedIterations(config, static_cast<std::int64_t>(trainData->images.size()));
     step = std::make_unique<TrainStep>(config, build.model, nc, device, iterations);
+    step->setDataParallel(group.get());
     step->setPhaseCallback([this](Phase phase) {
         if (sampler)
             sampler->setPhase(phase);
@@ -339,18 +417,21 @@ void Trainer::Impl::setUp() {
                                          std::to_string(iterations) + " planned iterations)");
 
     std::string error;
-    folder = config.resume
-                 ? RunFolder::open(resumeDir, &error)
-                 : RunFolder::create(config.project, config.name, config.exist_ok, &error);
-    if (!folder)
-        throw RunError(error);
-    if (!folder->writeConfig(config))
-        throw RunError(folder->error());
+    if (leader()) { // only rank 0 writes the run folder
+        folder = config.resume
+                     ? RunFolder::open(resumeDir, &error)
+                     : RunFolder::create(config.project, config.name, config.exist_ok, &error);
+        if (!folder)
+            throw RunError(error);
+        if (!folder->writeConfig(config))
+            throw RunError(folder->error());
+    }
     if (config.resume) {
         loadCheckpoint(resumeCheckpoint);
-        folder->truncateResults(startEpoch);
+        if (folder)
+            folder->truncateResults(startEpoch);
         log(LogMessage::Level::Info,
-            "resumed " + folder->path() + " at epoch " + std::to_string(startEpoch + 1));
+            "resumed " + resumeDir + " at epoch " + std::to_string(startEpoch + 1));
     }
     if (sampler)
         sampler->start();
@@ -428,9 +509,7 @@ bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, i
     if (++oomsWithoutProgress > 8)
         throw RunError("out of memory " + std::to_string(oomsWithoutProgress - 1) +
                        " times in a row without a completed step; giving up");
-    if (!oomHandler)
-        return false;
-    const OomDecision decision = oomHandler(report);
+    const OomDecision decision = decideFix(report, phase);
     if (decision.stop)
         return false;
     const Diagnostics problems = hr::validate(decision.config, "fix " + decision.fixId);
@@ -441,6 +520,16 @@ bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, i
     if (probe)
         probe->resetPeak();
     return true;
+}
+
+OomDecision Trainer::Impl::decideFix(const OomReport& report, Phase phase) {
+    // Validation runs on rank 0 alone, so its fixes are rank 0's alone too.
+    if (!group || phase == Phase::Validation)
+        return oomHandler ? oomHandler(report) : OomDecision{};
+    std::string text;
+    if (leader() && oomHandler)
+        text = encodeDecision(oomHandler(report));
+    return decodeDecision(group->broadcastText(text, 0));
 }
 
 void Trainer::Impl::applyFix(const OomDecision& decision, int epoch, int batch) {
@@ -485,14 +574,12 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
     const auto epochStart = Clock::now();
     while (index < nb) {
         waitWhilePaused();
-        if (stopRequested)
+        if (stopAgreed())
             return EpochOutcome::Stopped;
         if (!positioned) {
-            // Restart the epoch's batch order and skip to `index` (same order, seed + epoch).
-            trainLoader->startEpoch(epoch);
-            Batch skipped;
-            for (int k = 0; k < index && trainLoader->next(skipped); ++k) {
-            }
+            // Restart the epoch's batch order at `index` (same order, seed + epoch); the
+            // batches before it are not built again.
+            trainLoader->startEpoch(epoch, index);
             positioned = true;
         }
         const LrSchedule::Point point = schedule->at(epoch, index);
@@ -524,12 +611,13 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
             batch = Batch{};
             if (!recover(*failure, failedPhase, epoch, index)) {
                 releaseBudget();
-                saveCheckpoint(folder->lastWeights(), epoch);
+                if (folder)
+                    saveCheckpoint(folder->lastWeights(), epoch);
                 throw RunError("out of memory in the " + std::string(toString(failedPhase)) +
                                " phase of epoch " + std::to_string(epoch + 1) + ", batch " +
                                std::to_string(index + 1) + " (" + failure->message +
                                "); no fix was chosen. The last weights are in " +
-                               folder->lastWeights() +
+                               (folder ? folder->lastWeights() : std::string("rank 0's run")) +
                                "; lower batch or imgsz, or set on_oom=auto, and resume.");
             }
             // Redo the broken accumulation group, at the new batch size when it changed.
@@ -646,7 +734,7 @@ int Trainer::Impl::runImpl() {
     setUp();
     {
         RunStarted started;
-        started.runDir = folder->path();
+        started.runDir = folder ? folder->path() : std::string();
         started.config = config;
         started.parameters = step->model()->parameterCount();
         started.startEpoch = startEpoch;
@@ -654,7 +742,7 @@ int Trainer::Impl::runImpl() {
         emit(started);
     }
     RunFinished finished;
-    finished.runDir = folder->path();
+    finished.runDir = folder ? folder->path() : std::string();
     int epoch = startEpoch;
     for (; epoch < config.epochs; ++epoch) {
         EpochEnd result;
@@ -670,7 +758,7 @@ int Trainer::Impl::runImpl() {
             break;
         }
         const bool finalEpoch = epoch + 1 == config.epochs;
-        if (config.val || finalEpoch) {
+        if ((config.val || finalEpoch) && leader()) { // rank 0 validates
             const MetricsResult metrics = validate(epoch, result);
             result.precision = metrics.precision;
             result.recall = metrics.recall;
@@ -687,8 +775,15 @@ int Trainer::Impl::runImpl() {
         }
         result.epochSeconds = secondsSince(start);
         result.peakBytes = epochPeak;
-        saveCheckpoint(folder->lastWeights(), epoch + 1);
-        if (result.best) {
+        if (group) {
+            // Early stopping follows rank 0's validation on every rank.
+            torch::Tensor best = torch::full({1}, static_cast<std::int64_t>(bestEpoch));
+            group->broadcast(best, 0);
+            bestEpoch = static_cast<int>(best.item<std::int64_t>());
+        }
+        if (folder)
+            saveCheckpoint(folder->lastWeights(), epoch + 1);
+        if (result.best && folder) {
             std::error_code ec;
             fs::copy_file(folder->lastWeights(), folder->bestWeights() + ".tmp",
                           fs::copy_options::overwrite_existing, ec);
@@ -697,7 +792,7 @@ int Trainer::Impl::runImpl() {
             if (ec)
                 log(LogMessage::Level::Warning, "cannot write best.pt: " + ec.message());
         }
-        if (!folder->writeEpoch(result))
+        if (folder && !folder->writeEpoch(result))
             log(LogMessage::Level::Warning, "cannot write results.csv: " + folder->error());
         drainSamples();
         emit(result);
@@ -713,7 +808,7 @@ int Trainer::Impl::runImpl() {
             ++epoch;
             break;
         }
-        if (stopRequested) {
+        if (stopAgreed()) {
             finished.stoppedByUser = true;
             ++epoch;
             break;
@@ -727,7 +822,8 @@ int Trainer::Impl::runImpl() {
     finished.map50 = bestMap50;
     finished.map = bestMap;
     emit(finished);
-    folder->flush();
+    if (folder)
+        folder->flush();
     return 0;
 }
 
