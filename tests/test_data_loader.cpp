@@ -161,6 +161,20 @@ void TestDataLoader::sameSeedGivesIdenticalBatches() {
     other.seed = 12;
     hr::DataLoader e(m_report, other);
     QVERIFY(!sameBatches(first, epochOf(e, 1)));
+    // Starting an epoch at batch k (an OOM recovery repositions so) gives the batches that
+    // follow k, with and without workers.
+    QVERIFY(first.size() > 2);
+    for (int workers : {2, 0}) {
+        hr::LoaderOptions o = trainOptions();
+        o.workers = workers;
+        hr::DataLoader f(m_report, o);
+        f.startEpoch(1, 2);
+        std::vector<hr::Batch> rest;
+        hr::Batch batch;
+        while (f.next(batch))
+            rest.push_back(std::move(batch));
+        QVERIFY(sameBatches(std::vector<hr::Batch>(first.begin() + 2, first.end()), rest));
+    }
 }
 
 void TestDataLoader::closeMosaicAndEpochOrder() {

@@ -11,6 +11,19 @@
 
 namespace hr::ui {
 
+namespace {
+
+AdvisorOptions advisorOptions(const TrainConfig& config) {
+    AdvisorOptions options;
+    // Calibrations already made answer first; new probe steps for at most a few seconds (a
+    // person is waiting for the dialog, or the run for the automatic fix).
+    options.quickPredictor = predictTrainPeakWithoutProbing;
+    options.predictionSeconds = config.on_oom == OomPolicy::Ask ? 15.0 : 3.0;
+    return options;
+}
+
+} // namespace
+
 TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {}
 
 TrainingSession::~TrainingSession() {
@@ -49,7 +62,7 @@ bool TrainingSession::start(const TrainConfig& config) {
         [this](const std::vector<FixSuggestion>& fixes, const std::string&) {
             return chooseFix(fixes);
         },
-        AdvisorOptions{},
+        advisorOptions(config),
         [this](const OomReport& report, const std::vector<FixSuggestion>&) {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_pendingReport = report;

@@ -8,6 +8,7 @@
 #include "advisor/oom_diagnosis.h"
 #include "data/batch.h"
 #include "data/synthetic_dataset.h"
+#include "estimate/memory_estimator.h"
 #include "memory/cpu_memory_tracker.h"
 #include "model/detection_model.h"
 #include "train/train_step.h"
@@ -112,7 +113,9 @@ int runBenchOom(const ParsedArgs& args) {
             lastBatch = now;
         }
     });
-    trainer.setOomHandler(makeOomHandler(config));
+    // The same handler as `train`: the estimator predicts each fix (its calibration steps are
+    // part of the recovery time measured here).
+    trainer.setOomHandler(makeOomHandler(config, predictTrainPeak));
     const int rc = trainer.run();
 
     double worst = 0.0;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "oom_prompt.h"
 
+#include "estimate/memory_estimator.h"
+
 #include "advisor/fix_advisor.h"
 #include "advisor/oom_diagnosis.h"
 #include "advisor/oom_policy.h"
@@ -44,6 +46,12 @@ OomHandler makeOomHandler(const TrainConfig& config, PeakPredictor predictor) {
     const OomPolicy policy = config.on_oom;
     const bool interactive = ::isatty(STDIN_FILENO) != 0;
     const OomPolicy effective = policy == OomPolicy::Ask && !interactive ? OomPolicy::Stop : policy;
+    if (predictor) {
+        // Calibrations already made (and their pixel-count scaling) answer first; new probe
+        // steps only within a few seconds when the run continues unattended.
+        options.quickPredictor = predictTrainPeakWithoutProbing;
+        options.predictionSeconds = effective == OomPolicy::Ask ? 15.0 : 3.0;
+    }
 
     // Every policy prints the diagnosis and the fixes; `ask` prints them in its prompt.
     OomObserver print = [policy, interactive](const OomReport& report,

@@ -7,6 +7,7 @@
 #include "util/text.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -457,7 +458,16 @@ private:
         if (m_calls >= m_options.maxPredictions)
             return std::nullopt;
         ++m_calls;
-        std::optional<std::int64_t> value = m_predictor ? m_predictor(config) : std::nullopt;
+        // The quick predictor first (no probe steps); the full one only when the quick one has
+        // no answer and the time for this report is not spent.
+        std::optional<std::int64_t> value =
+            m_options.quickPredictor ? m_options.quickPredictor(config) : std::nullopt;
+        const bool late =
+            m_options.predictionSeconds > 0 &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count() >
+                m_options.predictionSeconds;
+        if (!value && !late && m_predictor)
+            value = m_predictor(config);
         m_cache.emplace(key, value);
         return value;
     }
@@ -468,6 +478,7 @@ private:
     std::int64_t m_budget = 0;
     double m_correction = 1.0;
     int m_calls = 0;
+    std::chrono::steady_clock::time_point m_started = std::chrono::steady_clock::now();
     std::map<std::string, std::optional<std::int64_t>> m_cache;
 };
 

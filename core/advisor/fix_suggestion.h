@@ -40,6 +40,12 @@ struct AdvisorOptions {
     int deviceCount = 1; ///< devices available to this run (> 1 enables DDP / sharded state)
     int maxSuggestions = 8;
     int maxPredictions = 500; ///< cap on predictor calls for one report
+    /// A cheap predictor asked first (e.g. the estimator without probe steps); the predictor
+    /// given to suggestFixes is asked only when it has no answer.
+    PeakPredictor quickPredictor;
+    /// Seconds the full predictor may spend on one report (0: no limit); past them only the
+    /// quick one answers. A run waiting to continue should not wait for every calibration.
+    double predictionSeconds = 0.0;
 };
 
 } // namespace hr

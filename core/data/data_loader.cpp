@@ -467,17 +467,19 @@ DataLoader::~DataLoader() {
     m->joinWorkers();
 }
 
-void DataLoader::startEpoch(int epoch) {
+void DataLoader::startEpoch(int epoch, std::int64_t firstBatch) {
     m->joinWorkers();
     m->planEpoch(epoch);
+    const auto total = static_cast<std::int64_t>(m->batches.size());
+    const std::int64_t first = std::clamp<std::int64_t>(firstBatch, 0, total);
     {
         std::lock_guard<std::mutex> lock(m->mutex);
-        m->nextToHand = 0;
-        m->nextToBuild = 0;
+        m->nextToHand = first;
+        m->nextToBuild = first;
         m->stopping = false;
         m->error.clear();
     }
-    const int workers = std::min<int>(m->opt.workers, static_cast<int>(m->batches.size()));
+    const int workers = static_cast<int>(std::min<std::int64_t>(m->opt.workers, total - first));
     for (int i = 0; i < workers; ++i)
         m->threads.emplace_back([state = m.get()] { state->workerLoop(); });
 }

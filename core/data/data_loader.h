@@ -52,8 +52,10 @@ public:
     DataLoader& operator=(const DataLoader&) = delete;
 
     /// Starts building the batches of `epoch` (0-based): order from seed + epoch, mosaic off in
-    /// the last close_mosaic epochs. Stops a previous epoch still running.
-    void startEpoch(int epoch);
+    /// the last close_mosaic epochs. Stops a previous epoch still running. With `firstBatch`,
+    /// the epoch starts at that batch: the same batches as after taking the earlier ones (a
+    /// batch depends only on seed, epoch and position), without building them.
+    void startEpoch(int epoch, std::int64_t firstBatch = 0);
     /// The next batch in order; false at the end of the epoch, after stop(), or when a worker
     /// failed (error() says why).
     bool next(Batch& out);

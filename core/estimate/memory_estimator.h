@@ -16,8 +16,8 @@ struct MemoryEstimate {
         0;                     ///< peak of a training step at config.batch, queued batches included
     std::int64_t valPeak = 0;  ///< peak of a validation batch at the validation batch size
     std::int64_t stepPeak = 0; ///< trainPeak without the loader's queued batches
-    std::int64_t valStepPeak = 0; ///< valPeak without the loader's queued batches
-    MemoryBreakdown breakdown; ///< at config.batch; total = trainPeak
+    std::int64_t valStepPeak = 0;   ///< valPeak without the loader's queued batches
+    MemoryBreakdown breakdown;      ///< at config.batch; total = trainPeak
     std::int64_t perImageTrain = 0; ///< bytes one more image adds to a training step
     std::int64_t perImageVal = 0;   ///< bytes one more image adds to a validation batch
     int batch = 0;
@@ -38,6 +38,11 @@ MemoryEstimate estimateMemory(const TrainConfig& config, std::string* error);
 
 /// The PeakPredictor the advisor uses: estimateMemory(config).trainPeak, or nothing on failure.
 std::optional<std::int64_t> predictTrainPeak(const TrainConfig& config);
+
+/// Like predictTrainPeak, but never runs probe steps: from a cached calibration of the same
+/// settings, or one at another image size scaled by the pixel count. Nothing when neither
+/// exists. Costs microseconds: for an OOM recovery that must not wait for calibrations.
+std::optional<std::int64_t> predictTrainPeakWithoutProbing(const TrainConfig& config);
 
 /// What real steps measured (for the accuracy matrix and tests).
 struct MeasuredPeaks {
