@@ -58,6 +58,7 @@ ComparisonRow rowFromRun(const RunRecord& run, const Strategy* strategy) {
     ComparisonRow row;
     row.strategy = strategy ? strategy->name : run.summary.name;
     row.runDir = run.summary.path;
+    row.run = run;
     if (strategy) {
         row.description =
             strategy->description.empty() ? describeOverrides(*strategy) : strategy->description;

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Strategy comparison (issue 9): the strategies file, the Pareto front, and a tiny matrix run
+// end to end - one row per strategy measured from its run folder, AMP and checkpointing below
+// native's peak at the same batch, an OOM recorded as a row, the CSV and the HTML report.
+#include "compare/compare_report.h"
+#include "compare/comparison.h"
+#include "compare/strategy.h"
+#include "compare/strategy_runner.h"
+#include "data/synthetic_dataset.h"
+#include "util/atomic_file.h"
+#include "util/text.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+
+namespace {
+
+/// Splits one CSV line, honouring quoted fields.
+std::vector<std::string> csvCells(const std::string& line) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+                cells.back() += '"', ++i;
+            else if (c == '"')
+                quoted = false;
+            else
+                cells.back() += c;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            cells.emplace_back();
+        } else {
+            cells.back() += c;
+        }
+    }
+    return cells;
+}
+
+size_t count(const std::string& text, const std::string& word) {
+    size_t n = 0;
+    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+        ++n;
+    return n;
+}
+
+hr::Strategy strategy(const std::string& name,
+                      std::vector<std::pair<std::string, std::string>> overrides) {
+    hr::Strategy s;
+    s.name = name;
+    s.overrides = std::move(overrides);
+    return s;
+}
+
+} // namespace
+
+class TestCompare : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void batchExpressions();
+    void defaultMatrixFollowsBaseBatch();
+    void parsesStrategiesFile();
+    void badStrategiesNameTheLine_data();
+    void badStrategiesNameTheLine();
+    void paretoFrontOnHandMadePoints();
+    void matrixRunEndToEnd();
+
+private:
+    QTemporaryDir m_dir;
+    std::string m_data;
+};
+
+void TestCompare::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    hr::SyntheticOptions options;
+    options.train = 8;
+    options.val = 4;
+    options.imgsz = 128;
+    std::string error;
+    const std::string dir = m_dir.filePath("data").toStdString();
+    QVERIFY2(hr::makeSyntheticDataset(dir, options, &error), error.c_str());
+    m_data = dir + "/data.yaml";
+}
+
+void TestCompare::batchExpressions() {
+    QCOMPARE(hr::resolveBatchExpression("B", 16), std::string("16"));
+    QCOMPARE(hr::resolveBatchExpression("B/4", 16), std::string("4"));
+    QCOMPARE(hr::resolveBatchExpression(" B / 8 * 8 ", 12), std::string("8"));
+    QCOMPARE(hr::resolveBatchExpression("B/8", 4), std::string("1")); // at least one image
+    QCOMPARE(hr::resolveBatchExpression("B*2", 3), std::string("6"));
+    QCOMPARE(hr::resolveBatchExpression("Bx", 16), std::string("Bx"));
+    QCOMPARE(hr::resolveBatchExpression("true", 16), std::string("true"));
+}
+
+void TestCompare::defaultMatrixFollowsBaseBatch() {
+    const std::vector<hr::Strategy> matrix = hr::defaultStrategies();
+    QCOMPARE(matrix.size(), size_t(5));
+    hr::TrainConfig base;
+    base.batch = 16;
+    base.name = "exp";
+    base.amp = true;
+    struct Expected {
+        int batch, accumulate;
+        bool amp;
+        hr::Checkpointing checkpointing;
+    };
+    const Expected expected[] = {{16, 1, false, hr::Checkpointing::None},
+                                 {4, 4, false, hr::Checkpointing::None},
+                                 {4, 1, true, hr::Checkpointing::None},
+                                 {2, 8, true, hr::Checkpointing::None},
+                                 {4, 1, true, hr::Checkpointing::All}};
+    for (size_t i = 0; i < matrix.size(); ++i) {
+        hr::Diagnostics problems;
+        const auto config = hr::applyStrategy(base, matrix[i], problems);
+        QVERIFY2(config, hr::formatDiagnostics(problems).c_str());
+        QCOMPARE(config->batch, expected[i].batch);
+        QCOMPARE(hr::accumulateSteps(*config), expected[i].accumulate);
+        QCOMPARE(config->amp, expected[i].amp);
+        QCOMPARE(config->checkpointing, expected[i].checkpointing);
+        QCOMPARE(config->on_oom, hr::OomPolicy::Stop);
+        QCOMPARE(config->name, "exp-" + matrix[i].name);
+        QVERIFY(matrix[i].claim && matrix[i].claim->memoryGb > 0);
+    }
+}
+
+void TestCompare::parsesStrategiesFile() {
+    const hr::StrategiesResult r =
+        hr::parseStrategies("strategies:\n"
+                            "  - name: native\n"
+                            "    overrides: {batch: B}\n"
+                            "    claim: {memory_gb: 22.5, map50: 0.682}\n"
+                            "  - name: q-amp\n"
+                            "    description: quarter batch, AMP\n"
+                            "    overrides:\n"
+                            "      batch: B/4\n"
+                            "      amp: true\n"
+                            "      freeze: [0, 1]\n",
+                            "s.yaml");
+    QVERIFY2(!hr::hasErrors(r.diagnostics), hr::formatDiagnostics(r.diagnostics).c_str());
+    QCOMPARE(r.strategies.size(), size_t(2));
+    QVERIFY(r.strategies[0].claim.has_value());
+    QCOMPARE(r.strategies[0].claim->memoryGb, 22.5);
+    QCOMPARE(r.strategies[0].claim->map50, 0.682);
+    QVERIFY(!r.strategies[1].claim);
+    QCOMPARE(r.strategies[1].description, std::string("quarter batch, AMP"));
+    hr::TrainConfig base;
+    base.batch = 32;
+    hr::Diagnostics problems;
+    const auto config = hr::applyStrategy(base, r.strategies[1], problems);
+    QVERIFY(config);
+    QCOMPARE(config->batch, 8);
+    QVERIFY(config->amp);
+    QCOMPARE(config->freeze, (std::vector<int>{0, 1}));
+
+    // A bare list works too.
+    const hr::StrategiesResult list =
+        hr::parseStrategies("- {name: a, overrides: {batch: 2}}\n- {name: b}\n", "l.yaml");
+    QVERIFY2(!hr::hasErrors(list.diagnostics), hr::formatDiagnostics(list.diagnostics).c_str());
+    QCOMPARE(list.strategies.size(), size_t(2));
+}
+
+void TestCompare::badStrategiesNameTheLine_data() {
+    QTest::addColumn<QString>("yaml");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<QString>("words");
+    QTest::newRow("unknown setting") << "- name: a\n  overrides: {batch: 4}\n- name: b\n"
+                                        "  overrides:\n    btach: 4\n"
+                                     << 5 << "batch";
+    QTest::newRow("bad value") << "- name: a\n  overrides:\n    amp: maybe\n" << 3 << "amp";
+    QTest::newRow("unknown strategy key") << "- name: a\n  overides: {batch: 4}\n"
+                                          << 2 << "overrides";
+    QTest::newRow("duplicate name") << "- name: a\n- name: b\n- name: a\n" << 3 << "second";
+    QTest::newRow("no name") << "- name: a\n- overrides: {batch: 2}\n" << 2 << "no name";
+    QTest::newRow("name with a slash") << "- name: a/b\n" << 1 << "folder";
+    QTest::newRow("claim not a number") << "- name: a\n  claim:\n    memory_gb: lots\n"
+                                        << 3 << "number";
+    QTest::newRow("mAP in percent") << "- name: a\n  claim: {map50: 68}\n" << 2 << "fraction";
+    QTest::newRow("broken YAML") << "- name: a\n  overrides: {batch: 4\n" << 3 << "YAML";
+    QTest::newRow("not a list") << "strategies: 3\n" << 1 << "no list";
+}
+
+void TestCompare::badStrategiesNameTheLine() {
+    QFETCH(QString, yaml);
+    QFETCH(int, line);
+    QFETCH(QString, words);
+    const hr::StrategiesResult r = hr::parseStrategies(yaml.toStdString(), "bad.yaml");
+    QVERIFY(r.strategies.empty());
+    QVERIFY(hr::hasErrors(r.diagnostics));
+    const std::string text = hr::formatDiagnostics(r.diagnostics);
+    QVERIFY2(text.find("bad.yaml:" + std::to_string(line) + ":") != std::string::npos,
+             text.c_str());
+    QVERIFY2(text.find(words.toStdString()) != std::string::npos, text.c_str());
+
+    // The same through a file on disk.
+    const std::string path = m_dir.filePath("bad.yaml").toStdString();
+    QVERIFY(hr::writeFileAtomically(path, yaml.toStdString()));
+    const hr::StrategiesResult fromFile = hr::loadStrategies(path);
+    QVERIFY(fromFile.strategies.empty());
+    QVERIFY(hr::formatDiagnostics(fromFile.diagnostics).find(path + ":" + std::to_string(line)) !=
+            std::string::npos);
+}
+
+void TestCompare::paretoFrontOnHandMadePoints() {
+    // (memory, mAP): lower memory and higher mAP are better.
+    const std::vector<std::pair<double, double>> points = {
+        {100, 0.60}, // front: the best mAP
+        {50, 0.55},  // front
+        {60, 0.50},  // dominated by (50, 0.55)
+        {20, 0.30},  // front: the least memory
+        {50, 0.55},  // equal to a front point: kept
+        {120, 0.60}, // dominated by (100, 0.60): same mAP, more memory
+        {30, 0.30},  // dominated by (20, 0.30)
+    };
+    const std::vector<size_t> front = hr::paretoFront(points);
+    QCOMPARE(front, (std::vector<size_t>{3, 1, 4, 0}));
+    QVERIFY(hr::paretoFront({}).empty());
+    QCOMPARE(hr::paretoFront({{1, 1}}), std::vector<size_t>{0});
+
+    hr::Comparison c;
+    for (const auto& [memory, map] : points) {
+        hr::ComparisonRow row;
+        row.status = "done";
+        row.hasMetrics = true;
+        row.peakMemoryBytes = static_cast<std::int64_t>(memory);
+        row.map = map;
+        c.rows.push_back(row);
+    }
+    c.rows[2].status = "OOM"; // an OOM row is never on the front, even when it would be
+    c.rows[2].map = 0.99;
+    hr::markParetoFront(c);
+    std::vector<bool> marked;
+    for (const auto& row : c.rows)
+        marked.push_back(row.pareto);
+    QCOMPARE(marked, (std::vector<bool>{true, true, false, true, true, false, false}));
+}
+
+void TestCompare::matrixRunEndToEnd() {
+    hr::TrainConfig base;
+    base.model = "yolov8n.yaml";
+    base.data = m_data;
+    base.epochs = 1;
+    base.batch = 8;
+    base.imgsz = 128;
+    base.workers = 0;
+    base.threads = 2;
+    base.project = m_dir.filePath("runs").toStdString();
+    base.name = "cmp";
+    base.amp = false;
+    base.optimizer = "SGD";
+    base.warmup_epochs = 0;
+    base.close_mosaic = 0;
+    base.memory_sample_hz = 50;
+    const std::vector<hr::Strategy> strategies = {
+        strategy("native", {{"batch", "B"}, {"nbs", "B"}}),
+        strategy("amp", {{"batch", "B"}, {"nbs", "B"}, {"amp", "true"}}),
+        strategy("ckpt", {{"batch", "B"}, {"nbs", "B"}, {"checkpointing", "all"}}),
+        strategy("small-budget", {{"batch", "B*2"}, {"imgsz", "160"}, {"memory_budget", "64MiB"}}),
+    };
+    hr::StrategyRunner runner(base, strategies);
+    std::vector<size_t> started;
+    runner.setEventSink([&](size_t index, const hr::TrainEvent& event) {
+        if (std::holds_alternative<hr::RunStarted>(event))
+            started.push_back(index);
+    });
+    hr::Comparison c = runner.run();
+    QCOMPARE(started, (std::vector<size_t>{0, 1, 2, 3}));
+    QCOMPARE(c.rows.size(), strategies.size());
+    for (size_t i = 0; i < 3; ++i) {
+        const hr::ComparisonRow& row = c.rows[i];
+        QVERIFY2(row.status == "done",
+                 (row.strategy + ": " + row.status + " " + row.message).c_str());
+        QCOMPARE(row.strategy, strategies[i].name);
+        QCOMPARE(QDir(QString::fromStdString(row.runDir)).dirName().toStdString(),
+                 "cmp-" + strategies[i].name);
+        QVERIFY(row.hasMetrics);
+        QCOMPARE(row.batch, 8);
+        QCOMPARE(row.accumulate, 1);
+        QCOMPARE(row.run.epochs.size(), size_t(1));
+        QVERIFY(row.peakMemoryBytes > 0);
+        QVERIFY(row.meanEpochSeconds > 0);
+        QVERIFY(row.imagesPerSecond > 0);
+        QVERIFY(row.map >= 0 && row.map <= row.map50 && row.map50 <= 1);
+        QVERIFY(!row.run.memory.empty());
+    }
+    QVERIFY(c.rows[1].amp);
+    QCOMPARE(c.rows[2].checkpointing, std::string("all"));
+    qInfo("peak: native %lld, AMP %lld, checkpointing %lld bytes",
+          static_cast<long long>(c.rows[0].peakMemoryBytes),
+          static_cast<long long>(c.rows[1].peakMemoryBytes),
+          static_cast<long long>(c.rows[2].peakMemoryBytes));
+    QVERIFY(c.rows[1].peakMemoryBytes < c.rows[0].peakMemoryBytes);
+    QVERIFY(c.rows[2].peakMemoryBytes < c.rows[0].peakMemoryBytes);
+
+    const hr::ComparisonRow& oom = c.rows[3];
+    QCOMPARE(oom.status, std::string("OOM"));
+    QVERIFY(!oom.oomPhase.empty());
+    QVERIFY(!oom.hasMetrics);
+    QVERIFY(!oom.pareto);
+    QVERIFY(!oom.message.empty());
+    QVERIFY(QFileInfo::exists(QString::fromStdString(oom.runDir + "/events.jsonl")));
+    qInfo("OOM row: phase %s, %s", oom.oomPhase.c_str(), oom.message.substr(0, 120).c_str());
+
+    // The front holds at least one finished row, and no finished row dominates a front row.
+    const auto onFront = std::count_if(c.rows.begin(), c.rows.end(),
+                                       [](const hr::ComparisonRow& r) { return r.pareto; });
+    QVERIFY(onFront >= 1);
+
+    // CSV: a header and one row per strategy, all with the header's columns.
+    const std::string out = m_dir.filePath("report").toStdString();
+    std::string error;
+    QVERIFY2(hr::writeComparison(c, out, &error), error.c_str());
+    std::string csv, html;
+    QVERIFY(hr::readFile(out + "/compare.csv", csv));
+    QVERIFY(hr::readFile(out + "/compare.html", html));
+    std::vector<std::string> lines;
+    for (const std::string& line : hr::split(csv, '\n'))
+        if (!line.empty())
+            lines.push_back(line);
+    QCOMPARE(lines.size(), strategies.size() + 1);
+    const std::vector<std::string> header = csvCells(lines[0]);
+    for (const char* column : {"strategy", "status", "oom_phase", "peak_memory_bytes",
+                               "mean_epoch_s", "images_per_s", "map50", "map50_95", "pareto"})
+        QVERIFY2(std::find(header.begin(), header.end(), column) != header.end(), column);
+    const auto column = [&](const char* name) {
+        return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+    };
+    for (size_t i = 1; i < lines.size(); ++i) {
+        const std::vector<std::string> cells = csvCells(lines[i]);
+        QCOMPARE(cells.size(), header.size());
+        QCOMPARE(cells[column("strategy")], strategies[i - 1].name);
+        QCOMPARE(cells[column("status")], c.rows[i - 1].status);
+        QCOMPARE(std::stoll(cells[column("peak_memory_bytes")]),
+                 static_cast<long long>(c.rows[i - 1].peakMemoryBytes));
+    }
+    QCOMPARE(csvCells(lines[4])[column("oom_phase")], oom.oomPhase);
+
+    // HTML: one <svg> per chart (memory, mAP/epoch, mAP/time, loss, memory vs mAP), the table
+    // with a row per strategy, nothing fetched from anywhere.
+    QCOMPARE(count(html, "<svg"), size_t(5));
+    QCOMPARE(count(html, "http://"), size_t(0));
+    QCOMPARE(count(html, "https://"), size_t(0));
+    QCOMPARE(count(html, "<script"), size_t(0));
+    QCOMPARE(count(html, "<tr class="), strategies.size());
+    QVERIFY(html.find("Pareto front") != std::string::npos);
+    QVERIFY(html.find("OOM (" + oom.oomPhase + ")") != std::string::npos);
+    const std::string text = hr::comparisonText(c);
+    QVERIFY(count(text, "\n") >= strategies.size() + 1);
+    QVERIFY(text.find("small-budget") != std::string::npos);
+
+    // The same folders compared without training give the same measurements.
+    std::vector<std::string> dirs;
+    for (const auto& row : c.rows)
+        dirs.push_back(row.runDir);
+    const hr::Comparison again = hr::compareRunFolders(dirs);
+    QCOMPARE(again.rows.size(), c.rows.size());
+    for (size_t i = 0; i < c.rows.size(); ++i) {
+        QCOMPARE(again.rows[i].status, c.rows[i].status);
+        QCOMPARE(again.rows[i].peakMemoryBytes, c.rows[i].peakMemoryBytes);
+        QCOMPARE(again.rows[i].map, c.rows[i].map);
+        QCOMPARE(again.rows[i].pareto, c.rows[i].pareto);
+    }
+    const hr::Comparison missing = hr::compareRunFolders({m_dir.filePath("nope").toStdString()});
+    QCOMPARE(missing.rows.size(), size_t(1));
+    QCOMPARE(missing.rows[0].status, std::string("not run"));
+    QVERIFY(!missing.rows[0].message.empty());
+}
+
+QTEST_GUILESS_MAIN(TestCompare)
+#include "test_compare.moc"
