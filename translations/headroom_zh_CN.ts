@@ -2001,4 +2001,190 @@
         <translation>再次显存不足：应用最佳修复，%1</translation>
     </message>
 </context>
+<context>
+    <name>hr::ui::ComparePage</name>
+    <message>
+        <source>Pick runs on the Runs page and choose "Compare selected", add run folders, or run the strategy matrix on the current settings.</source>
+        <translation>在“运行”页选择运行并点击“比较所选”，添加运行文件夹，或用当前设置运行策略矩阵。</translation>
+    </message>
+    <message>
+        <source>Add runs…</source>
+        <translation>添加运行…</translation>
+    </message>
+    <message>
+        <source>Run strategy matrix</source>
+        <translation>运行策略矩阵</translation>
+    </message>
+    <message>
+        <source>Trains the current settings five ways, one after another, as normal runs: native batch B; B/4 + accumulate 4; B/4 + AMP; B/8 + AMP + accumulate 8; B/4 + AMP + checkpointing. An out-of-memory failure is recorded, not fixed.</source>
+        <translation>用当前设置依次以五种方式训练（每种都是普通运行）：原生批量 B；B/4 + 累积 4；B/4 + AMP；B/8 + AMP + 累积 8；B/4 + AMP + 梯度检查点。显存不足会被记录，而不会被修复。</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Export report…</source>
+        <translation>导出报告…</translation>
+    </message>
+    <message>
+        <source>Writes compare.csv and a self-contained compare.html</source>
+        <translation>写出 compare.csv 和独立的 compare.html</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>批量</translation>
+    </message>
+    <message>
+        <source>AMP</source>
+        <translation>AMP</translation>
+    </message>
+    <message>
+        <source>Checkpointing</source>
+        <translation>梯度检查点</translation>
+    </message>
+    <message>
+        <source>Peak memory</source>
+        <translation>峰值内存</translation>
+    </message>
+    <message>
+        <source>vs first</source>
+        <translation>相对首行</translation>
+    </message>
+    <message>
+        <source>Epoch (s)</source>
+        <translation>每轮（秒）</translation>
+    </message>
+    <message>
+        <source>Images/s</source>
+        <translation>图像/秒</translation>
+    </message>
+    <message>
+        <source>mAP50</source>
+        <translation>mAP50</translation>
+    </message>
+    <message>
+        <source>mAP50-95</source>
+        <translation>mAP50-95</translation>
+    </message>
+    <message>
+        <source>Pareto</source>
+        <translation>帕累托</translation>
+    </message>
+    <message>
+        <source>Memory over time</source>
+        <translation>内存随时间变化</translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>mAP50-95 over epochs</source>
+        <translation>mAP50-95 随轮次变化</translation>
+    </message>
+    <message>
+        <source>epoch</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>mAP50-95 over wall time</source>
+        <translation>mAP50-95 随实际时间变化</translation>
+    </message>
+    <message>
+        <source>Training loss</source>
+        <translation>训练损失</translation>
+    </message>
+    <message>
+        <source>box + cls + dfl</source>
+        <translation>box + cls + dfl</translation>
+    </message>
+    <message>
+        <source>Peak memory vs mAP50-95</source>
+        <translation>峰值内存与 mAP50-95</translation>
+    </message>
+    <message>
+        <source>peak memory (MiB)</source>
+        <translation>峰值内存 (MiB)</translation>
+    </message>
+    <message>
+        <source>Strategy %1: %2 → %3</source>
+        <translation>策略 %1：%2 → %3</translation>
+    </message>
+    <message>
+        <source>Strategy %1: epoch %2/%3, mAP50-95 %4</source>
+        <translation>策略 %1：第 %2/%3 轮，mAP50-95 %4</translation>
+    </message>
+    <message>
+        <source>Strategy %1 ran out of memory in the %2 phase; recorded.</source>
+        <translation>策略 %1 在 %2 阶段显存不足；已记录。</translation>
+    </message>
+    <message>
+        <source>Running the strategy matrix on batch %1…</source>
+        <translation>正在以批量 %1 运行策略矩阵…</translation>
+    </message>
+    <message>
+        <source>Run folder to add</source>
+        <translation>要添加的运行文件夹</translation>
+    </message>
+    <message>
+        <source>Folder for the report</source>
+        <translation>报告所在文件夹</translation>
+    </message>
+    <message>
+        <source>Wrote %1 and %2</source>
+        <translation>已写出 %1 和 %2</translation>
+    </message>
+    <message>
+        <source>Cannot write the report: %1</source>
+        <translation>无法写出报告：%1</translation>
+    </message>
+    <message>
+        <source>OOM (%1)</source>
+        <translation>显存不足（%1）</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>%1 (claim ×%2)</source>
+        <translation>%1（公开数据 ×%2）</translation>
+    </message>
+    <message>
+        <source>%1 (claim %2)</source>
+        <translation>%1（公开数据 %2）</translation>
+    </message>
+    <message>
+        <source>Pareto front</source>
+        <translation>帕累托前沿</translation>
+    </message>
+    <message>
+        <source>%1 runs compared: %2 with results, %3 out of memory; ★ = Pareto front of peak memory and mAP50-95.</source>
+        <translation>已比较 %1 个运行：%2 个有结果，%3 个显存不足；★ = 峰值内存与 mAP50-95 的帕累托前沿。</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::ComparisonSession</name>
+    <message>
+        <source>A comparison is already running.</source>
+        <translation>已有比较正在运行。</translation>
+    </message>
+</context>
 </TS>

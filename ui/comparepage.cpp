@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "comparepage.h"
+
+#include "compare/compare_report.h"
+#include "comparisonsession.h"
+#include "plotwidget.h"
+#include "util/bytes.h"
+
+#include <qcustomplot.h>
+
+#include <QDir>
+#include <QFileDialog>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace hr::ui {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+QString ratio(const std::optional<double>& value) {
+    return value ? QStringLiteral("×%1").arg(*value, 0, 'f', 2) : QString();
+}
+
+/// "measured (claim ×c)" when there is a claim.
+QString withClaim(const QString& measured, const std::optional<double>& claim) {
+    if (!claim)
+        return measured;
+    return ComparePage::tr("%1 (claim ×%2)").arg(measured).arg(*claim, 0, 'f', 2);
+}
+
+} // namespace
+
+ComparePage::ComparePage(QWidget* parent)
+    : QWidget(parent), m_session(new ComparisonSession(this)) {
+    auto* layout = new QVBoxLayout(this);
+    auto* top = new QHBoxLayout;
+    m_status = new QLabel(tr("Pick runs on the Runs page and choose \"Compare selected\", add "
+                             "run folders, or run the strategy matrix on the current settings."),
+                          this);
+    m_status->setWordWrap(true);
+    m_add = new QPushButton(QIcon(QStringLiteral(":/icons/open.svg")), tr("Add runs…"), this);
+    m_run = new QPushButton(tr("Run strategy matrix"), this);
+    m_run->setToolTip(tr("Trains the current settings five ways, one after another, as normal "
+                         "runs: native batch B; B/4 + accumulate 4; B/4 + AMP; B/8 + AMP + "
+                         "accumulate 8; B/4 + AMP + checkpointing. An out-of-memory failure "
+                         "is recorded, not fixed."));
+    m_stop = new QPushButton(tr("Stop"), this);
+    m_export = new QPushButton(tr("Export report…"), this);
+    m_export->setToolTip(tr("Writes compare.csv and a self-contained compare.html"));
+    top->addWidget(m_status, 1);
+    for (QPushButton* b : {m_add, m_run, m_stop, m_export})
+        top->addWidget(b);
+    layout->addLayout(top);
+
+    m_table = new QTableWidget(this);
+    m_table->setObjectName(QStringLiteral("comparison"));
+    m_table->setColumnCount(12);
+    m_table->setHorizontalHeaderLabels({tr("Strategy"), tr("Status"), tr("Batch"), tr("AMP"),
+                                        tr("Checkpointing"), tr("Peak memory"), tr("vs first"),
+                                        tr("Epoch (s)"), tr("Images/s"), tr("mAP50"),
+                                        tr("mAP50-95"), tr("Pareto")});
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+
+    m_memory = new PlotWidget(tr("Memory over time"), this);
+    m_memory->setAxisLabels(tr("seconds"), tr("MiB"));
+    m_mapEpochs = new PlotWidget(tr("mAP50-95 over epochs"), this);
+    m_mapEpochs->setAxisLabels(tr("epoch"), tr("mAP50-95"));
+    m_mapTime = new PlotWidget(tr("mAP50-95 over wall time"), this);
+    m_mapTime->setAxisLabels(tr("seconds"), tr("mAP50-95"));
+    m_loss = new PlotWidget(tr("Training loss"), this);
+    m_loss->setAxisLabels(tr("epoch"), tr("box + cls + dfl"));
+    m_scatter = new PlotWidget(tr("Peak memory vs mAP50-95"), this);
+    m_scatter->setAxisLabels(tr("peak memory (MiB)"), tr("mAP50-95"));
+
+    auto* plots = new QWidget(this);
+    auto* grid = new QGridLayout(plots);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->addWidget(m_memory, 0, 0);
+    grid->addWidget(m_mapEpochs, 0, 1);
+    grid->addWidget(m_scatter, 0, 2);
+    grid->addWidget(m_loss, 1, 0);
+    grid->addWidget(m_mapTime, 1, 1);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_table);
+    split->addWidget(plots);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+
+    connect(m_add, &QPushButton::clicked, this, &ComparePage::addRuns);
+    connect(m_export, &QPushButton::clicked, this, &ComparePage::exportReport);
+    connect(m_stop, &QPushButton::clicked, m_session, &ComparisonSession::stop);
+    connect(m_run, &QPushButton::clicked, this, [this] {
+        if (m_baseConfig)
+            runMatrix(m_baseConfig());
+    });
+    connect(m_session, &ComparisonSession::runningChanged, this, &ComparePage::updateButtons);
+    connect(m_session, &ComparisonSession::comparisonReady, this, &ComparePage::showComparison);
+    connect(m_session, &ComparisonSession::strategyStarted, this,
+            [this](int index, const QString& name, const QString& runDir) {
+                m_status->setText(tr("Strategy %1: %2 → %3")
+                                      .arg(index + 1)
+                                      .arg(name, QDir::toNativeSeparators(runDir)));
+            });
+    connect(m_session, &ComparisonSession::epochEnded, this,
+            [this](int index, const hr::EpochEnd& e) {
+                m_status->setText(tr("Strategy %1: epoch %2/%3, mAP50-95 %4")
+                                      .arg(index + 1)
+                                      .arg(e.epoch + 1)
+                                      .arg(e.epochs)
+                                      .arg(e.map, 0, 'f', 3));
+            });
+    connect(m_session, &ComparisonSession::oomOccurred, this,
+            [this](int index, const QString& phase) {
+                m_status->setText(tr("Strategy %1 ran out of memory in the %2 phase; recorded.")
+                                      .arg(index + 1)
+                                      .arg(phase));
+            });
+    connect(m_session, &ComparisonSession::runningChanged, this, [this](bool running) {
+        if (!running)
+            emit matrixFinished();
+    });
+    updateButtons(false);
+}
+
+void ComparePage::updateButtons(bool running) {
+    m_run->setEnabled(!running);
+    m_add->setEnabled(!running);
+    m_stop->setEnabled(running);
+    m_export->setEnabled(!running && !m_comparison.rows.empty());
+}
+
+void ComparePage::compareRuns(const QStringList& runDirs) {
+    m_session->compareFolders(runDirs);
+}
+
+bool ComparePage::runMatrix(const TrainConfig& base) {
+    QString error;
+    if (!m_session->start(base, defaultStrategies(), &error)) {
+        m_status->setText(error);
+        return false;
+    }
+    m_status->setText(tr("Running the strategy matrix on batch %1…").arg(base.batch));
+    return true;
+}
+
+void ComparePage::addRuns() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Run folder to add"));
+    if (dir.isEmpty())
+        return;
+    QStringList dirs;
+    for (const ComparisonRow& row : m_comparison.rows)
+        if (!row.runDir.empty())
+            dirs << QString::fromStdString(row.runDir);
+    dirs << dir;
+    compareRuns(dirs);
+}
+
+void ComparePage::exportReport() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the report"));
+    if (dir.isEmpty())
+        return;
+    std::string error;
+    if (writeComparison(m_comparison, dir.toStdString(), &error))
+        m_status->setText(
+            tr("Wrote %1 and %2")
+                .arg(QDir::toNativeSeparators(dir + QStringLiteral("/compare.csv")),
+                     QDir::toNativeSeparators(dir + QStringLiteral("/compare.html"))));
+    else
+        m_status->setText(tr("Cannot write the report: %1").arg(QString::fromStdString(error)));
+}
+
+void ComparePage::showComparison(const hr::Comparison& comparison) {
+    m_comparison = comparison;
+    const auto& rows = m_comparison.rows;
+    m_table->setRowCount(static_cast<int>(rows.size()));
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const ComparisonRow& r = rows[i];
+        QString status = QString::fromStdString(r.status);
+        if (r.status == "OOM" && !r.oomPhase.empty())
+            status = tr("OOM (%1)").arg(QString::fromStdString(r.oomPhase));
+        QString batch = r.batch > 0 ? QString::number(r.batch) : QString();
+        if (r.accumulate > 1)
+            batch += QStringLiteral("×%1").arg(r.accumulate);
+        const auto cells = {
+            QString::fromStdString(r.strategy),
+            status,
+            batch,
+            r.batch > 0 ? (r.amp ? tr("yes") : tr("no")) : QString(),
+            QString::fromStdString(r.checkpointing),
+            r.peakMemoryBytes > 0 ? QString::fromStdString(formatBytes(r.peakMemoryBytes))
+                                  : QString(),
+            withClaim(ratio(measuredMemoryRatio(m_comparison, i)),
+                      claimedRatio(m_comparison, i, &PublishedClaim::memoryGb)),
+            r.hasMetrics ? QString::number(r.meanEpochSeconds, 'f', 1) : QString(),
+            r.hasMetrics ? QString::number(r.imagesPerSecond, 'f', 1) : QString(),
+            r.hasMetrics
+                ? (r.claim && r.claim->map50 > 0
+                       ? tr("%1 (claim %2)").arg(r.map50, 0, 'f', 3).arg(r.claim->map50, 0, 'f', 3)
+                       : QString::number(r.map50, 'f', 3))
+                : QString(),
+            r.hasMetrics ? QString::number(r.map, 'f', 3) : QString(),
+            r.pareto ? QStringLiteral("★") : QString()};
+        int column = 0;
+        for (const QString& text : cells) {
+            auto* item = new QTableWidgetItem(text);
+            if (column == 0) {
+                item->setToolTip(QString::fromStdString(
+                    r.description + "\n" + r.runDir + (r.message.empty() ? "" : "\n" + r.message)));
+                item->setData(Qt::UserRole, QString::fromStdString(r.runDir));
+            }
+            m_table->setItem(static_cast<int>(i), column++, item);
+        }
+    }
+
+    // One series per row in every chart; the plots are rebuilt because series cannot be removed.
+    const auto rebuild = [this](PlotWidget*& plot, const QString& title, const QString& x,
+                                const QString& y) {
+        auto* fresh = new PlotWidget(title, this);
+        fresh->setAxisLabels(x, y);
+        if (QWidget* parent = plot->parentWidget(); parent && parent->layout())
+            parent->layout()->replaceWidget(plot, fresh);
+        plot->deleteLater();
+        plot = fresh;
+    };
+    rebuild(m_memory, tr("Memory over time"), tr("seconds"), tr("MiB"));
+    rebuild(m_mapEpochs, tr("mAP50-95 over epochs"), tr("epoch"), tr("mAP50-95"));
+    rebuild(m_mapTime, tr("mAP50-95 over wall time"), tr("seconds"), tr("mAP50-95"));
+    rebuild(m_loss, tr("Training loss"), tr("epoch"), tr("box + cls + dfl"));
+    rebuild(m_scatter, tr("Peak memory vs mAP50-95"), tr("peak memory (MiB)"), tr("mAP50-95"));
+    QVector<double> frontX, frontY;
+    std::vector<std::pair<double, double>> front;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const ComparisonRow& r = rows[i];
+        const QString name = QString::fromStdString(r.strategy);
+        const int colour = static_cast<int>(i);
+        QVector<double> mx, my, ex, ey, ly, tx, ty;
+        for (const MemorySample& s : r.run.memory) {
+            mx << s.seconds;
+            my << s.allocated / kMiB;
+        }
+        for (const EpochRecord& e : r.run.epochs) {
+            ex << e.epoch;
+            ey << e.map;
+            ly << e.boxLoss + e.clsLoss + e.dflLoss;
+        }
+        for (const auto& [seconds, map] : r.mapOverWallTime()) {
+            tx << seconds;
+            ty << map;
+        }
+        m_memory->setData(m_memory->addSeries(name, colour), mx, my);
+        m_mapEpochs->setData(m_mapEpochs->addSeries(name, colour), ex, ey);
+        m_loss->setData(m_loss->addSeries(name, colour), ex, ly);
+        m_mapTime->setData(m_mapTime->addSeries(name, colour), tx, ty);
+        const int point = m_scatter->addSeries(name, colour);
+        QCPGraph* graph = m_scatter->plot()->graph(point);
+        graph->setLineStyle(QCPGraph::lsNone);
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 9));
+        if (r.hasMetrics && r.peakMemoryBytes > 0 && r.status != "OOM") {
+            m_scatter->setData(point, {r.peakMemoryBytes / kMiB}, {r.map});
+            if (r.pareto)
+                front.emplace_back(r.peakMemoryBytes / kMiB, r.map);
+        }
+    }
+    std::sort(front.begin(), front.end());
+    for (const auto& [x, y] : front) {
+        frontX << x;
+        frontY << y;
+    }
+    const int frontSeries =
+        m_scatter->addSeries(tr("Pareto front"), static_cast<int>(rows.size()), true);
+    m_scatter->setData(frontSeries, frontX, frontY);
+    for (PlotWidget* plot : {m_memory, m_mapEpochs, m_mapTime, m_loss, m_scatter})
+        plot->resetView();
+
+    int done = 0, ooms = 0;
+    for (const ComparisonRow& r : rows) {
+        done += r.hasMetrics ? 1 : 0;
+        ooms += r.status == "OOM" ? 1 : 0;
+    }
+    m_status->setText(tr("%1 runs compared: %2 with results, %3 out of memory; ★ = Pareto "
+                         "front of peak memory and mAP50-95.")
+                          .arg(rows.size())
+                          .arg(done)
+                          .arg(ooms));
+    updateButtons(m_session->isRunning());
+}
+
+} // namespace hr::ui

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "compare/comparison.h"
+#include "config/train_config.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <functional>
+
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace hr::ui {
+
+class ComparisonSession;
+class PlotWidget;
+
+/// The Compare page: runs picked on the Runs page (or added here), or a strategy matrix run
+/// from the current settings, laid over each other - memory over time, mAP over epochs and over
+/// wall time, training loss over epochs - with the table (published claims beside measured
+/// ratios) and a memory-vs-mAP chart with the Pareto front.
+class ComparePage : public QWidget {
+    Q_OBJECT
+public:
+    explicit ComparePage(QWidget* parent = nullptr);
+
+    /// Where the "Run strategy matrix" button gets its base settings (the Settings page).
+    void setBaseConfigSource(std::function<TrainConfig()> source) {
+        m_baseConfig = std::move(source);
+    }
+
+    /// Compares these run folders (no training); replaces what the page shows.
+    void compareRuns(const QStringList& runDirs);
+    /// Shows a comparison (from compareRuns() or a finished matrix).
+    void showComparison(const hr::Comparison& comparison);
+    /// Runs the default strategy matrix on `base` on a worker thread. Returns false (and shows
+    /// why) when one is running or a strategy's settings are rejected.
+    bool runMatrix(const TrainConfig& base);
+
+    ComparisonSession* session() const { return m_session; }
+    QTableWidget* table() const { return m_table; }
+    PlotWidget* memoryPlot() const { return m_memory; }
+    PlotWidget* mapEpochPlot() const { return m_mapEpochs; }
+    PlotWidget* mapTimePlot() const { return m_mapTime; }
+    PlotWidget* lossPlot() const { return m_loss; }
+    PlotWidget* scatterPlot() const { return m_scatter; }
+    const hr::Comparison& comparison() const { return m_comparison; }
+
+signals:
+    /// A matrix finished: its runs are new folders under the runs folder.
+    void matrixFinished();
+
+private:
+    void addRuns();
+    void exportReport();
+    void updateButtons(bool running);
+
+    ComparisonSession* m_session;
+    std::function<TrainConfig()> m_baseConfig;
+    hr::Comparison m_comparison;
+    QLabel* m_status;
+    QPushButton* m_add;
+    QPushButton* m_run;
+    QPushButton* m_stop;
+    QPushButton* m_export;
+    QTableWidget* m_table;
+    PlotWidget* m_memory;
+    PlotWidget* m_mapEpochs;
+    PlotWidget* m_mapTime;
+    PlotWidget* m_loss;
+    PlotWidget* m_scatter;
+};
+
+} // namespace hr::ui
