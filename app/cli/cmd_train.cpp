@@ -217,15 +217,6 @@ int runTrain(const ParsedArgs& args) {
     if (args.has("--resume"))
         config.resume = true;
     std::string launchError;
-    if (args.has("--nproc")) {
-        const auto nproc = args.integer("--nproc", &launchError);
-        if (!nproc || *nproc < 1 || *nproc > 1024) {
-            std::cerr << "train: --nproc needs a whole number from 1 to 1024"
-                      << (launchError.empty() ? "" : " (" + launchError + ")") << "\n";
-            return ExitUsage;
-        }
-        config.nproc = static_cast<int>(*nproc);
-    }
     const std::optional<LaunchEnv> launch = readLaunchEnv(&launchError);
     if (!launch) {
         std::cerr << "train: " << launchError << "\n";

@@ -29,7 +29,8 @@ bool buildTrainConfig(const ParsedArgs& args, TrainConfig& config) {
     const std::pair<const char*, const char*> named[] = {{"--data", "data"},
                                                          {"--model", "model"},
                                                          {"--epochs", "epochs"},
-                                                         {"--budget", "memory_budget"}};
+                                                         {"--budget", "memory_budget"},
+                                                         {"--nproc", "nproc"}};
     std::vector<std::pair<std::string, std::string>> settings;
     for (const auto& [option, key] : named)
         if (args.has(option))

@@ -403,7 +403,19 @@ void TrainStep::load(torch::serialize::InputArchive& archive) {
     d->model->to(d->device);
     torch::serialize::InputArchive state;
     archive.read("train_state", state);
-    d->updater->load(state);
+    d->updater->load(state, !ownsSeparateOptimizerShard());
+}
+
+bool TrainStep::ownsSeparateOptimizerShard() const {
+    return d->sharding && d->group && d->group->rank() != 0;
+}
+
+void TrainStep::saveOptimizerShard(torch::serialize::OutputArchive& archive) const {
+    d->updater->saveOptimizerState(archive);
+}
+
+void TrainStep::loadOptimizerShard(torch::serialize::InputArchive& archive) {
+    d->updater->loadOptimizerState(archive);
 }
 
 MemoryBreakdown TrainStep::residentMemory() const {

@@ -126,7 +126,13 @@ public:
     void save(torch::serialize::OutputArchive& archive,
               const std::vector<std::string>& classNames) const;
     /// Restores what save() wrote. Throws c10::Error when the archive does not match the model.
+    /// Under ZeRO a rank other than 0 skips the optimizer state (the archive holds rank 0's
+    /// shard); its own comes from loadOptimizerShard().
     void load(torch::serialize::InputArchive& archive);
+    /// ZeRO: whether this rank's optimizer state is a shard that rank 0's checkpoint lacks.
+    bool ownsSeparateOptimizerShard() const;
+    void saveOptimizerShard(torch::serialize::OutputArchive& archive) const;
+    void loadOptimizerShard(torch::serialize::InputArchive& archive);
 
     /// Bytes held right now by weights, gradients, optimizer state and the EMA copy
     /// (activations, batchData and other are 0).

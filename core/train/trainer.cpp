@@ -203,6 +203,12 @@ struct Trainer::Impl {
     LaunchEnv launch;
     std::unique_ptr<DataParallelGroup> group;
     bool leader() const { return launch.rank == 0; }
+    std::string runDir; ///< rank 0's run folder, known on every rank
+    /// ZeRO: where a rank other than 0 keeps its optimizer shard next to last.pt.
+    std::string shardPath() const {
+        return runDir + "/weights/last.rank" + std::to_string(launch.rank) + ".pt";
+    }
+    void saveOptimizerShard();
     /// True on every rank when any rank was asked to stop (they leave at the same step).
     bool stopAgreed() {
         if (!group)
@@ -426,6 +432,8 @@ void Trainer::Impl::setUp() {
         if (!folder->writeConfig(config))
             throw RunError(folder->error());
     }
+    runDir =
+        group ? group->broadcastText(folder ? folder->path() : std::string(), 0) : folder->path();
     if (config.resume) {
         loadCheckpoint(resumeCheckpoint);
         if (folder)
@@ -455,10 +463,34 @@ void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs)
         throw RunError("cannot write checkpoint: " + error);
 }
 
+void Trainer::Impl::saveOptimizerShard() {
+    torch::serialize::OutputArchive archive;
+    step->saveOptimizerShard(archive);
+    std::ostringstream bytes;
+    archive.save_to(bytes);
+    std::string error;
+    if (!writeFileAtomically(shardPath(), bytes.str(), &error))
+        log(LogMessage::Level::Warning, "rank " + std::to_string(launch.rank) +
+                                            ": cannot write its optimizer shard (" + error +
+                                            "); a resumed run restarts it");
+}
+
 void Trainer::Impl::loadCheckpoint(const std::string& path) {
     torch::serialize::InputArchive archive;
     archive.load_from(path, device);
     step->load(archive);
+    if (step->ownsSeparateOptimizerShard()) {
+        std::error_code ec;
+        if (fs::exists(shardPath(), ec)) {
+            torch::serialize::InputArchive shard;
+            shard.load_from(shardPath(), device);
+            step->loadOptimizerShard(shard);
+        } else {
+            log(LogMessage::Level::Warning, "rank " + std::to_string(launch.rank) +
+                                                ": no optimizer shard " + shardPath() +
+                                                "; its optimizer state starts afresh");
+        }
+    }
     c10::IValue value;
     archive.read("epoch", value);
     startEpoch = static_cast<int>(value.toInt());
@@ -783,6 +815,8 @@ int Trainer::Impl::runImpl() {
         }
         if (folder)
             saveCheckpoint(folder->lastWeights(), epoch + 1);
+        else if (step->ownsSeparateOptimizerShard())
+            saveOptimizerShard();
         if (result.best && folder) {
             std::error_code ec;
             fs::copy_file(folder->lastWeights(), folder->bestWeights() + ".tmp",

@@ -277,18 +277,28 @@ void WeightUpdater::save(torch::serialize::OutputArchive& archive, bool withEmaW
     }
 }
 
-void WeightUpdater::load(torch::serialize::InputArchive& archive) {
+void WeightUpdater::saveOptimizerState(torch::serialize::OutputArchive& archive) const {
+    m_optimizer->save(archive);
+}
+
+void WeightUpdater::loadOptimizerState(torch::serialize::InputArchive& archive) {
+    m_optimizer->load(archive);
+    if (m_offload)
+        moveOptimizerState(*m_optimizer, torch::kCPU);
+}
+
+void WeightUpdater::load(torch::serialize::InputArchive& archive, bool optimizerState) {
     c10::IValue value;
     archive.read("optimizer_name", value);
     if (value.toStringRef() != m_choice.name) {
         m_choice.name = value.toStringRef();
         rebuildOptimizer();
     }
-    torch::serialize::InputArchive optimizerArchive;
-    archive.read("optimizer", optimizerArchive);
-    m_optimizer->load(optimizerArchive);
-    if (m_offload)
-        moveOptimizerState(*m_optimizer, torch::kCPU);
+    if (optimizerState) {
+        torch::serialize::InputArchive optimizerArchive;
+        archive.read("optimizer", optimizerArchive);
+        loadOptimizerState(optimizerArchive);
+    }
     archive.read("scaler_scale", value);
     const double scale = value.toDouble();
     archive.read("scaler_good_steps", value);

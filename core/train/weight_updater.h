@@ -79,7 +79,11 @@ public:
     /// Optimizer state, scaler, step and EMA update counts; the EMA weights too when
     /// `withEmaWeights` (the trainer writes them as the checkpoint's model instead).
     void save(torch::serialize::OutputArchive& archive, bool withEmaWeights = true) const;
-    void load(torch::serialize::InputArchive& archive);
+    /// `optimizerState` false: everything but the optimizer's state (ZeRO: another rank's
+    /// shard is in the archive; this rank's comes from loadOptimizerState()).
+    void load(torch::serialize::InputArchive& archive, bool optimizerState = true);
+    void saveOptimizerState(torch::serialize::OutputArchive& archive) const;
+    void loadOptimizerState(torch::serialize::InputArchive& archive);
 
 private:
     void rebuildOptimizer();
