@@ -6,12 +6,15 @@
 #include "comparepage.h"
 #include "comparisonsession.h"
 #include "plotwidget.h"
+#include "runspage.h"
 
 #include "data/synthetic_dataset.h"
 
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QtTest>
 
 class TestUiCompare : public QObject {
@@ -79,11 +82,26 @@ void TestUiCompare::runsTwoStrategiesAndComparesThem() {
     QCOMPARE(table->item(0, 1)->text(), QString("done"));
     QCOMPARE(table->item(1, 1)->text(), QString("done"));
 
-    // Loading the two run folders again (what "Compare selected" on the Runs page does).
-    QStringList dirs;
-    for (const auto& row : session->comparison().rows)
-        dirs << QString::fromStdString(row.runDir);
+    // "Compare selected" on the Runs page: enabled from two selected runs, asks for them.
+    hr::ui::RunsPage runs;
+    runs.setRunsFolder(m_dir.filePath("runs"));
+    QTreeWidget* list = runs.runList();
+    QCOMPARE(list->topLevelItemCount(), 2);
+    auto* compare = runs.findChild<QPushButton*>(QStringLiteral("compareSelected"));
+    QVERIFY(compare);
+    list->topLevelItem(0)->setSelected(true);
+    QVERIFY(!compare->isEnabled());
+    list->topLevelItem(1)->setSelected(true);
+    QVERIFY(compare->isEnabled());
+    QSignalSpy requested(&runs, &hr::ui::RunsPage::compareRequested);
+    compare->click();
+    QCOMPARE(requested.count(), 1);
+    QStringList dirs = requested.at(0).at(0).toStringList();
     QCOMPARE(dirs.size(), 2);
+    // In the order the strategies ran, as the window would pass them on.
+    dirs.sort();
+    if (!dirs[0].endsWith("ui-plain"))
+        std::swap(dirs[0], dirs[1]);
     page.compareRuns(dirs);
     QCOMPARE(ready.count(), 2);
     QCOMPARE(table->rowCount(), 2);

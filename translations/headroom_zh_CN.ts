@@ -178,6 +178,10 @@
 <context>
     <name>hr::ui::MainWindow</name>
     <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
         <source>Headroom</source>
         <translation>Headroom</translation>
     </message>
@@ -568,6 +572,14 @@
 </context>
 <context>
     <name>hr::ui::RunsPage</name>
+    <message>
+        <source>Compare selected</source>
+        <translation>比较所选</translation>
+    </message>
+    <message>
+        <source>Select two or more runs (Ctrl/Shift-click) to lay their curves, memory and mAP over each other on the Compare page</source>
+        <translation>选择两个或更多运行（按住 Ctrl/Shift 点击），在“比较”页叠加显示它们的曲线、内存和 mAP</translation>
+    </message>
     <message>
         <source>Choose runs folder…</source>
         <translation>选择运行文件夹…</translation>
@@ -2005,7 +2017,7 @@
     <name>hr::ui::ComparePage</name>
     <message>
         <source>Pick runs on the Runs page and choose "Compare selected", add run folders, or run the strategy matrix on the current settings.</source>
-        <translation>在“运行”页选择运行并点击“比较所选”，添加运行文件夹，或用当前设置运行策略矩阵。</translation>
+        <translation>在“运行记录”页选择运行并点击“比较所选”，添加运行文件夹，或用当前设置运行策略矩阵。</translation>
     </message>
     <message>
         <source>Add runs…</source>
@@ -2185,6 +2197,157 @@
     <message>
         <source>A comparison is already running.</source>
         <translation>已有比较正在运行。</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::MemoryPanel</name>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>Optimizer state</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <source>EMA</source>
+        <translation>EMA</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>激活</translation>
+    </message>
+    <message>
+        <source>Batch data</source>
+        <translation>批数据</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Predicted memory</source>
+        <translation>预测内存</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Training peak</source>
+        <translation>训练峰值</translation>
+    </message>
+    <message>
+        <source>Validation peak</source>
+        <translation>验证峰值</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>Auto-fit</source>
+        <translation>自动适配</translation>
+    </message>
+    <message>
+        <source>Pick the largest batch whose predicted peaks stay under 90% of the budget (or of the device&apos;s memory when no budget is set), keeping the nominal batch through accumulation; then AMP, checkpointing and a smaller image size if even batch 1 does not fit.</source>
+        <translation>选择预测峰值不超过预算 90%（未设预算时为设备内存的 90%）的最大批大小，并通过梯度累积保持名义批大小；若连批大小 1 也放不下，再依次启用 AMP、梯度检查点并缩小图像尺寸。</translation>
+    </message>
+    <message>
+        <source>Auto-fit failed: %1</source>
+        <translation>自动适配失败：%1</translation>
+    </message>
+    <message>
+        <source>Fix the settings first: %1</source>
+        <translation>请先修正设置：%1</translation>
+    </message>
+    <message>
+        <source>Auto-fit: predicting the peaks of each candidate…</source>
+        <translation>自动适配：正在预测每个候选设置的峰值…</translation>
+    </message>
+    <message>
+        <source>The prediction appears here when the settings are shown.</source>
+        <translation>显示设置页时，预测结果会出现在这里。</translation>
+    </message>
+    <message>
+        <source>Predictions wait while a run trains: the estimator&apos;s probe steps would share the device with it.</source>
+        <translation>训练进行时暂停预测：估算器的探测步骤会与训练共用设备。</translation>
+    </message>
+    <message>
+        <source>No prediction until the settings are valid.</source>
+        <translation>设置有效后才能预测。</translation>
+    </message>
+    <message>
+        <source>Waiting for the settings to settle…</source>
+        <translation>等待设置稳定…</translation>
+    </message>
+    <message>
+        <source>Calibrating… (short probe steps of the real training step; a new model or image size takes a few seconds)</source>
+        <translation>正在校准…（用真实训练步骤做几次简短探测；换模型或图像尺寸需要几秒钟）</translation>
+    </message>
+    <message>
+        <source>Training peak %1, validation peak %2: %3% of the %4 budget. This run would go out of memory; Auto-fit finds settings that fit.</source>
+        <translation>训练峰值 %1，验证峰值 %2：占 %4 预算的 %3%。此次训练会内存不足；“自动适配”可找到放得下的设置。</translation>
+    </message>
+    <message>
+        <source>Training peak %1, validation peak %2: %3% of the %4 budget, above the 10% margin Auto-fit leaves for fragmentation and growth.</source>
+        <translation>训练峰值 %1，验证峰值 %2：占 %4 预算的 %3%，超出了自动适配为碎片和增长预留的 10% 余量。</translation>
+    </message>
+    <message>
+        <source>Training peak %1, validation peak %2: %3% of the %4 budget.</source>
+        <translation>训练峰值 %1，验证峰值 %2：占 %4 预算的 %3%。</translation>
+    </message>
+    <message>
+        <source>Training peak %1, validation peak %2 on %3, which has %4. No budget is set.</source>
+        <translation>训练峰值 %1，验证峰值 %2，设备 %3（共 %4）。未设置预算。</translation>
+    </message>
+    <message>
+        <source>Training peak %1, validation peak %2 on %3. No budget is set.</source>
+        <translation>训练峰值 %1，验证峰值 %2，设备 %3。未设置预算。</translation>
+    </message>
+    <message>
+        <source>Batch -1: auto-fit picks batch %1.</source>
+        <translation>批大小 -1：自动适配选择批大小 %1。</translation>
+    </message>
+    <message>
+        <source>Batch %1, validation batch %2; each more image adds %3 to a training step. How: %4.</source>
+        <translation>批大小 %1，验证批大小 %2；每多一张图像，训练步骤增加 %3。方法：%4。</translation>
+    </message>
+    <message>
+        <source>No prediction: %1</source>
+        <translation>无法预测：%1</translation>
+    </message>
+    <message>
+        <source>Auto-fit applied:</source>
+        <translation>已应用自动适配：</translation>
+    </message>
+    <message>
+        <source>Nothing fits:</source>
+        <translation>无法放下：</translation>
+    </message>
+    <message>
+        <source>GiB</source>
+        <translation>GiB</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>budget %1</source>
+        <translation>预算 %1</translation>
     </message>
 </context>
 </TS>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "comparepage.h"
 #include "datapage.h"
 #include "datasetservice.h"
 #include "estimatorservice.h"
@@ -61,6 +62,14 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->addTab(m_settings, QIcon(QStringLiteral(":/icons/settings.svg")), tr("Settings"));
     m_tabs->addTab(m_train, QIcon(QStringLiteral(":/icons/train.svg")), tr("Train"));
     m_tabs->addTab(m_runs, QIcon(QStringLiteral(":/icons/runs.svg")), tr("Runs"));
+    m_compare = new ComparePage(m_tabs);
+    m_compare->setBaseConfigSource([this] { return m_settings->form()->config(); });
+    m_tabs->addTab(m_compare, QIcon(QStringLiteral(":/icons/runs.svg")), tr("Compare"));
+    connect(m_runs, &RunsPage::compareRequested, this, [this](const QStringList& dirs) {
+        m_compare->compareRuns(dirs);
+        showPage(Page::Compare);
+    });
+    connect(m_compare, &ComparePage::matrixFinished, m_runs, &RunsPage::refresh);
     m_tabs->setDocumentMode(true);
     setCentralWidget(m_tabs);
     createMenus();

@@ -16,6 +16,7 @@ struct OomReport;
 
 namespace hr::ui {
 
+class ComparePage;
 class DataPage;
 class DatasetService;
 class EstimatorService;
@@ -32,7 +33,7 @@ class OomAdvisorDialog;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class Page { Data, Settings, Train, Runs };
+    enum class Page { Data, Settings, Train, Runs, Compare };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -42,6 +43,7 @@ public:
     SettingsPage* settingsPage() const { return m_settings; }
     TrainPage* trainPage() const { return m_train; }
     RunsPage* runsPage() const { return m_runs; }
+    ComparePage* comparePage() const { return m_compare; }
     MemoryPanel* memoryPanel() const { return m_memory; }
     TrainingSession* session() const { return m_session; }
     /// The advisor dialog while one is open, else nullptr.
@@ -81,6 +83,7 @@ private:
     SettingsPage* m_settings = nullptr;
     TrainPage* m_train = nullptr;
     RunsPage* m_runs = nullptr;
+    ComparePage* m_compare = nullptr;
     OomAdvisorDialog* m_advisor = nullptr;
     EstimatorService* m_estimator = nullptr;
     MemoryPanel* m_memory = nullptr;

@@ -34,6 +34,12 @@ RunsPage::RunsPage(QWidget* parent) : QWidget(parent) {
     top->addWidget(m_folderLabel, 1);
     top->addWidget(choose);
     top->addWidget(refreshButton);
+    m_compare = new QPushButton(tr("Compare selected"), this);
+    m_compare->setToolTip(tr("Select two or more runs (Ctrl/Shift-click) to lay their curves, "
+                             "memory and mAP over each other on the Compare page"));
+    m_compare->setObjectName(QStringLiteral("compareSelected"));
+    m_compare->setEnabled(false);
+    top->addWidget(m_compare);
     layout->addLayout(top);
 
     m_list = new QTreeWidget(this);
@@ -41,6 +47,7 @@ RunsPage::RunsPage(QWidget* parent) : QWidget(parent) {
     m_list->setRootIsDecorated(false);
     m_list->setAlternatingRowColors(true);
     m_list->setSortingEnabled(true);
+    m_list->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_list->setHeaderLabels({tr("Run"), tr("Modified"), tr("Epochs"), tr("Best mAP50"),
                              tr("Best mAP50-95"), tr("Peak memory"), tr("State"), tr("Folder")});
     m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -86,6 +93,9 @@ RunsPage::RunsPage(QWidget* parent) : QWidget(parent) {
             setRunsFolder(dir);
     });
     connect(refreshButton, &QPushButton::clicked, this, &RunsPage::refresh);
+    connect(m_compare, &QPushButton::clicked, this, &RunsPage::compareSelected);
+    connect(m_list, &QTreeWidget::itemSelectionChanged, this,
+            [this] { m_compare->setEnabled(m_list->selectedItems().size() >= 2); });
     connect(m_list, &QTreeWidget::itemActivated, this,
             [this](QTreeWidgetItem* item) { openRun(item->data(0, Qt::UserRole).toString()); });
     setRunsFolder(QStringLiteral("runs"));
@@ -128,6 +138,20 @@ void RunsPage::refresh() {
         item->setText(7, QDir::toNativeSeparators(path));
     }
     m_list->setSortingEnabled(true);
+}
+
+QStringList RunsPage::selectedRuns() const {
+    QStringList dirs;
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i)
+        if (QTreeWidgetItem* item = m_list->topLevelItem(i); item->isSelected())
+            dirs << item->data(0, Qt::UserRole).toString();
+    return dirs;
+}
+
+void RunsPage::compareSelected() {
+    const QStringList dirs = selectedRuns();
+    if (dirs.size() >= 2)
+        emit compareRequested(dirs);
 }
 
 bool RunsPage::openRun(const QString& runDir) {

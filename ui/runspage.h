@@ -4,6 +4,7 @@
 #include <QWidget>
 
 class QLabel;
+class QPushButton;
 class QTreeWidget;
 
 namespace hr::ui {
@@ -26,19 +27,26 @@ public:
     PlotWidget* lossPlot() const { return m_loss; }
     PlotWidget* mapPlot() const { return m_map; }
     PlotWidget* memoryPlot() const { return m_memory; }
+    /// The folders of the selected runs, in list order.
+    QStringList selectedRuns() const;
 
 public slots:
     /// Re-reads the runs folder.
     void refresh();
+    /// Asks for the selected runs to be compared (compareRequested) when two or more are selected.
+    void compareSelected();
 
 signals:
     void runOpened(const QString& runDir);
+    /// "Compare selected": lay these run folders over each other on the Compare page.
+    void compareRequested(const QStringList& runDirs);
 
 private:
     QString m_folder;
     QLabel* m_folderLabel;
     QLabel* m_runLabel;
     QTreeWidget* m_list;
+    QPushButton* m_compare;
     PlotWidget* m_loss;
     PlotWidget* m_map;
     PlotWidget* m_memory;
