@@ -4,10 +4,12 @@
 #include "loss/task_aligned_assigner.h"
 #include "model/anchors.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 namespace {
@@ -51,10 +53,13 @@ private slots:
     void assignerIgnoresPaddingAndEmptyImages();
     void assignerChunkingKeepsResult();
     void assignerChunkSizing();
+    void assignerMatchesLoopReferenceOnBatch();
+    void assignerTinyAlignmentGivesNoTarget();
     void lossEmptyTargetsIsFinite();
     void lossWithManyObjectsIsChunkedAndFinite();
     void lossFallsWithGradientSteps();
     void lossRejectsBadShapes();
+    void lossIgnoresTargetRowOrder();
 };
 
 void TestLoss::pairwiseIou() {
@@ -259,6 +264,188 @@ void TestLoss::assignerChunkSizing() {
 
 namespace {
 
+/// What the assigner must produce for one anchor, computed box by box with plain loops.
+struct LoopAssignment {
+    bool fg = false;
+    int64_t box = 0;
+    double score = 0; ///< target score of the assigned box's class
+};
+
+/// Task-aligned assignment written as the algorithm reads, one image, box and anchor at a time:
+/// inside test, alignment score^alpha * CIoU^beta, top-k per box, an anchor claimed twice goes
+/// to the box it overlaps most, target score = alignment x box's best IoU / box's best alignment
+/// (over the anchors finally assigned to the box). Returns [image][anchor].
+std::vector<std::vector<LoopAssignment>>
+loopAssign(const torch::Tensor& scores, const torch::Tensor& pred, const torch::Tensor& points,
+           const torch::Tensor& labels, const torch::Tensor& gt, const torch::Tensor& mask,
+           int64_t topk, double alpha, double beta, double eps) {
+    const int64_t bs = scores.size(0), na = scores.size(1), m = gt.size(1);
+    std::vector<std::vector<LoopAssignment>> out(bs, std::vector<LoopAssignment>(na));
+    for (int64_t b = 0; b < bs; ++b) {
+        std::vector<std::vector<double>> align(m, std::vector<double>(na, 0.0));
+        std::vector<std::vector<double>> overlap(m, std::vector<double>(na, 0.0));
+        std::vector<std::vector<bool>> picked(m, std::vector<bool>(na, false));
+        for (int64_t g = 0; g < m; ++g) {
+            if (mask[b][g][0].item<double>() == 0)
+                continue;
+            const auto box = gt[b][g];
+            const int64_t cls = labels[b][g][0].item<int64_t>();
+            std::vector<std::pair<double, int64_t>> ranked;
+            for (int64_t a = 0; a < na; ++a) {
+                const double x = points[a][0].item<double>(), y = points[a][1].item<double>();
+                const double d = std::min({x - box[0].item<double>(), y - box[1].item<double>(),
+                                           box[2].item<double>() - x, box[3].item<double>() - y});
+                if (d <= eps)
+                    continue;
+                const double ciou =
+                    std::max(0.0, hr::bboxIou(box, pred[b][a], hr::IouKind::Ciou).item<double>());
+                overlap[g][a] = ciou;
+                align[g][a] =
+                    std::pow(scores[b][a][cls].item<double>(), alpha) * std::pow(ciou, beta);
+                ranked.push_back({align[g][a], a});
+            }
+            std::sort(ranked.begin(), ranked.end(),
+                      [](const auto& p, const auto& q) { return p.first > q.first; });
+            for (size_t i = 0; i < ranked.size() && int64_t(i) < topk; ++i)
+                picked[g][ranked[i].second] = true;
+        }
+        std::vector<int64_t> owner(na, -1);
+        for (int64_t a = 0; a < na; ++a) {
+            int claims = 0;
+            for (int64_t g = 0; g < m; ++g)
+                if (picked[g][a]) {
+                    ++claims;
+                    owner[a] = g;
+                }
+            if (claims > 1) {
+                int64_t best = 0;
+                for (int64_t g = 1; g < m; ++g)
+                    if (overlap[g][a] > overlap[best][a])
+                        best = g;
+                owner[a] = best;
+            }
+        }
+        std::vector<double> bestAlign(m, 0.0), bestOverlap(m, 0.0);
+        for (int64_t a = 0; a < na; ++a)
+            if (owner[a] >= 0) {
+                bestAlign[owner[a]] = std::max(bestAlign[owner[a]], align[owner[a]][a]);
+                bestOverlap[owner[a]] = std::max(bestOverlap[owner[a]], overlap[owner[a]][a]);
+            }
+        for (int64_t a = 0; a < na; ++a)
+            if (owner[a] >= 0) {
+                const int64_t g = owner[a];
+                out[b][a] = {true, g, align[g][a] * bestOverlap[g] / (bestAlign[g] + eps)};
+            }
+    }
+    return out;
+}
+
+} // namespace
+
+void TestLoss::assignerMatchesLoopReferenceOnBatch() {
+    // Three images with 4, 0 and 2 boxes (padded to 4 rows), overlapping boxes so that anchors
+    // are contested, all three levels of a 64 px image. Every anchor's assignment and target
+    // score must equal the plain-loop computation, image by image.
+    // A generator of its own leaves the global random sequence of later tests unchanged.
+    auto gen = at::detail::createCPUGenerator(7);
+    auto [points, stride] = pixelAnchors(64, {8, 16, 32});
+    const int64_t na = points.size(0), bs = 3, m = 4, nc = 3;
+    auto gt = torch::zeros({bs, m, 4});
+    auto mask = torch::zeros({bs, m, 1});
+    auto labels = torch::zeros({bs, m, 1});
+    const std::vector<std::pair<int64_t, std::vector<float>>> real{
+        {0, {4, 4, 30, 28}},  {0, {14, 10, 44, 40}}, {0, {36, 30, 62, 60}},
+        {0, {2, 40, 20, 62}}, {2, {8, 8, 56, 56}},   {2, {20, 20, 40, 44}}};
+    std::vector<int64_t> fill(bs, 0);
+    for (size_t i = 0; i < real.size(); ++i) {
+        const int64_t b = real[i].first, g = fill[b]++;
+        gt[b][g] = torch::tensor(real[i].second);
+        mask[b][g][0] = 1;
+        labels[b][g][0] = float(i % nc);
+    }
+    // Predictions around each anchor overlap every box holding that anchor, so no anchor
+    // inside a box has a zero alignment (top-k then has no ties to break).
+    auto half = torch::rand({bs, na, 4}, gen) * 8 + 6;
+    auto pred = torch::cat(
+        {points.unsqueeze(0) - half.narrow(2, 0, 2), points.unsqueeze(0) + half.narrow(2, 2, 2)},
+        2);
+    auto scores = torch::rand({bs, na, nc}, gen) * 0.9 + 0.05;
+
+    hr::TaskAlignedAssigner assigner(10, nc);
+    auto r = assigner.assign(scores, pred, points, labels, gt, mask);
+    const auto expected = loopAssign(scores, pred, points, labels, gt, mask, 10, 0.5, 6.0, 1e-9);
+    int contested = 0, positives = 0;
+    for (int64_t b = 0; b < bs; ++b)
+        for (int64_t a = 0; a < na; ++a) {
+            const auto& e = expected[b][a];
+            QCOMPARE(r.foregroundMask[b][a].item<bool>(), e.fg);
+            if (!e.fg) {
+                QCOMPARE(value(r.targetScores[b][a].sum()), 0.0);
+                continue;
+            }
+            ++positives;
+            QCOMPARE(r.targetGtIndex[b][a].item<int64_t>(), e.box);
+            const int64_t cls = labels[b][e.box][0].item<int64_t>();
+            QCOMPARE(r.targetLabels[b][a].item<int64_t>(), cls);
+            QVERIFY(torch::allclose(r.targetBoxes[b][a], gt[b][e.box]));
+            QVERIFY2(std::abs(value(r.targetScores[b][a][cls]) - e.score) < 1e-5,
+                     qPrintable(QString("image %1 anchor %2: %3 vs %4")
+                                    .arg(b)
+                                    .arg(a)
+                                    .arg(value(r.targetScores[b][a][cls]))
+                                    .arg(e.score)));
+            QVERIFY(std::abs(value(r.targetScores[b][a].sum()) - e.score) < 1e-5);
+            int claims = 0;
+            for (int64_t g = 0; g < m; ++g) {
+                const auto box = gt[b][g];
+                const double x = points[a][0].item<double>(), y = points[a][1].item<double>();
+                claims += mask[b][g][0].item<double>() > 0 && x > box[0].item<double>() &&
+                          x < box[2].item<double>() && y > box[1].item<double>() &&
+                          y < box[3].item<double>();
+            }
+            contested += claims > 1;
+        }
+    QCOMPARE(r.foregroundMask[1].sum().item<int64_t>(), int64_t(0)); // the empty image
+    QVERIFY(positives >= 40);
+    QVERIFY(contested > 0);
+    // Each box's best anchor carries that box's best IoU as its target score.
+    for (int64_t b : {0, 2})
+        for (int64_t g = 0; g < fill[b]; ++g) {
+            const auto mine = r.foregroundMask[b].logical_and(r.targetGtIndex[b] == g);
+            QVERIFY(mine.any().item<bool>());
+            const auto ciou = hr::bboxIou(gt[b][g].expand({na, 4}), pred[b], hr::IouKind::Ciou)
+                                  .view(-1)
+                                  .clamp_min(0);
+            const double bestIou = (ciou * mine).max().item<double>();
+            QVERIFY(std::abs(value((r.targetScores[b].sum(-1) * mine).max()) - bestIou) < 1e-5);
+        }
+}
+
+void TestLoss::assignerTinyAlignmentGivesNoTarget() {
+    // As in the reference, the alignment is normalised with eps 1e-9 added to the box's best
+    // alignment. A small box (12 px) against the untrained head's wide boxes (7.5 strides each
+    // side = 120 px at stride 8) and a class score of 1e-4 aligns below 1e-14, so its anchors are
+    // positives with target scores ~0: no box loss weight and a class target of ~0. A trained
+    // head that predicts the box gives the full IoU (1). This is why small objects start to learn
+    // late.
+    auto [points, stride] = pixelAnchors(64, {8});
+    const int64_t na = points.size(0);
+    auto gt = boxes({18, 18, 30, 30}).view({1, 1, 4});
+    auto wide = torch::cat({points - 60, points + 60}, 1).unsqueeze(0);
+    auto scores = torch::full({1, na, 1}, 1e-4);
+    hr::TaskAlignedAssigner assigner(10, 1);
+    auto r =
+        assigner.assign(scores, wide, points, torch::zeros({1, 1, 1}), gt, torch::ones({1, 1, 1}));
+    QCOMPARE(r.foregroundMask.sum().item<int64_t>(), int64_t(4)); // centres 20 and 28
+    QVERIFY(value(r.targetScores.max()) < 1e-3);
+    auto tight = gt.expand({1, na, 4}).clone();
+    auto t =
+        assigner.assign(scores, tight, points, torch::zeros({1, 1, 1}), gt, torch::ones({1, 1, 1}));
+    QVERIFY(value(t.targetScores.max()) > 0.5);
+}
+
+namespace {
+
 /// Random raw head output for a `size` px image: levels [B, 4*16 + nc, size/s, size/s].
 std::vector<torch::Tensor> randomRaw(int64_t batch, int64_t nc, int64_t size, bool grad) {
     std::vector<torch::Tensor> raw;
@@ -369,6 +556,25 @@ void TestLoss::lossRejectsBadShapes() {
     QVERIFY_THROWS_EXCEPTION(c10::Error, loss.compute(ok, torch::zeros({2, 5}), 64, 64));
     auto badIndex = torch::tensor({3.f, 0.f, 0.5f, 0.5f, 0.1f, 0.1f}).view({1, 6});
     QVERIFY_THROWS_EXCEPTION(c10::Error, loss.compute(ok, badIndex, 64, 64));
+}
+
+void TestLoss::lossIgnoresTargetRowOrder() {
+    // Targets of a multi-image batch in any row order (images interleaved) give the same loss.
+    const int64_t size = 64, nc = 3;
+    auto raw = randomRaw(3, nc, size, false);
+    auto sorted = torch::tensor({0.f, 0.f, 0.3f, 0.3f, 0.3f, 0.4f, //
+                                 0.f, 2.f, 0.7f, 0.6f, 0.2f, 0.3f, //
+                                 2.f, 1.f, 0.5f, 0.5f, 0.6f, 0.5f, //
+                                 2.f, 0.f, 0.2f, 0.8f, 0.3f, 0.2f})
+                      .view({4, 6});
+    auto shuffled = sorted.index({torch::tensor({3, 0, 2, 1})});
+    hr::LossConfig cfg;
+    cfg.nc = nc;
+    hr::DetectionLoss loss(cfg);
+    auto a = loss.compute(raw, sorted, size, size);
+    auto b = loss.compute(raw, shuffled, size, size);
+    QVERIFY(value(a.items[0]) > 0);
+    QVERIFY(torch::allclose(a.items, b.items, 1e-5, 1e-7));
 }
 
 QTEST_APPLESS_MAIN(TestLoss)
