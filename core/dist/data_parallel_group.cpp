@@ -110,7 +110,7 @@ void DataParallelGroup::waitFor(const c10::intrusive_ptr<c10d::Work>& work,
     } catch (const std::exception& e) {
         throw DistributedError("rank " + std::to_string(m_rank) + " of " + std::to_string(m_size) +
                                ": " + what + " failed (" + firstLine(e.what()) +
-                               "). Another rank has stopped or did not answer within " +
+                               "). Another rank has stopped, or did not answer within " +
                                std::to_string(m_timeout.count() / 1000) +
                                " s; its own output says why.");
     }

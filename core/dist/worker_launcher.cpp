@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -93,6 +94,14 @@ WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace) {
     for (char** e = environ; e && *e; ++e)
         if (!isLaunchVariable(*e))
             inherited.emplace_back(*e);
+    // The real path, so that the workers show under this program's name (not "exe").
+    std::string executable = plan.executable;
+    {
+        std::error_code ec;
+        const std::filesystem::path resolved = std::filesystem::canonical(executable, ec);
+        if (!ec)
+            executable = resolved.string();
+    }
     std::vector<char*> argv;
     for (const auto& a : plan.arguments)
         argv.push_back(const_cast<char*>(a.c_str()));
@@ -112,12 +121,12 @@ WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace) {
             envp.push_back(e.data());
         envp.push_back(nullptr);
         pid_t pid = 0;
-        const int rc = ::posix_spawn(&pid, plan.executable.c_str(), nullptr, nullptr, argv.data(),
-                                     envp.data());
+        const int rc =
+            ::posix_spawn(&pid, executable.c_str(), nullptr, nullptr, argv.data(), envp.data());
         if (rc != 0) {
             outcome.exitCode = 1;
-            outcome.summary = "cannot start worker " + std::to_string(local) + " (" +
-                              plan.executable + "): " + std::strerror(rc);
+            outcome.summary = "cannot start worker " + std::to_string(local) + " (" + executable +
+                              "): " + std::strerror(rc);
             for (const pid_t started : pids)
                 ::kill(started, SIGTERM);
             for (const pid_t started : pids)

@@ -204,6 +204,8 @@ struct Trainer::Impl {
     std::unique_ptr<DataParallelGroup> group;
     bool leader() const { return launch.rank == 0; }
     std::string runDir; ///< rank 0's run folder, known on every rank
+    /// A fix rank 0 chose during its validation: sent to the other ranks at the epoch's end.
+    std::optional<OomDecision> validationFix;
     /// ZeRO: where a rank other than 0 keeps its optimizer shard next to last.pt.
     std::string shardPath() const {
         return runDir + "/weights/last.rank" + std::to_string(launch.rank) + ".pt";
@@ -556,8 +558,12 @@ bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, i
 
 OomDecision Trainer::Impl::decideFix(const OomReport& report, Phase phase) {
     // Validation runs on rank 0 alone, so its fixes are rank 0's alone too.
-    if (!group || phase == Phase::Validation)
-        return oomHandler ? oomHandler(report) : OomDecision{};
+    if (!group || phase == Phase::Validation) {
+        OomDecision decision = oomHandler ? oomHandler(report) : OomDecision{};
+        if (group && !decision.stop)
+            validationFix = decision;
+        return decision;
+    }
     std::string text;
     if (leader() && oomHandler)
         text = encodeDecision(oomHandler(report));
@@ -812,6 +818,12 @@ int Trainer::Impl::runImpl() {
             torch::Tensor best = torch::full({1}, static_cast<std::int64_t>(bestEpoch));
             group->broadcast(best, 0);
             bestEpoch = static_cast<int>(best.item<std::int64_t>());
+            // A fix from rank 0's validation (batch, imgsz, ...) applies to every rank.
+            const std::string fix = group->broadcastText(
+                leader() && validationFix ? encodeDecision(*validationFix) : std::string(), 0);
+            if (!leader() && !fix.empty())
+                applyFix(decodeDecision(fix), epoch, 0);
+            validationFix.reset();
         }
         if (folder)
             saveCheckpoint(folder->lastWeights(), epoch + 1);
