@@ -2,6 +2,7 @@
 #include "comparisonsession.h"
 
 #include "compare/strategy_runner.h"
+#include "devicelock.h"
 
 #include <QThread>
 
@@ -49,7 +50,11 @@ bool ComparisonSession::start(const TrainConfig& base, const std::vector<Strateg
     }
     std::shared_ptr<Comparison> result = m_result;
     m_thread = QThread::create([this, runner, result]() mutable {
-        *result = runner->run();
+        {
+            // One device user at a time: a training run or an estimate waits for the matrix.
+            const std::lock_guard<std::timed_mutex> device(deviceLock());
+            *result = runner->run();
+        }
         {
             std::lock_guard<std::mutex> lock(m_runnerMutex);
             m_runner = nullptr;
