@@ -68,7 +68,7 @@ MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget*
     : QWidget(parent), m_service(service), m_form(form), m_plot(new QCustomPlot(this)) {
     setObjectName(QStringLiteral("memoryPanel"));
     auto* layout = new QVBoxLayout(this);
-    auto* title = new QLabel(tr("<b>Predicted memory</b>"), this);
+    auto* title = new QLabel(QStringLiteral("<b>%1</b>").arg(tr("Predicted memory")), this);
     layout->addWidget(title);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
@@ -83,7 +83,7 @@ MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget*
     ticker->addTick(kTrainKey, tr("Training"));
     ticker->addTick(kValKey, tr("Validation"));
     m_plot->yAxis->setTicker(ticker);
-    m_plot->yAxis->setRange(0.4, 2.6);
+    m_plot->yAxis->setRange(0.4, 2.95); // a free band above the bars for the budget label
     m_plot->yAxis->setSubTicks(false);
     m_plot->yAxis->grid()->setVisible(false);
     for (int i = 0; i < kParts; ++i) {
@@ -236,33 +236,43 @@ void MemoryPanel::showOutcome(const EstimateOutcome& outcome) {
     m_hasEstimate = true;
     const MemoryEstimate& e = outcome.estimate;
     const std::int64_t peak = std::max(e.trainPeak, e.valPeak);
+    const QString train = bytes(e.trainPeak);
+    const QString val = bytes(e.valPeak);
+    const QString device = QString::fromStdString(e.device);
     QString text;
-    if (outcome.autoBatch > 0)
-        text = tr("Batch -1: auto-fit picks batch %1. ").arg(outcome.autoBatch);
-    text += tr("Training peak %1, validation peak %2").arg(bytes(e.trainPeak), bytes(e.valPeak));
     bool problem = false;
     if (outcome.budget > 0) {
         const int percent = int(std::lround(100.0 * double(peak) / double(outcome.budget)));
+        const QString budget = bytes(outcome.budget);
         if (peak > outcome.budget) {
-            text += tr(": %1% of the %2 budget. This run would go out of memory; Auto-fit "
-                       "finds settings that fit.")
-                        .arg(percent)
-                        .arg(bytes(outcome.budget));
+            text = tr("Training peak %1, validation peak %2: %3% of the %4 budget. This run "
+                      "would go out of memory; Auto-fit finds settings that fit.")
+                       .arg(train, val)
+                       .arg(percent)
+                       .arg(budget);
             problem = true;
         } else if (double(peak) > kUsableFraction * double(outcome.budget)) {
-            text += tr(": %1% of the %2 budget, above the 10% margin Auto-fit leaves for "
-                       "fragmentation and growth.")
-                        .arg(percent)
-                        .arg(bytes(outcome.budget));
+            text = tr("Training peak %1, validation peak %2: %3% of the %4 budget, above the 10% "
+                      "margin Auto-fit leaves for fragmentation and growth.")
+                       .arg(train, val)
+                       .arg(percent)
+                       .arg(budget);
         } else {
-            text += tr(": %1% of the %2 budget.").arg(percent).arg(bytes(outcome.budget));
+            text = tr("Training peak %1, validation peak %2: %3% of the %4 budget.")
+                       .arg(train, val)
+                       .arg(percent)
+                       .arg(budget);
         }
     } else if (outcome.capacity > 0) {
-        text += tr(" on %1, which has %2. No budget is set.")
-                    .arg(QString::fromStdString(e.device), bytes(outcome.capacity));
+        text = tr("Training peak %1, validation peak %2 on %3, which has %4. No budget is set.")
+                   .arg(train, val, device, bytes(outcome.capacity));
     } else {
-        text += tr(" on %1. No budget is set.").arg(QString::fromStdString(e.device));
+        text = tr("Training peak %1, validation peak %2 on %3. No budget is set.")
+                   .arg(train, val, device);
     }
+    if (outcome.autoBatch > 0)
+        text = tr("Batch -1: auto-fit picks batch %1.").arg(outcome.autoBatch) + QLatin1Char(' ') +
+               text;
     setStatus(text, problem);
     m_note->setText(tr("Batch %1, validation batch %2; each more image adds %3 to a training "
                        "step. How: %4.")
@@ -288,6 +298,12 @@ void MemoryPanel::applyFit(const FitResult& result) {
         reasons
             << QStringLiteral("<li>%1</li>").arg(QString::fromStdString(reason).toHtmlEscaped());
     const QString summary = QString::fromStdString(result.summary).toHtmlEscaped();
+    // The summary and reasons are the core's English words (FitResult carries no codes).
+    auto html = [&](const QString& title) {
+        return QStringLiteral("<b>%1</b> %2").arg(title, summary) +
+               QStringLiteral("<ul style='margin-left:-20px'>") + reasons.join(QString()) +
+               QStringLiteral("</ul>");
+    };
     if (result.fits) {
         // Only what auto-fit decides: edits made while it ran stay.
         TrainConfig config = m_form->config();
@@ -296,12 +312,10 @@ void MemoryPanel::applyFit(const FitResult& result) {
         config.checkpointing = result.config.checkpointing;
         config.imgsz = result.config.imgsz;
         m_form->setConfig(config);
-        m_fitResult->setText(tr("<b>Auto-fit applied:</b> %1<ul style='margin-left:-20px'>%2</ul>")
-                                 .arg(summary, reasons.join(QString())));
+        m_fitResult->setText(html(tr("Auto-fit applied:")));
         emit m_form->configChanged();
     } else {
-        m_fitResult->setText(tr("<b>Nothing fits:</b> %1<ul style='margin-left:-20px'>%2</ul>")
-                                 .arg(summary, reasons.join(QString())));
+        m_fitResult->setText(html(tr("Nothing fits:")));
     }
     m_fitResult->setVisible(true);
     emit fitFinished(result);
@@ -361,7 +375,7 @@ void MemoryPanel::updateChart() {
         const double target = kUsableFraction * x;
         m_targetLine->point1->setCoords(target, 0);
         m_targetLine->point2->setCoords(target, 1);
-        m_budgetLabel->position->setCoords(x, 0.0);
+        m_budgetLabel->position->setCoords(target, 0.0); // left of both lines
         m_budgetLabel->setText(tr("budget %1").arg(bytes(budget)));
     }
     m_plot->xAxis->setRange(0, top > 0 ? double(top) / unit * 1.08 : 1.0);
