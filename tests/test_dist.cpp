@@ -9,6 +9,7 @@
 #include "dist/data_parallel_group.h"
 #include "dist/gradient_sync.h"
 #include "dist/launch_env.h"
+#include "dist/worker_launcher.h"
 #include "dist/zero_sharding.h"
 #include "train/optimizer_factory.h"
 #include "train/weight_updater.h"
@@ -19,6 +20,7 @@
 #include <QtTest>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -117,6 +119,7 @@ private slots:
     void dataParallelMatchesOneProcess();
     void failedStepOnOneRankUndoesAll();
     void lostRankEndsTheOthers();
+    void launcherEndsWorkersAfterAFailure();
 };
 
 void TestDist::launchEnvironment() {
@@ -357,6 +360,34 @@ void TestDist::lostRankEndsTheOthers() {
     qInfo("%s (after %.2f s)", message.c_str(), seconds);
     QVERIFY2(message.find("rank 0 of 2: all-reduce failed") != std::string::npos, message.c_str());
     QVERIFY(seconds < 10);
+}
+
+void TestDist::launcherEndsWorkersAfterAFailure() {
+    // Rank 1 fails at once; rank 0 would wait for a minute: the launcher ends it after the
+    // grace period. Each worker checks its variables first.
+    hr::WorkerPlan plan;
+    plan.nproc = 2;
+    plan.executable = "/bin/sh";
+    plan.arguments = {"sh", "-c",
+                      "test \"$WORLD_SIZE $LOCAL_WORLD_SIZE $MASTER_ADDR\" = \"2 2 127.0.0.1\" "
+                      "|| exit 9; test \"$RANK\" = \"$LOCAL_RANK\" || exit 9; "
+                      "test \"$MASTER_PORT\" -gt 0 || exit 9; "
+                      "if test \"$RANK\" = 1; then exit 3; fi; exec sleep 60"};
+    const auto start = std::chrono::steady_clock::now();
+    const hr::WorkerOutcome outcome = hr::runWorkers(plan, 1s);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    qInfo("%s(after %.2f s)", outcome.summary.c_str(), seconds);
+    QCOMPARE(outcome.exitCode, 3);
+    QCOMPARE(outcome.statuses, (std::vector<int>{128 + SIGTERM, 3}));
+    QVERIFY(outcome.summary.find("worker 1 (rank 1) exited with status 3") != std::string::npos);
+    QVERIFY(seconds < 10);
+
+    plan.nnodes = 2; // several machines need an explicit port
+    const hr::WorkerOutcome refused = hr::runWorkers(plan, 1s);
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.summary.find("need --master-port") != std::string::npos,
+             refused.summary.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestDist)

@@ -43,6 +43,8 @@ OomHandler makeOomHandler(const TrainConfig& config, PeakPredictor predictor) {
     if (config.device.rfind("cuda", 0) == 0 ||
         (config.device == "auto" && torch::cuda::is_available()))
         options.deviceCount = std::max<int>(1, static_cast<int>(torch::cuda::device_count()));
+    // A data-parallel run has nproc devices (processes) already: sharding is a fix there.
+    options.deviceCount = std::max(options.deviceCount, config.nproc);
     const OomPolicy policy = config.on_oom;
     const bool interactive = ::isatty(STDIN_FILENO) != 0;
     const OomPolicy effective = policy == OomPolicy::Ask && !interactive ? OomPolicy::Stop : policy;

@@ -342,11 +342,19 @@ void Trainer::Impl::setUp() {
     const int threads =
         config.threads > 0 ? config.threads : std::max(1, cores / launch.localWorldSize);
     at::set_num_threads(threads);
+    if (config.nproc > 1 && !launch.distributed())
+        log(LogMessage::Level::Warning,
+            "nproc " + std::to_string(config.nproc) +
+                ": this process was not started as one of the workers (no RANK/WORLD_SIZE), so "
+                "it trains alone; `headroom-cli train --nproc N` starts them");
     if (launch.distributed()) {
         std::string error;
         group = DataParallelGroup::connect(launch, collectiveTimeout(), &error);
         if (!group)
             throw RunError(error);
+        if (config.sync_bn)
+            log(LogMessage::Level::Warning, "sync_bn is not implemented yet: BatchNorm "
+                                            "statistics are computed per rank");
         if (config.batch > 0 && config.batch % launch.worldSize != 0)
             log(LogMessage::Level::Warning,
                 "batch " + std::to_string(config.batch) + " is not a multiple of the " +
