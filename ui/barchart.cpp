@@ -29,6 +29,8 @@ BarChart::BarChart(const QString& title, QWidget* parent)
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
     m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
     m_plot->xAxis->setTickLabelRotation(35);
+    // Rotated labels run right of their tick: room for the last one, which auto margins miss.
+    m_plot->axisRect()->setMinimumMargins(QMargins(0, 0, 48, 0));
     connect(m_plot, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         QMenu menu(this);
         menu.addAction(tr("Export as PNG or PDF…"), this, [this] {
@@ -83,6 +85,8 @@ void BarChart::setCategories(const QStringList& categories) {
     for (int i = 0; i < categories.size(); ++i)
         ticker->addTick(i + 1, categories[i]);
     m_plot->xAxis->setTicker(ticker);
+    // Many categories (histogram bins) stand steeper so that neighbouring labels do not overlap.
+    m_plot->xAxis->setTickLabelRotation(categories.size() > 8 ? 60 : 35);
     for (QCPBars* bars : std::as_const(m_bars))
         bars->data()->clear();
     rescale();

@@ -14,6 +14,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <qcustomplot.h>
 
 namespace hr::ui {
 
@@ -133,6 +134,9 @@ OomAdvisorDialog::OomAdvisorDialog(const OomReport& report, std::vector<FixSugge
 
     auto* charts = new QSplitter(Qt::Horizontal, this);
     charts->addWidget(breakdown);
+    // The curve climbs to the failure at the top right: keep the legend out of its way.
+    curve->plot()->axisRect()->insetLayout()->setInsetAlignment(0,
+                                                                Qt::AlignBottom | Qt::AlignRight);
     charts->addWidget(curve);
     charts->setMinimumHeight(220);
 

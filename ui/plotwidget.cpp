@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace hr::ui {
@@ -157,6 +158,26 @@ void PlotWidget::replotNow() {
         }
         if (any) {
             QCPRange y = m_plot->yAxis->range();
+            // Flat data (an mAP of 0 in the first epochs): QCustomPlot centres a made-up span on
+            // it; show it from zero instead.
+            QCPRange values;
+            bool found = false;
+            for (int i = 0; i < m_series.size(); ++i) {
+                if (m_shading[i] || m_series[i]->dataCount() == 0)
+                    continue;
+                bool ok = false;
+                const QCPRange r = m_series[i]->getValueRange(ok);
+                if (ok) {
+                    values = found ? QCPRange(std::min(values.lower, r.lower),
+                                              std::max(values.upper, r.upper))
+                                   : r;
+                    found = true;
+                }
+            }
+            if (found && values.size() < 1e-12 && m_plot->yAxis->scaleType() == QCPAxis::stLinear) {
+                const double v = values.lower;
+                y = QCPRange(std::min(0.0, v), std::max(0.0, v) + (v == 0 ? 1.0 : std::abs(v)));
+            }
             if (m_reference && m_referenceValue > 0 &&
                 m_plot->yAxis->scaleType() == QCPAxis::stLinear) {
                 y.expand(m_referenceValue * 1.15); // room for the line's label above it

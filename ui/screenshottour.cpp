@@ -4,6 +4,7 @@
 #include "datapage.h"
 #include "imageview.h"
 #include "mainwindow.h"
+#include "memorypanel.h"
 #include "oomadvisordialog.h"
 #include "runspage.h"
 #include "settingsform.h"
@@ -11,18 +12,22 @@
 #include "trainingsession.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QListWidget>
 #include <QPixmap>
+#include <QPushButton>
 #include <QTimer>
 #include <QTreeWidget>
 
 #include <cstdio>
+#include <memory>
 
 namespace hr::ui {
 
 namespace {
 constexpr int kSettleMs = 800;
 constexpr int kWatchdogMs = 20 * 60 * 1000;
+constexpr int kWaitMs = 10 * 60 * 1000;
 } // namespace
 
 ScreenshotTour::ScreenshotTour(MainWindow* window, const QString& outDir, QObject* parent)
@@ -67,30 +72,76 @@ void ScreenshotTour::afterData() {
         TrainConfig config = form->config();
         config.model = "yolov8n.yaml";
         config.imgsz = 128;
-        config.batch = 8;
         config.epochs = 2;
         config.workers = 2;
         config.fraction = 0.25;
         config.project = QDir(m_dir).filePath(QStringLiteral("runs")).toStdString();
         config.name = "tour";
-        config.memory_budget = 0;
+        // A budget batch 32 does not fit: the memory panel says so, and Auto-fit picks the
+        // batch the run then trains with.
+        config.batch = 32;
+        config.amp = false; // a CPU run: the estimator is checked within 10% without AMP
+        config.memory_budget = std::int64_t(128) * 1024 * 1024;
+        // Should the prediction still fall short, the run applies the best fix and continues
+        // instead of waiting for a person (the advisor dialog has its own shot below).
+        config.on_oom = OomPolicy::Auto;
         form->setConfig(config);
         emit form->configChanged();
         m_window->showPage(MainWindow::Page::Settings);
-        QTimer::singleShot(3000, this, [this] {
+        MemoryPanel* panel = m_window->memoryPanel();
+        waitFor([panel] { return panel->hasEstimate() && !panel->service()->isBusy(); },
+                QStringLiteral("the memory estimate"),
+                [this, panel] {
+                    connect(panel, &MemoryPanel::fitFinished, this, &ScreenshotTour::afterFit,
+                            Qt::SingleShotConnection);
+                    panel->autoFitButton()->click();
+                });
+    });
+}
+
+void ScreenshotTour::afterFit(const FitResult& result) {
+    if (!result.fits) {
+        fail(QStringLiteral("auto-fit found nothing: ") + QString::fromStdString(result.summary));
+        return;
+    }
+    MemoryPanel* panel = m_window->memoryPanel();
+    const int batch = result.config.batch;
+    waitFor(
+        [panel, batch] {
+            return panel->hasEstimate() && !panel->service()->isBusy() &&
+                   panel->outcome().estimate.batch == batch;
+        },
+        QStringLiteral("the estimate after auto-fit"),
+        [this] {
             save(m_window, QStringLiteral("settings.png"));
             TrainingSession* session = m_window->session();
-            connect(
-                session, &TrainingSession::runningChanged, this,
-                [this](bool running) {
-                    if (!running)
-                        QTimer::singleShot(kSettleMs, this, &ScreenshotTour::afterTraining);
-                },
-                Qt::SingleShotConnection);
-            if (!m_window->startTraining())
+            if (!m_window->startTraining()) {
                 fail(QStringLiteral("could not start training"));
+                return;
+            }
+            waitFor([session] { return !session->isRunning(); }, QStringLiteral("the training run"),
+                    [this] { afterTraining(); });
         });
+}
+
+void ScreenshotTour::waitFor(std::function<bool()> ready, const QString& what,
+                             std::function<void()> then) {
+    auto* poll = new QTimer(this);
+    auto clock = std::make_shared<QElapsedTimer>();
+    clock->start();
+    poll->setInterval(100);
+    connect(poll, &QTimer::timeout, this, [this, poll, clock, ready, what, then] {
+        if (ready()) {
+            poll->stop();
+            poll->deleteLater();
+            QTimer::singleShot(kSettleMs, this, then);
+        } else if (clock->elapsed() > kWaitMs) {
+            poll->stop();
+            poll->deleteLater();
+            fail(QStringLiteral("gave up waiting for ") + what);
+        }
     });
+    poll->start();
 }
 
 void ScreenshotTour::afterTraining() {
