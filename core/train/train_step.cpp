@@ -406,6 +406,12 @@ void TrainStep::load(torch::serialize::InputArchive& archive) {
     d->updater->load(state, !ownsSeparateOptimizerShard());
 }
 
+std::pair<int, int> TrainStep::gradientBuckets() const {
+    if (!d->gradientSync)
+        return {0, 0};
+    return {d->gradientSync->bucketCount(), d->gradientSync->bucketsLaunchedDuringBackward()};
+}
+
 bool TrainStep::ownsSeparateOptimizerShard() const {
     return d->sharding && d->group && d->group->rank() != 0;
 }

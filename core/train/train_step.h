@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hr {
@@ -129,6 +130,9 @@ public:
     /// Under ZeRO a rank other than 0 skips the optimizer state (the archive holds rank 0's
     /// shard); its own comes from loadOptimizerShard().
     void load(torch::serialize::InputArchive& archive);
+    /// Data parallel: gradient buckets, and how many of them the last all-reduced backward
+    /// launched while it was still running (overlap); {0, 0} in a one-process run.
+    std::pair<int, int> gradientBuckets() const;
     /// ZeRO: whether this rank's optimizer state is a shard that rank 0's checkpoint lacks.
     bool ownsSeparateOptimizerShard() const;
     void saveOptimizerShard(torch::serialize::OutputArchive& archive) const;

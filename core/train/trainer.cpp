@@ -822,6 +822,14 @@ int Trainer::Impl::runImpl() {
         result.epochSeconds = secondsSince(start);
         result.peakBytes = epochPeak;
         if (group) {
+            if (epoch == startEpoch) {
+                const auto [buckets, overlapped] = step->gradientBuckets();
+                log(LogMessage::Level::Info,
+                    std::to_string(group->size()) + " ranks: gradients all-reduced in " +
+                        std::to_string(buckets) + " buckets, " + std::to_string(overlapped) +
+                        " of them launched during backward" +
+                        (config.zero == 1 ? "; optimizer state sharded (zero 1)" : ""));
+            }
             // Early stopping follows rank 0's validation on every rank.
             torch::Tensor best = torch::full({1}, static_cast<std::int64_t>(bestEpoch));
             group->broadcast(best, 0);
