@@ -193,7 +193,7 @@ void MemoryPanel::setRunActive(bool active) {
                      "share the device with it."),
                   false);
     else
-        refresh();
+        configChanged(); // now if visible, else when shown
 }
 
 void MemoryPanel::refresh() {
