@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// NOT YET REGISTERED WITH CTEST, ON PURPOSE: this test fails today (the loss falls to 14.5% of its
-// start, but only 4 of 17 boxes are found after NMS). That failure is the open bug of issue 3
-// item 6. Add it to tests/CMakeLists.txt together with the fix.
 // Issue 3 item 6: yolov8n must be able to memorise one small batch. A broken loss, assigner,
 // decoder or NMS shows up here as a loss that does not fall or boxes that are not found.
+//
+// The objects here are 7-40 px, and the untrained head predicts boxes 7.5 strides to each side
+// (120 px at stride 8). For the small boxes the task-aligned metric score^0.5 * CIoU^6 is then
+// ~1e-14, far below the assigner's eps 1e-9, so their anchors get target scores ~0: no box loss
+// weight and a class target of 0 (test_loss: assignerTinyAlignmentGivesNoTarget). That is the
+// reference's behaviour, not a bug; with a flat lr only the larger boxes were ever learned (4 of
+// 17 after 100 steps, no change after 120). Ultralytics' recipe moves the biases first
+// (warmup_bias_lr, falling to lr0 during warmup), which shrinks every predicted box, so the
+// small objects start to align: the same is done here with a bias lr falling from 0.05 to 2e-3
+// over the first 60 of 150 AdamW steps.
 #include "data/synthetic_dataset.h"
 #include "eval/nms.h"
 #include "loss/box_iou.h"
@@ -71,14 +78,37 @@ void TestOverfit::yolov8nLearnsOneBatch() {
     config.regMax = model->regMax();
     config.strides = model->strides();
     hr::DetectionLoss loss(config);
-    torch::optim::AdamW optimizer(model->parameters(),
-                                  torch::optim::AdamWOptions(2e-3).weight_decay(0.0));
+    auto envDouble = [](const char* name, double fallback) {
+        bool ok = false;
+        const double v = qEnvironmentVariable(name).toDouble(&ok);
+        return ok ? v : fallback;
+    };
+    const double lr = envDouble("HEADROOM_OVERFIT_LR", 2e-3);
+    const double biasLr = envDouble("HEADROOM_OVERFIT_BIAS_LR", 0.05);
+    const int warmup = int(envDouble("HEADROOM_OVERFIT_WARMUP", 60));
+    // Biases (convolutions and BatchNorm, Ultralytics' third group) start at a high lr that
+    // falls linearly to lr over the warmup steps; see the header.
+    std::vector<torch::Tensor> weights, biases;
+    for (const auto& item : model->named_parameters())
+        (item.key().find("bias") != std::string::npos ? biases : weights).push_back(item.value());
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    groups.emplace_back(weights, std::make_unique<torch::optim::AdamWOptions>(
+                                     torch::optim::AdamWOptions(lr).weight_decay(0.0)));
+    groups.emplace_back(biases, std::make_unique<torch::optim::AdamWOptions>(
+                                    torch::optim::AdamWOptions(biasLr).weight_decay(0.0)));
+    torch::optim::AdamW optimizer(std::move(groups),
+                                  torch::optim::AdamWOptions(lr).weight_decay(0.0));
 
     const int kSteps = qEnvironmentVariableIntValue("HEADROOM_OVERFIT_STEPS") > 0
                            ? qEnvironmentVariableIntValue("HEADROOM_OVERFIT_STEPS")
-                           : 100;
+                           : 150;
     double first = 0, last = 0;
     for (int step = 0; step < kSteps; ++step) {
+        if (warmup > 0) {
+            const double f = std::min(1.0, double(step) / warmup);
+            static_cast<torch::optim::AdamWOptions&>(optimizer.param_groups()[1].options())
+                .lr(biasLr + (lr - biasLr) * f);
+        }
         optimizer.zero_grad();
         auto out =
             loss.compute(model->forward(batch.images), batch.targets, kImageSize, kImageSize);
@@ -120,13 +150,19 @@ void TestOverfit::yolov8nLearnsOneBatch() {
         const auto all = torch::cat(flat, 2);
         const int reg = model->regMax();
         auto [points, strides] = hr::makeAnchors(raw, model->strides());
-        const auto dist = all.narrow(1, 0, 4 * reg).permute({0, 2, 1}).reshape({kBatch, -1, 4, reg})
-                              .softmax(3).matmul(torch::arange(reg, torch::kFloat));
+        const auto dist = all.narrow(1, 0, 4 * reg)
+                              .permute({0, 2, 1})
+                              .reshape({kBatch, -1, 4, reg})
+                              .softmax(3)
+                              .matmul(torch::arange(reg, torch::kFloat));
         const auto boxes = hr::distanceToBox(dist, points) * strides;
-        const auto mine = torch::cat({boxes.permute({0, 2, 1}), all.narrow(1, 4 * reg, nc).sigmoid()}, 1);
-        qInfo("decode check: model %s vs loss %s, max |diff| %.4g", qPrintable(QString::number(viaModel.size(1))),
+        const auto mine =
+            torch::cat({boxes.permute({0, 2, 1}), all.narrow(1, 4 * reg, nc).sigmoid()}, 1);
+        qInfo("decode check: model %s vs loss %s, max |diff| %.4g",
+              qPrintable(QString::number(viaModel.size(1))),
               qPrintable(QString::number(mine.size(1))),
-              viaModel.sizes() == mine.sizes() ? (viaModel - mine).abs().max().item<double>() : -1.0);
+              viaModel.sizes() == mine.sizes() ? (viaModel - mine).abs().max().item<double>()
+                                               : -1.0);
     }
     model->eval();
     const auto decoded = model->predict(batch.images);
