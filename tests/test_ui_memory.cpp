@@ -7,6 +7,7 @@
 #include "memorypanel.h"
 #include "settingsform.h"
 #include "settingspage.h"
+#include "trainingsession.h"
 
 #include "data/synthetic_dataset.h"
 #include "estimate/memory_estimator.h"
@@ -42,6 +43,7 @@ private slots:
     void autoFitAppliesBatchUnderBudget();
     void autoFitSaysWhenNothingFits();
     void unreadableDataIsReportedInWords();
+    void startWithAutoBatchFitsFirst();
     void guiStaysResponsiveWhileCalibrating();
 
 private:
@@ -195,6 +197,41 @@ void TestUiMemory::unreadableDataIsReportedInWords() {
     QTRY_VERIFY_WITH_TIMEOUT(panel->statusText().startsWith("No prediction"), kWaitMs);
     QVERIFY(!panel->hasEstimate());
     QVERIFY2(panel->statusText().contains("missing"), qPrintable(panel->statusText()));
+}
+
+void TestUiMemory::startWithAutoBatchFitsFirst() {
+    // batch -1 and a budget between what batch 4 and batch 5 need: Start fits, then trains at 4.
+    TrainConfig config = tinyConfig();
+    std::string error;
+    config.batch = 4;
+    const hr::MemoryEstimate four = hr::estimateMemory(config, &error);
+    config.batch = 5;
+    const hr::MemoryEstimate five = hr::estimateMemory(config, &error);
+    QVERIFY2(peakOf(five) > peakOf(four), error.c_str());
+    config.memory_budget =
+        static_cast<std::int64_t>(double(peakOf(four) + peakOf(five)) / 2.0 / 0.9);
+    QVERIFY2(config.memory_budget >= 64 * kMiB, "the validator needs at least 64 MiB");
+    config.batch = -1;
+    config.epochs = 1;
+    config.name = "autobatch";
+    config.on_oom = hr::OomPolicy::Stop;
+
+    hr::ui::MainWindow window;
+    window.show();
+    window.settingsPage()->form()->setConfig(config);
+    hr::ui::TrainingSession* session = window.session();
+    QSignalSpy started(session, &hr::ui::TrainingSession::started);
+    QSignalSpy finished(session, &hr::ui::TrainingSession::finished);
+    QSignalSpy failed(session, &hr::ui::TrainingSession::failed);
+    QVERIFY(window.startTraining());
+    QVERIFY(!session->isRunning()); // the fit comes first
+    QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, kWaitMs);
+    QCOMPARE(window.settingsPage()->form()->config().batch, 4);
+    QCOMPARE(session->runConfig().batch, 4);
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), kWaitMs);
+    QVERIFY2(failed.isEmpty(),
+             failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QCOMPARE(finished.count(), 1);
 }
 
 void TestUiMemory::guiStaysResponsiveWhileCalibrating() {

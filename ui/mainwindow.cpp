@@ -234,6 +234,24 @@ bool MainWindow::startTraining() {
         showPage(Page::Settings);
         return false;
     }
+    if (config.batch == -1 && !config.resume) {
+        // batch -1: auto-fit first, in the background; the form then holds the chosen batch and
+        // the memory panel says why, and the run starts with it.
+        if (!m_memory->autoFit())
+            return false;
+        showPage(Page::Settings);
+        connect(
+            m_memory, &MemoryPanel::fitFinished, this,
+            [this](const hr::FitResult& fit) {
+                if (fit.fits)
+                    startTraining();
+                else
+                    QMessageBox::warning(this, tr("Cannot start"),
+                                         QString::fromStdString(fit.summary));
+            },
+            Qt::SingleShotConnection);
+        return true;
+    }
     m_train->log()->clear();
     showPage(Page::Train);
     return m_session->start(config);

@@ -161,27 +161,35 @@ MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget*
         m_autoFit->setEnabled(!m_runActive);
         m_fitResult->setText(tr("Auto-fit failed: %1").arg(message.toHtmlEscaped()));
         m_fitResult->setVisible(true);
+        FitResult failed;
+        failed.summary = tr("Auto-fit failed: %1").arg(message).toStdString();
+        emit fitFinished(failed);
     });
-    connect(m_autoFit, &QPushButton::clicked, this, [this] {
-        const TrainConfig config = m_form->config();
-        const Diagnostics problems = hr::validate(config);
-        if (hasErrors(problems)) {
-            m_fitResult->setText(
-                tr("Fix the settings first: %1")
-                    .arg(QString::fromStdString(formatDiagnostics(problems)).toHtmlEscaped()));
-            m_fitResult->setVisible(true);
-            return;
-        }
-        m_fitting = true;
-        m_autoFit->setEnabled(false);
-        m_fitResult->setText(tr("Auto-fit: predicting the peaks of each candidate…"));
-        m_fitResult->setVisible(true);
-        m_service->requestFit(config);
-    });
+    connect(m_autoFit, &QPushButton::clicked, this, &MemoryPanel::autoFit);
 
     setStatus(tr("The prediction appears here when the settings are shown."), false);
     applyPalette();
     updateChart();
+}
+
+bool MemoryPanel::autoFit() {
+    if (m_fitting || m_runActive)
+        return false;
+    const TrainConfig config = m_form->config();
+    const Diagnostics problems = hr::validate(config);
+    if (hasErrors(problems)) {
+        m_fitResult->setText(
+            tr("Fix the settings first: %1")
+                .arg(QString::fromStdString(formatDiagnostics(problems)).toHtmlEscaped()));
+        m_fitResult->setVisible(true);
+        return false;
+    }
+    m_fitting = true;
+    m_autoFit->setEnabled(false);
+    m_fitResult->setText(tr("Auto-fit: predicting the peaks of each candidate…"));
+    m_fitResult->setVisible(true);
+    m_service->requestFit(config);
+    return true;
 }
 
 void MemoryPanel::setRunActive(bool active) {

@@ -35,6 +35,11 @@ public:
     void setRunActive(bool active);
     /// Asks for an estimate of the form's settings (debounced).
     void refresh();
+    /// Runs auto-fit for the form's settings in the background (the Auto-fit button); the
+    /// result comes with fitFinished(). False, with the reason shown, when the settings have
+    /// errors, a fit is already running or a run trains.
+    bool autoFit();
+    bool isFitting() const { return m_fitting; }
 
     bool hasEstimate() const { return m_hasEstimate; }
     /// The last estimate shown (valid when hasEstimate()).
@@ -47,7 +52,8 @@ public:
     QString fitText() const;
 
 signals:
-    /// Auto-fit finished; when result.fits its settings are now in the form.
+    /// Auto-fit finished; when result.fits its settings are now in the form. When the estimator
+    /// failed, fits is false and the summary says why.
     void fitFinished(const hr::FitResult& result);
 
 protected:
