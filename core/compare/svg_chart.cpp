@@ -98,11 +98,14 @@ std::string SvgChart::render() const {
         x0 = 0, x1 = 1, y0 = 0, y1 = 1;
     if (y0 > 0 && y0 < 0.5 * y1)
         y0 = 0; // start at zero unless that squashes the data
+    const bool nonNegative = y0 >= 0;
     if (x1 - x0 <= 0)
         x0 -= 0.5, x1 += 0.5;
     if (y1 - y0 <= 0) {
         const double pad = y1 == 0 ? 1 : std::abs(y1) * 0.1;
         y0 -= pad, y1 += pad;
+        if (nonNegative && y0 < 0)
+            y0 = 0; // mAP and memory are never negative: do not invent an axis below zero
     }
     const double xStep = niceStep(x1 - x0, 6), yStep = niceStep(y1 - y0, 5);
     x0 = std::floor(x0 / xStep) * xStep, x1 = std::ceil(x1 / xStep) * xStep;
