@@ -45,7 +45,11 @@ struct Calibration {
     MemoryBreakdown resident;
     std::string device;
     int objectsPerImage = 1;
-    int imgsz = 0;        ///< the image size the probe steps ran at
+    int imgsz = 0; ///< the image size the probe steps ran at
+    /// Bytes of the trainable parameters' gradients. Probe steps run the optimizer every step
+    /// (gradients freed before the next forward); with accumulation they stay allocated
+    /// through the next batch's forward and backward, on top of its activations.
+    std::int64_t gradientBytes = 0;
     std::string family;   ///< the calibration key without the image size
     bool derived = false; ///< scaled from another image size's calibration, no probe steps
 };
@@ -233,6 +237,10 @@ bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& o
     out.valSlope = std::max(0.0, (v2 - v1) / span);
     out.valIntercept = v1 - out.valSlope * kProbeBatchSmall;
     out.resident = session.step().residentMemory();
+    out.gradientBytes = 0;
+    for (const auto& p : session.step().model()->parameters())
+        if (p.requires_grad())
+            out.gradientBytes += p.numel() * static_cast<std::int64_t>(p.element_size());
     out.device = session.probe().deviceName();
     out.objectsPerImage = objects;
     out.imgsz = config.imgsz;
@@ -309,12 +317,20 @@ MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibr
     estimate.perImageTrain = std::llround(calibration.trainSlope);
     estimate.perImageVal = std::llround(calibration.valSlope);
     estimate.stepPeak = std::llround(calibration.trainIntercept + calibration.trainSlope * batch);
+    // Accumulating over several batches keeps the gradients between them (Ultralytics' rule:
+    // accumulate = round(nbs / batch)).
+    const int accumulate =
+        std::max(1, static_cast<int>(std::lround(double(std::max(config.nbs, 1)) / double(batch))));
+    if (accumulate > 1)
+        estimate.stepPeak += calibration.gradientBytes;
     estimate.trainPeak = estimate.stepPeak + queued;
     estimate.valStepPeak = std::llround(calibration.valIntercept + calibration.valSlope * valBatch);
     estimate.valPeak = estimate.valStepPeak + valQueued;
 
     MemoryBreakdown& b = estimate.breakdown;
     b = calibration.resident;
+    if (accumulate > 1)
+        b.gradients = std::max(b.gradients, calibration.gradientBytes);
     b.batchData = imageBytes(batch, config.imgsz) + queued;
     b.activations = std::max<std::int64_t>(0, estimate.stepPeak - b.resident() -
                                                   imageBytes(batch, config.imgsz));
@@ -373,8 +389,18 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
         if (!session.ready())
             return std::nullopt;
         const Batch train = probeBatch(batch, config.imgsz, facts.objectsPerImage, facts.nc);
-        session.step().step(train);
+        session.step().step(train); // optimizer state now exists
         MeasuredPeaks peaks;
+        const int accumulate = std::max(
+            1, static_cast<int>(std::lround(double(std::max(config.nbs, 1)) / double(batch))));
+        if (accumulate > 1) {
+            // As in a run that accumulates: the batch before leaves its gradients, the measured
+            // one runs forward and backward on top of them and then the optimizer step.
+            StepSchedule schedule = session.step().schedule();
+            schedule.accumulate = 2;
+            session.step().setSchedule(schedule);
+            session.step().step(train);
+        }
         peaks.stepPeak = session.trainPeak(train);
         const Batch val =
             probeBatch(validationBatch(config), config.imgsz, facts.objectsPerImage, facts.nc);
