@@ -398,18 +398,7 @@ void MemoryPanel::changeEvent(QEvent* event) {
 
 void MemoryPanel::applyPalette() {
     const QPalette pal = palette();
-    const QColor text = pal.color(QPalette::Text);
-    QColor grid = text;
-    grid.setAlphaF(0.15);
-    m_plot->setBackground(pal.brush(QPalette::Base));
-    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-    }
+    applyPlotPalette(m_plot, pal);
     for (int i = 0; i < kParts; ++i) {
         QColor color = seriesColor(i, pal);
         m_parts[i]->setPen(QPen(color.darker(120)));

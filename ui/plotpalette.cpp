@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plotpalette.h"
 
+#include <qcustomplot.h>
+
 #include <array>
 
 namespace hr::ui {
@@ -17,6 +19,22 @@ QColor seriesColor(int index, const QPalette& palette) {
     if (isDarkPalette(palette))
         color = color.lighter(135);
     return color;
+}
+
+QColor applyPlotPalette(QCustomPlot* plot, const QPalette& palette) {
+    const QColor text = palette.color(QPalette::Text);
+    QColor grid = text;
+    grid.setAlphaF(0.15);
+    plot->setBackground(palette.brush(QPalette::Base));
+    for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+        axis->setBasePen(QPen(text));
+        axis->setTickPen(QPen(text));
+        axis->setSubTickPen(QPen(text));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+    }
+    return grid;
 }
 
 } // namespace hr::ui

@@ -4,6 +4,8 @@
 #include <QColor>
 #include <QPalette>
 
+class QCustomPlot;
+
 namespace hr::ui {
 
 /// Series colours that stay distinguishable for colour-blind readers (Okabe-Ito) and readable
@@ -12,5 +14,9 @@ QColor seriesColor(int index, const QPalette& palette);
 
 /// True when the palette's base colour is dark.
 bool isDarkPalette(const QPalette& palette);
+
+/// Paints a plot's background, both axes and their grids in the palette's colours; returns the
+/// grid colour (the text colour, faint) for legends and other lines.
+QColor applyPlotPalette(QCustomPlot* plot, const QPalette& palette);
 
 } // namespace hr::ui

@@ -224,18 +224,8 @@ void PlotWidget::changeEvent(QEvent* event) {
 void PlotWidget::applyPalette() {
     const QPalette pal = palette();
     const QColor text = pal.color(QPalette::Text);
-    QColor grid = text;
-    grid.setAlphaF(0.15);
-    m_plot->setBackground(pal.brush(QPalette::Base));
+    const QColor grid = applyPlotPalette(m_plot, pal);
     m_plot->axisRect()->setBackground(pal.brush(QPalette::Base));
-    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-    }
     m_plot->legend->setBrush(QBrush(pal.color(QPalette::Base)));
     m_plot->legend->setBorderPen(QPen(grid));
     m_plot->legend->setTextColor(text);
