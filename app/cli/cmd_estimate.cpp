@@ -158,7 +158,7 @@ Command makeEstimateCommand() {
     command.summary = "predict training and validation peak memory before a run";
     command.usage = "headroom-cli estimate --data D --model M [key=value ...] [--json] [--matrix]";
     command.description =
-        "Calibrates with a few short probe steps of the real training step (batch 1 and 2 at "
+        "Calibrates with a few short probe steps of the real training step (batch 2 and 4 at "
         "the configured image size, with the data set's objects per image) and prints the "
         "predicted peaks and their breakdown for the configured batch.\n\n"
         "--matrix runs 24 configurations (yolov8n/s, imgsz 256/320/416, batch 2-32, AMP and "

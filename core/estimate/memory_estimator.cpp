@@ -24,8 +24,8 @@ namespace hr {
 namespace {
 
 // Probe batch sizes of the calibration: small, so that it takes seconds.
-constexpr int kProbeBatchSmall = 1;
-constexpr int kProbeBatchLarge = 2;
+constexpr int kProbeBatchSmall = 2;
+constexpr int kProbeBatchLarge = 4;
 // The loader keeps this many batches ready (LoaderOptions::prefetch): on CPU they are tensors
 // the budget counts.
 constexpr int kQueuedBatches = 4;
