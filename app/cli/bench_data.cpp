@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // headroom-cli bench data: images per second of the data loader alone (decode, augment, collate).
 #include "command.h"
+#include "common.h"
 
 #include "config/data_config.h"
 #include "data/data_loader.h"
@@ -58,24 +59,9 @@ int runBenchData(const ParsedArgs& args) {
         return ExitUsage;
     }
 
-    std::string yaml = args.value("--data");
-    if (yaml.empty()) {
-        std::string error;
-        yaml = ensureBuiltinDataset(&error);
-        if (yaml.empty()) {
-            std::cerr << "bench data: " << error << "\n";
-            return ExitFailure;
-        }
-    }
-    const DataConfigResult loaded = loadDataConfig(yaml);
-    std::cerr << formatDiagnostics(loaded.diagnostics);
-    if (!loaded.config)
+    const auto report = scanTrainSplit(args.value("--data"), "bench data");
+    if (!report)
         return ExitFailure;
-    auto report = std::make_shared<DatasetReport>(scanDataset(*loaded.config, Split::Train));
-    if (!report->usable()) {
-        std::cerr << formatReport(*report);
-        return ExitFailure;
-    }
 
     LoaderOptions options;
     options.imgsz = static_cast<int>(imgsz);

@@ -2,6 +2,7 @@
 // headroom-cli bench train: end-to-end training speed (data loading included), the step split
 // into its parts, peak resident memory, and achieved GFLOP/s against the measured matmul peak.
 #include "command.h"
+#include "common.h"
 
 #include "config/data_config.h"
 #include "data/data_loader.h"
@@ -241,24 +242,9 @@ int runBenchTrain(const ParsedArgs& args) {
     config.checkpointing = args.has("--ckpt") ? Checkpointing::All : Checkpointing::None;
     config.optimizer = args.value("--optimizer", "SGD");
 
-    std::string yaml = args.value("--data");
-    if (yaml.empty()) {
-        std::string error;
-        yaml = ensureBuiltinDataset(&error);
-        if (yaml.empty()) {
-            std::cerr << "bench train: " << error << "\n";
-            return ExitFailure;
-        }
-    }
-    const DataConfigResult data = loadDataConfig(yaml);
-    std::cerr << formatDiagnostics(data.diagnostics);
-    if (!data.config)
+    const auto report = scanTrainSplit(args.value("--data"), "bench train");
+    if (!report)
         return ExitFailure;
-    auto report = std::make_shared<DatasetReport>(scanDataset(*data.config, Split::Train));
-    if (!report->usable()) {
-        std::cerr << formatReport(*report);
-        return ExitFailure;
-    }
     if (nproc > 1 && !launch->distributed())
         return benchScaling(config, report, static_cast<int>(nproc), warmup, steps, json);
     std::unique_ptr<DataParallelGroup> group;

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "common.h"
 
+#include "config/data_config.h"
+#include "data/dataset.h"
+#include "data/synthetic_dataset.h"
+
 #include <iostream>
 
 namespace hr::cli {
@@ -44,6 +48,29 @@ bool buildTrainConfig(const ParsedArgs& args, TrainConfig& config) {
     all.insert(all.end(), checked.begin(), checked.end());
     std::cerr << formatDiagnostics(all);
     return !hasErrors(all);
+}
+
+std::shared_ptr<DatasetReport> scanTrainSplit(const std::string& dataYaml,
+                                              const std::string& command) {
+    std::string yaml = dataYaml;
+    if (yaml.empty()) {
+        std::string error;
+        yaml = ensureBuiltinDataset(&error);
+        if (yaml.empty()) {
+            std::cerr << command << ": " << error << "\n";
+            return nullptr;
+        }
+    }
+    const DataConfigResult loaded = loadDataConfig(yaml);
+    std::cerr << formatDiagnostics(loaded.diagnostics);
+    if (!loaded.config)
+        return nullptr;
+    auto report = std::make_shared<DatasetReport>(scanDataset(*loaded.config, Split::Train));
+    if (!report->usable()) {
+        std::cerr << formatReport(*report);
+        return nullptr;
+    }
+    return report;
 }
 
 } // namespace hr::cli

@@ -5,7 +5,13 @@
 
 #include "config/train_config.h"
 
+#include <memory>
+#include <string>
 #include <vector>
+
+namespace hr {
+struct DatasetReport;
+}
 
 namespace hr::cli {
 
@@ -16,5 +22,10 @@ std::vector<OptionSpec> trainConfigOptions();
 /// named options, then key=value overrides, then validation. Prints every diagnostic to stderr
 /// ("file:line: error: ..."); returns false when any is an error.
 bool buildTrainConfig(const ParsedArgs& args, TrainConfig& config);
+
+/// The training split of `dataYaml` (the built-in data set when empty), scanned. Problems are
+/// printed to stderr prefixed with `command`; nothing when the data cannot be used.
+std::shared_ptr<DatasetReport> scanTrainSplit(const std::string& dataYaml,
+                                              const std::string& command);
 
 } // namespace hr::cli
