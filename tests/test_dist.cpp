@@ -3,12 +3,16 @@
 // with its own ProcessGroupGloo on a shared HashStore. 2 ranks x batch 8 must give the same
 // weights as 1 rank x batch 16 (with and without ZeRO-1), gradient buckets must launch during
 // backward, a failed step on one rank must leave every rank's weights untouched, and a rank
-// that disappears must end the others with an error instead of a hang.
+// that disappears must end the others with an error instead of a hang. With BatchNorm in
+// training mode, synchronised BatchNorm must make 2 x 8 match 1 x 16 again (weights and running
+// statistics), and a rank that fails while the others wait inside a BatchNorm must end the step
+// on every rank with the channel still usable.
 #include "config/train_config.h"
 #include "data/data_loader.h"
 #include "dist/data_parallel_group.h"
 #include "dist/gradient_sync.h"
 #include "dist/launch_env.h"
+#include "dist/sync_batch_norm.h"
 #include "dist/worker_launcher.h"
 #include "dist/zero_sharding.h"
 #include "train/optimizer_factory.h"
@@ -41,7 +45,8 @@ struct TinyNetImpl : torch::nn::Module {
           conv3(register_module("conv3", torch::nn::Conv2d(torch::nn::Conv2dOptions(8, 8, 3)))),
           fc(register_module("fc", torch::nn::Linear(8, 3))) {}
     torch::Tensor forward(const torch::Tensor& x) {
-        torch::Tensor y = torch::silu(bn->forward(conv1->forward(x)));
+        const torch::Tensor h = conv1->forward(x);
+        torch::Tensor y = torch::silu(sync ? sync->forward(*bn, h) : bn->forward(h));
         y = torch::silu(conv3->forward(torch::silu(conv2->forward(y)))).mean({2, 3});
         return fc->forward(y);
     }
@@ -49,6 +54,7 @@ struct TinyNetImpl : torch::nn::Module {
     torch::nn::BatchNorm2d bn;
     torch::nn::Conv2d conv2, conv3;
     torch::nn::Linear fc;
+    hr::SyncBatchNorm* sync = nullptr; ///< synchronised BatchNorm when set
 };
 TORCH_MODULE(TinyNet);
 
@@ -104,6 +110,12 @@ double maxDifference(TinyNet& a, TinyNet& b) {
     return worst;
 }
 
+/// Largest difference of the BatchNorm running statistics.
+double maxStatsDifference(TinyNet& a, TinyNet& b) {
+    return std::max((a->bn->running_mean - b->bn->running_mean).abs().max().item<double>(),
+                    (a->bn->running_var - b->bn->running_var).abs().max().item<double>());
+}
+
 constexpr int kSteps = 3;
 
 } // namespace
@@ -117,6 +129,9 @@ private slots:
     void loaderShards();
     void dataParallelMatchesOneProcess_data();
     void dataParallelMatchesOneProcess();
+    void syncBatchNormMatchesOneProcess_data();
+    void syncBatchNormMatchesOneProcess();
+    void syncBatchNormPeerFailure();
     void failedStepOnOneRankUndoesAll();
     void lostRankEndsTheOthers();
     void launcherEndsWorkersAfterAFailure();
@@ -297,6 +312,135 @@ void TestDist::dataParallelMatchesOneProcess() {
         QCOMPARE(stateBytes[0], referenceState);
         QCOMPARE(stateBytes[1], referenceState);
     }
+}
+
+void TestDist::syncBatchNormMatchesOneProcess_data() {
+    QTest::addColumn<bool>("sync");
+    QTest::newRow("sync_bn") << true;
+    QTest::newRow("per-rank BatchNorm") << false;
+}
+
+void TestDist::syncBatchNormMatchesOneProcess() {
+    QFETCH(bool, sync);
+    torch::manual_seed(2);
+    // Channels with a large mean and a small spread: the combination of the ranks' sums
+    // must not lose the variance.
+    const torch::Tensor images = torch::randn({16, 3, 8, 8}) * 0.5 + 3.0;
+    const torch::Tensor targets = torch::randn({16, 3});
+
+    TinyNet reference = makeNet();
+    reference->train();
+    auto referenceUpdater = makeUpdater(reference);
+    for (int s = 0; s < kSteps; ++s) {
+        referenceUpdater->backward(torch::mse_loss(reference->forward(images), targets));
+        QVERIFY(referenceUpdater->step());
+    }
+
+    constexpr int world = 2;
+    std::vector<TinyNet> nets;
+    std::vector<std::unique_ptr<hr::WeightUpdater>> updaters;
+    for (int r = 0; r < world; ++r) {
+        nets.push_back(makeNet());
+        nets.back()->train();
+        updaters.push_back(makeUpdater(nets.back()));
+    }
+    std::vector<std::int64_t> messages(world, 0);
+    auto store = c10::make_intrusive<c10d::HashStore>();
+    const std::string error = runRanks(world, [&](int rank) {
+        hr::DataParallelGroup group(store, rank, world, 20s);
+        std::unique_ptr<hr::DataParallelGroup> channel = group.openChannel("sync_bn");
+        TinyNet& net = nets[static_cast<size_t>(rank)];
+        hr::SyncBatchNorm syncBn(*channel, 8);
+        if (sync)
+            net->sync = &syncBn;
+        hr::WeightUpdater& updater = *updaters[static_cast<size_t>(rank)];
+        hr::GradientSync gradients(group, net->parameters(), 512);
+        const torch::Tensor x = images.slice(0, rank * 8, rank * 8 + 8);
+        const torch::Tensor y = targets.slice(0, rank * 8, rank * 8 + 8);
+        for (int s = 0; s < kSteps; ++s) {
+            gradients.setEnabled(true);
+            const torch::Tensor loss = torch::mse_loss(net->forward(x), y);
+            if (syncBn.closePhase(true) >= 0)
+                throw std::runtime_error("a rank failed in forward");
+            updater.backward(loss);
+            if (syncBn.closePhase(true) >= 0)
+                throw std::runtime_error("a rank failed in backward");
+            gradients.finish();
+            if (!updater.step())
+                throw std::runtime_error("the step was skipped");
+        }
+        messages[static_cast<size_t>(rank)] = syncBn.messages();
+        net->sync = nullptr;
+    });
+    QVERIFY2(error.empty(), error.c_str());
+
+    for (int r = 0; r < world; ++r) {
+        const double dw = maxDifference(reference, nets[static_cast<size_t>(r)]);
+        const double stats = maxStatsDifference(reference, nets[static_cast<size_t>(r)]);
+        qInfo("%s, rank %d: max |w - w_single| = %.3g, max |running stats - single| = %.3g, "
+              "%lld messages",
+              sync ? "sync_bn" : "per-rank BatchNorm", r, dw, stats,
+              static_cast<long long>(messages[static_cast<size_t>(r)]));
+        if (sync) {
+            QVERIFY2(dw < 1e-5, qPrintable(QString::number(dw)));
+            QVERIFY2(stats < 1e-5, qPrintable(QString::number(stats)));
+            // Per step: forward statistics, backward sums, and the two phase ends.
+            QCOMPARE(messages[static_cast<size_t>(r)], std::int64_t(4 * kSteps));
+        } else {
+            // Per-rank statistics of 8 images are not those of 16: at the same tolerance the
+            // test tells them apart.
+            QVERIFY2(dw > 1e-5, qPrintable(QString::number(dw)));
+            QVERIFY2(stats > 1e-5, qPrintable(QString::number(stats)));
+        }
+    }
+    QCOMPARE(maxDifference(nets[0], nets[1]), 0.0);
+    QCOMPARE(reference->bn->num_batches_tracked.item<std::int64_t>(),
+             nets[0]->bn->num_batches_tracked.item<std::int64_t>());
+}
+
+void TestDist::syncBatchNormPeerFailure() {
+    // Rank 1 "runs out of memory" before its BatchNorm, while rank 0 waits inside it; both
+    // must leave the step at the same point (rank 0 with an out-of-memory error naming rank 1)
+    // and the next step must work on the same channel.
+    constexpr int world = 2;
+    std::vector<TinyNet> nets{makeNet(), makeNet()};
+    for (auto& net : nets)
+        net->train();
+    torch::manual_seed(4);
+    const torch::Tensor x = torch::randn({4, 3, 8, 8});
+    std::string rank0Error;
+    std::vector<int> phaseResult(world, -2), nextResult(world, -2);
+    auto store = c10::make_intrusive<c10d::HashStore>();
+    const std::string error = runRanks(world, [&](int rank) {
+        hr::DataParallelGroup group(store, rank, world, 5s);
+        std::unique_ptr<hr::DataParallelGroup> channel = group.openChannel("sync_bn");
+        hr::SyncBatchNorm syncBn(*channel, 8);
+        TinyNet& net = nets[static_cast<size_t>(rank)];
+        net->sync = &syncBn;
+        bool ok = true;
+        if (rank == 1) {
+            ok = false; // failed before reaching the BatchNorm
+        } else {
+            try {
+                net->forward(x);
+            } catch (const c10::OutOfMemoryError& e) {
+                ok = false;
+                rank0Error = e.what();
+                if (!syncBn.failureReceived())
+                    throw std::runtime_error("rank 0 does not know the failure came from rank 1");
+            }
+        }
+        phaseResult[static_cast<size_t>(rank)] = syncBn.closePhase(ok);
+        // The next step: forward and backward on both ranks, channel aligned.
+        net->forward(x).sum().backward();
+        nextResult[static_cast<size_t>(rank)] = syncBn.closePhase(true);
+        net->sync = nullptr;
+    });
+    QVERIFY2(error.empty(), error.c_str());
+    QVERIFY2(rank0Error.find("rank 1 ran out of memory") != std::string::npos, rank0Error.c_str());
+    QCOMPARE(phaseResult, (std::vector<int>{1, 1}));
+    QCOMPARE(nextResult, (std::vector<int>{-1, -1}));
+    QCOMPARE(maxStatsDifference(nets[0], nets[1]), 0.0);
 }
 
 void TestDist::failedStepOnOneRankUndoesAll() {

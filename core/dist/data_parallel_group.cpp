@@ -41,6 +41,7 @@ std::string firstLine(const std::string& text) {
 
 struct DataParallelGroup::Impl {
     c10::intrusive_ptr<c10d::Store> store;
+    std::string masterAddr;
     c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
 };
 
@@ -78,6 +79,7 @@ DataParallelGroup::DataParallelGroup(const c10::intrusive_ptr<c10d::Store>& stor
     : d(std::make_unique<Impl>()), m_rank(rank), m_size(size), m_timeout(timeout) {
     TORCH_CHECK(size >= 1 && rank >= 0 && rank < size, "rank ", rank, " of ", size);
     d->store = store;
+    d->masterAddr = masterAddr;
     auto options = c10d::ProcessGroupGloo::Options::create(timeout);
     options->devices.push_back(glooDevice(masterAddr));
     options->threads = 2;
@@ -170,6 +172,12 @@ std::string DataParallelGroup::broadcastText(const std::string& text, int root) 
     broadcast(bytes, root);
     return std::string(reinterpret_cast<const char*>(bytes.data_ptr<std::uint8_t>()),
                        static_cast<size_t>(n));
+}
+
+std::unique_ptr<DataParallelGroup> DataParallelGroup::openChannel(const std::string& name) {
+    auto store = c10::make_intrusive<c10d::PrefixStore>(name, d->store);
+    return std::unique_ptr<DataParallelGroup>(
+        new DataParallelGroup(store, m_rank, m_size, m_timeout, d->masterAddr));
 }
 
 } // namespace hr

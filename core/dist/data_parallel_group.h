@@ -57,6 +57,12 @@ public:
     /// `text` of rank `root`, on every rank.
     std::string broadcastText(const std::string& text, int root);
 
+    /// A second group of the same ranks with its own connections, so that its collectives
+    /// never interleave with this group's (synchronised BatchNorm talks during backward while
+    /// gradient buckets are in flight here). Every rank must open the same channels in the
+    /// same order; `name` keeps their rendezvous keys apart.
+    std::unique_ptr<DataParallelGroup> openChannel(const std::string& name);
+
 private:
     DataParallelGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                       std::chrono::milliseconds timeout, const std::string& masterAddr);

@@ -107,7 +107,7 @@ torch::Tensor ConvImpl::forward(const torch::Tensor& x) {
     if (m_bn) {
         if (t_counter)
             t_counter->add(2.0 * static_cast<double>(y.numel()));
-        y = m_bn->forward(y);
+        y = m_bnForward && m_bn->is_training() ? m_bnForward(*m_bn, y) : m_bn->forward(y);
     }
     return m_act ? torch::silu(y) : y;
 }

@@ -6,6 +6,8 @@
 // seconds of build time.
 #pragma once
 
+#include "model/batch_norm_forward.h"
+
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -64,10 +66,13 @@ public:
     torch::Tensor forward(const torch::Tensor& x) override;
     void fuseBatchNorm();
     torch::nn::Conv2dImpl& conv() { return *m_conv; }
+    /// Runs the BatchNorm through `forward` while in training mode (empty: its own forward).
+    void setBatchNormForward(BatchNormForward forward) { m_bnForward = std::move(forward); }
 
 private:
     std::shared_ptr<torch::nn::Conv2dImpl> m_conv;
     std::shared_ptr<torch::nn::BatchNorm2dImpl> m_bn; ///< null once fused
+    BatchNormForward m_bnForward;
     bool m_act;
 };
 

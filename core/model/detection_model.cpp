@@ -128,6 +128,17 @@ void DetectionModelImpl::setCheckpointLayers(const std::vector<int>& layers) {
     }
 }
 
+std::int64_t DetectionModelImpl::setBatchNormForward(const BatchNormForward& forward) {
+    std::int64_t widest = 0;
+    for (const auto& module : modules()) {
+        if (auto* conv = dynamic_cast<ConvImpl*>(module.get()))
+            conv->setBatchNormForward(forward);
+        if (const auto* bn = dynamic_cast<torch::nn::BatchNorm2dImpl*>(module.get()))
+            widest = std::max(widest, bn->options.num_features());
+    }
+    return widest;
+}
+
 void DetectionModelImpl::freeze(const std::vector<int>& layers) {
     std::set<int> frozen;
     for (int i : layers)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "config/train_config.h"
+#include "model/batch_norm_forward.h"
 #include "util/diagnostic.h"
 
 #include <torch/nn/module.h>
@@ -72,6 +73,10 @@ public:
     /// still runs in train mode (as Ultralytics does).
     void freeze(const std::vector<int>& layers);
     const std::vector<int>& frozenLayers() const { return m_frozenLayers; }
+
+    /// Runs every BatchNorm through `forward` while training (synchronised BatchNorm); an
+    /// empty function restores their own forward. Returns the widest BatchNorm's channels.
+    std::int64_t setBatchNormForward(const BatchNormForward& forward);
 
     /// Folds every BatchNorm into its convolution and RepConv branches into one 3x3 conv, for
     /// inference; outputs stay identical. Irreversible; parameter names change accordingly.

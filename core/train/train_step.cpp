@@ -4,6 +4,7 @@
 #include "data/batch.h"
 #include "dist/data_parallel_group.h"
 #include "dist/gradient_sync.h"
+#include "dist/sync_batch_norm.h"
 #include "dist/zero_sharding.h"
 #include "eval/metrics_accumulator.h"
 #include "eval/nms.h"
@@ -101,6 +102,8 @@ struct TrainStep::Impl {
     DataParallelGroup* group = nullptr;
     std::unique_ptr<GradientSync> gradientSync;
     std::unique_ptr<OptimizerSharding> sharding;
+    std::unique_ptr<DataParallelGroup> bnChannel; ///< sync_bn's own connections
+    std::unique_ptr<SyncBatchNorm> syncBn;
 
     Impl(const TrainConfig& c, DetectionModel m, int classes, torch::Device d)
         : config(c), model(std::move(m)), nc(classes), device(d) {}
@@ -137,7 +140,15 @@ struct TrainStep::Impl {
                 }
             }
         }
-        const std::vector<int> failed = group->failedRanks(!failure);
+        // Synchronised BatchNorm: a rank that failed meets the others in the BatchNorm they
+        // wait in; one that learnt of another's failure there counts as ok below, so that the
+        // agreement names the rank that failed.
+        bool told = false;
+        if (syncBn) {
+            told = syncBn->failureReceived();
+            syncBn->closePhase(!failure);
+        }
+        const std::vector<int> failed = group->failedRanks(!failure || told);
         if (failure)
             std::rethrow_exception(failure);
         if (!failed.empty())
@@ -153,9 +164,25 @@ struct TrainStep::Impl {
         updater->setStepHooks({});
         if (!group) {
             updater->setParameterFilter({});
+            if (syncBn) {
+                model->setBatchNormForward(BatchNormForward{});
+                syncBn.reset();
+                bnChannel.reset();
+            }
             return;
         }
         gradientSync = std::make_unique<GradientSync>(*group, model->parameters());
+        if (config.sync_bn && !syncBn) {
+            // Every rank opens the channel here, at the same point of the set-up.
+            bnChannel = group->openChannel("sync_bn");
+            syncBn = std::make_unique<SyncBatchNorm>(
+                *bnChannel, model->setBatchNormForward(BatchNormForward{}));
+            SyncBatchNorm* sync = syncBn.get();
+            model->setBatchNormForward(
+                [sync](torch::nn::BatchNorm2dImpl& bn, const torch::Tensor& input) {
+                    return sync->forward(bn, input);
+                });
+        }
         WeightUpdater::StepHooks hooks;
         hooks.agree = [this](bool ok) {
             const std::vector<int> failed = group->failedRanks(ok);

@@ -201,6 +201,7 @@ struct Trainer::Impl {
     int oomsWithoutProgress = 0;
     // Data parallel: this process's place (rank 0 of 1 without one) and its group.
     LaunchEnv launch;
+    std::optional<LaunchEnv> launchOverride; ///< Trainer::setLaunch()
     std::unique_ptr<DataParallelGroup> group;
     bool leader() const { return launch.rank == 0; }
     std::string runDir; ///< rank 0's run folder, known on every rank
@@ -334,7 +335,8 @@ void Trainer::Impl::loadData() {
 
 void Trainer::Impl::setUp() {
     std::string launchError;
-    const std::optional<LaunchEnv> env = readLaunchEnv(&launchError);
+    const std::optional<LaunchEnv> env =
+        launchOverride ? launchOverride : readLaunchEnv(&launchError);
     if (!env)
         throw RunError(launchError);
     launch = *env;
@@ -352,9 +354,9 @@ void Trainer::Impl::setUp() {
         group = DataParallelGroup::connect(launch, collectiveTimeout(), &error);
         if (!group)
             throw RunError(error);
-        if (config.sync_bn)
-            log(LogMessage::Level::Warning, "sync_bn is not implemented yet: BatchNorm "
-                                            "statistics are computed per rank");
+        if (config.sync_bn && leader())
+            log(LogMessage::Level::Info, "sync_bn: BatchNorm statistics over the batches of all " +
+                                             std::to_string(launch.worldSize) + " ranks");
         if (config.batch > 0 && config.batch % launch.worldSize != 0)
             log(LogMessage::Level::Warning,
                 "batch " + std::to_string(config.batch) + " is not a multiple of the " +
@@ -451,8 +453,17 @@ void Trainer::Impl::setUp() {
         log(LogMessage::Level::Info,
             "resumed " + resumeDir + " at epoch " + std::to_string(startEpoch + 1));
     }
-    if (sampler)
+    if (sampler) {
+        sampler->setRank(launch.rank);
+        // Rank 0's samples are events (memory.csv); the others stream to their own file.
+        std::string streamError;
+        if (!leader() &&
+            !sampler->streamCsv(runDir + "/memory.rank" + std::to_string(launch.rank) + ".csv",
+                                config.resume, &streamError))
+            log(LogMessage::Level::Warning,
+                "rank " + std::to_string(launch.rank) + ": " + streamError);
         sampler->start();
+    }
 }
 
 void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs) {
@@ -926,6 +937,10 @@ void Trainer::requestStop() {
 
 void Trainer::setOomHandler(OomHandler handler) {
     d->oomHandler = std::move(handler);
+}
+
+void Trainer::setLaunch(const LaunchEnv& launch) {
+    d->launchOverride = launch;
 }
 
 } // namespace hr

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "config/train_config.h"
+#include "dist/launch_env.h"
 #include "memory/oom_report.h"
 #include "train/events.h"
 
@@ -48,6 +49,11 @@ public:
 
     /// Sets who decides what happens after an OOM. Call before run().
     void setOomHandler(OomHandler handler);
+
+    /// This process's place in a data-parallel run, instead of RANK, WORLD_SIZE, ... from the
+    /// environment (the studio trains as rank 0 and starts the other ranks itself). Call
+    /// before run().
+    void setLaunch(const LaunchEnv& launch);
 
 private:
     struct Impl;
