@@ -7,6 +7,7 @@
 #include "compare/strategy.h"
 #include "compare/strategy_runner.h"
 #include "data/synthetic_dataset.h"
+#include "train/event_json.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
 
@@ -15,6 +16,8 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace {
 
@@ -69,6 +72,10 @@ private slots:
     void badStrategiesNameTheLine_data();
     void badStrategiesNameTheLine();
     void paretoFrontOnHandMadePoints();
+    void peaksSplitTrainingFromValidation();
+    void eventTimesKeepMilliseconds();
+    void checksStrategiesWithoutAFile();
+    void strategiesYamlRoundTrip();
     void matrixRunEndToEnd();
 
 private:
@@ -227,7 +234,8 @@ void TestCompare::paretoFrontOnHandMadePoints() {
         hr::ComparisonRow row;
         row.status = "done";
         row.hasMetrics = true;
-        row.peakMemoryBytes = static_cast<std::int64_t>(memory);
+        row.trainPeakBytes = static_cast<std::int64_t>(memory);
+        row.valPeakBytes = 1; // the front is of training peaks: validation does not count
         row.map = map;
         c.rows.push_back(row);
     }
@@ -238,6 +246,146 @@ void TestCompare::paretoFrontOnHandMadePoints() {
     for (const auto& row : c.rows)
         marked.push_back(row.pareto);
     QCOMPARE(marked, (std::vector<bool>{true, true, false, true, true, false, false}));
+}
+
+void TestCompare::peaksSplitTrainingFromValidation() {
+    // Epoch 0: training peaks at 100, validation (epoch peak 150) at 150. Epoch 1: training
+    // peaks at 120, its epoch peak 120 says nothing about validation; a validation sample says 90.
+    hr::RunRecord run;
+    const auto event = [&](const std::string& type, std::map<std::string, std::string> fields) {
+        hr::EventRecord e;
+        e.type = type;
+        e.fields = std::move(fields);
+        run.events.push_back(e);
+    };
+    event("run_started", {});
+    event("batch_end", {{"epoch", "0"}, {"peak_bytes", "80"}});
+    event("batch_end", {{"epoch", "0"}, {"peak_bytes", "100"}});
+    event("epoch_end", {{"epoch", "0"}, {"peak_bytes", "150"}});
+    event("batch_end", {{"epoch", "1"}, {"peak_bytes", "120"}});
+    event("epoch_end", {{"epoch", "1"}, {"peak_bytes", "120"}});
+    hr::PeakSplit split = hr::splitPeaks(run);
+    QCOMPARE(split.trainPeak(), std::int64_t(120));
+    QCOMPARE(split.valPeak(), std::int64_t(150));
+
+    // Samples: training phases count for training, validation for validation, idle for neither.
+    run.events.erase(run.events.begin() + 3); // no epoch_end for epoch 0 any more
+    hr::MemorySample s;
+    s.phase = hr::Phase::Validation;
+    s.allocated = 60;
+    s.peak = 90;
+    run.memory.push_back(s);
+    s.phase = hr::Phase::Idle;
+    s.allocated = s.peak = 500; // set-up and teardown
+    run.memory.push_back(s);
+    s.phase = hr::Phase::Backward;
+    s.allocated = 110;
+    s.peak = 0;
+    run.memory.push_back(s);
+    split = hr::splitPeaks(run);
+    QCOMPARE(split.trainPeak(), std::int64_t(120));
+    QCOMPARE(split.valPeak(), std::int64_t(90));
+
+    // An OOM's peak counts where it happened.
+    event("oom", {{"phase", "validation"}, {"peak_bytes", "400"}});
+    event("oom", {{"phase", "forward"}, {"peak_bytes", "300"}});
+    split = hr::splitPeaks(run);
+    QCOMPARE(split.trainPeak(), std::int64_t(300));
+    QCOMPARE(split.valPeak(), std::int64_t(400));
+
+    // The row reads both, the memory ratio and the Pareto front use the training peak.
+    hr::Comparison c;
+    for (const auto& [train, val, map] :
+         std::vector<std::tuple<int, int, double>>{{100, 500, 0.5}, {50, 900, 0.5}}) {
+        hr::ComparisonRow row;
+        row.status = "done";
+        row.hasMetrics = true;
+        row.trainPeakBytes = train;
+        row.valPeakBytes = val;
+        row.map = map;
+        c.rows.push_back(row);
+    }
+    hr::markParetoFront(c);
+    QVERIFY(!c.rows[0].pareto);
+    QVERIFY(c.rows[1].pareto);
+    QCOMPARE(*hr::measuredMemoryRatio(c, 1), 0.5);
+}
+
+void TestCompare::eventTimesKeepMilliseconds() {
+    // A unix time has ten digits before the point: events.jsonl keeps three after it.
+    const double now = 1795996020.125;
+    const std::string line = hr::eventToJson(hr::LogMessage{hr::LogMessage::Level::Info, "x"}, now);
+    QVERIFY2(line.find("\"time\":1795996020.125") != std::string::npos, line.c_str());
+    const auto parsed = hr::RunStore::parseEvent(line);
+    QVERIFY(parsed);
+    QCOMPARE(parsed->time, now);
+}
+
+void TestCompare::checksStrategiesWithoutAFile() {
+    QVERIFY2(hr::checkStrategies(hr::defaultStrategies()).empty(),
+             hr::formatDiagnostics(hr::checkStrategies(hr::defaultStrategies())).c_str());
+    const auto problems = [](const hr::Strategy& s) {
+        return hr::formatDiagnostics(hr::checkStrategy(s));
+    };
+    std::string text = problems(strategy("zero", {{"batch", "0"}}));
+    QVERIFY2(text.find("strategy 'zero'") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("batch") != std::string::npos, text.c_str());
+    text = problems(strategy("typo", {{"btach", "4"}}));
+    QVERIFY2(text.find("did you mean 'batch'") != std::string::npos, text.c_str());
+    text = problems(strategy("a/b", {}));
+    QVERIFY2(text.find("folder name") != std::string::npos, text.c_str());
+    text = problems(strategy("", {{"amp", "true"}}));
+    QVERIFY2(text.find("no name") != std::string::npos, text.c_str());
+    text = problems(strategy("twice", {{"amp", "true"}, {"amp", "false"}}));
+    QVERIFY2(text.find("set twice") != std::string::npos, text.c_str());
+    text = problems(strategy("nokey", {{"", "3"}}));
+    QVERIFY2(text.find("without a name") != std::string::npos, text.c_str());
+    hr::Strategy claimed = strategy("claimed", {});
+    claimed.claim = hr::PublishedClaim{1, 2, 68, ""};
+    QVERIFY(problems(claimed).find("fraction") != std::string::npos);
+    QVERIFY(hr::checkStrategy(strategy("fine", {{"batch", "B/4"}, {"amp", "on"}})).empty());
+
+    const std::string list = hr::formatDiagnostics(
+        hr::checkStrategies({strategy("a", {}), strategy("b", {}), strategy("a", {})}));
+    QVERIFY2(list.find("second strategy named 'a'") != std::string::npos, list.c_str());
+    QVERIFY(hr::hasErrors(hr::checkStrategies({})));
+}
+
+void TestCompare::strategiesYamlRoundTrip() {
+    std::vector<hr::Strategy> strategies = hr::defaultStrategies();
+    hr::Strategy odd = strategy("odd.name_2", {{"batch", "B*2"},
+                                               {"freeze", "[0, 1]"},
+                                               {"lr0", "0.005"},
+                                               {"project", "runs/odd dir"},
+                                               {"amp", "true"}});
+    odd.description = "a: description # with YAML syntax";
+    strategies.push_back(odd);
+    hr::Strategy bare = strategy("bare", {});
+    bare.claim = hr::PublishedClaim{0.1, 0, 0.5, "my notes"};
+    strategies.push_back(bare);
+
+    const std::string path = m_dir.filePath("roundtrip.yaml").toStdString();
+    std::string error;
+    QVERIFY2(hr::saveStrategies(strategies, path, &error), error.c_str());
+    const hr::StrategiesResult back = hr::loadStrategies(path);
+    QVERIFY2(!hr::hasErrors(back.diagnostics), hr::formatDiagnostics(back.diagnostics).c_str());
+    QCOMPARE(back.strategies.size(), strategies.size());
+    for (size_t i = 0; i < strategies.size(); ++i) {
+        const hr::Strategy& a = strategies[i];
+        const hr::Strategy& b = back.strategies[i];
+        QCOMPARE(b.name, a.name);
+        QCOMPARE(b.description, a.description);
+        QCOMPARE(b.overrides, a.overrides);
+        QCOMPARE(b.claim.has_value(), a.claim.has_value());
+        if (a.claim) {
+            QCOMPARE(b.claim->memoryGb, a.claim->memoryGb);
+            QCOMPARE(b.claim->epochMinutes, a.claim->epochMinutes);
+            QCOMPARE(b.claim->map50, a.claim->map50);
+            QCOMPARE(b.claim->source, a.claim->source);
+        }
+    }
+    // Saved again, the text is the same.
+    QCOMPARE(hr::strategiesToYaml(back.strategies), hr::strategiesToYaml(strategies));
 }
 
 void TestCompare::matrixRunEndToEnd() {
@@ -282,20 +430,46 @@ void TestCompare::matrixRunEndToEnd() {
         QCOMPARE(row.batch, 8);
         QCOMPARE(row.accumulate, 1);
         QCOMPARE(row.run.epochs.size(), size_t(1));
-        QVERIFY(row.peakMemoryBytes > 0);
+        QVERIFY(row.trainPeakBytes > 0);
+        QVERIFY(row.valPeakBytes > 0); // sampled at 50 Hz during validation
         QVERIFY(row.meanEpochSeconds > 0);
         QVERIFY(row.imagesPerSecond > 0);
         QVERIFY(row.map >= 0 && row.map <= row.map50 && row.map50 <= 1);
         QVERIFY(!row.run.memory.empty());
+        // mAP over wall time comes from the events' times: the epoch ends after its own
+        // seconds (and the checkpoint it saves) have passed since the run started.
+        const auto wall = row.mapOverWallTime();
+        QCOMPARE(wall.size(), size_t(1));
+        QVERIFY2(wall[0].first >= row.run.epochs[0].epochSeconds - 0.01,
+                 (std::to_string(wall[0].first) + " s vs epoch " +
+                  std::to_string(row.run.epochs[0].epochSeconds) + " s")
+                     .c_str());
     }
     QVERIFY(c.rows[1].amp);
     QCOMPARE(c.rows[2].checkpointing, std::string("all"));
-    qInfo("peak: native %lld, AMP %lld, checkpointing %lld bytes",
-          static_cast<long long>(c.rows[0].peakMemoryBytes),
-          static_cast<long long>(c.rows[1].peakMemoryBytes),
-          static_cast<long long>(c.rows[2].peakMemoryBytes));
-    QVERIFY(c.rows[1].peakMemoryBytes < c.rows[0].peakMemoryBytes);
-    QVERIFY(c.rows[2].peakMemoryBytes < c.rows[0].peakMemoryBytes);
+    qInfo("training peak: native %lld, AMP %lld, checkpointing %lld bytes; validation peak: "
+          "%lld, %lld, %lld",
+          static_cast<long long>(c.rows[0].trainPeakBytes),
+          static_cast<long long>(c.rows[1].trainPeakBytes),
+          static_cast<long long>(c.rows[2].trainPeakBytes),
+          static_cast<long long>(c.rows[0].valPeakBytes),
+          static_cast<long long>(c.rows[1].valPeakBytes),
+          static_cast<long long>(c.rows[2].valPeakBytes));
+    QVERIFY(c.rows[1].trainPeakBytes < c.rows[0].trainPeakBytes);
+    QVERIFY(c.rows[2].trainPeakBytes < c.rows[0].trainPeakBytes);
+    // The training peak is the last batch_end's, never the epoch's (which includes validation).
+    for (size_t i = 0; i < 3; ++i) {
+        std::int64_t lastBatch = 0;
+        for (const hr::EventRecord& e : c.rows[i].run.events)
+            if (e.type == "batch_end")
+                lastBatch = static_cast<std::int64_t>(e.number("peak_bytes"));
+        QVERIFY(lastBatch > 0);
+        QVERIFY(c.rows[i].trainPeakBytes >= lastBatch);
+        // results.csv's epoch peak is the larger of the two (one epoch here).
+        const std::int64_t epochPeak = c.rows[i].run.epochs.back().peakMemoryBytes;
+        QVERIFY(c.rows[i].trainPeakBytes <= epochPeak);
+        QVERIFY(std::max(c.rows[i].trainPeakBytes, c.rows[i].valPeakBytes) >= epochPeak);
+    }
 
     const hr::ComparisonRow& oom = c.rows[3];
     QCOMPARE(oom.status, std::string("OOM"));
@@ -324,8 +498,9 @@ void TestCompare::matrixRunEndToEnd() {
             lines.push_back(line);
     QCOMPARE(lines.size(), strategies.size() + 1);
     const std::vector<std::string> header = csvCells(lines[0]);
-    for (const char* column : {"strategy", "status", "oom_phase", "peak_memory_bytes",
-                               "mean_epoch_s", "images_per_s", "map50", "map50_95", "pareto"})
+    for (const char* column :
+         {"strategy", "status", "oom_phase", "train_peak_bytes", "val_peak_bytes", "mean_epoch_s",
+          "images_per_s", "map50", "map50_95", "pareto", "train_peak_ratio", "claim_memory_ratio"})
         QVERIFY2(std::find(header.begin(), header.end(), column) != header.end(), column);
     const auto column = [&](const char* name) {
         return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
@@ -335,8 +510,10 @@ void TestCompare::matrixRunEndToEnd() {
         QCOMPARE(cells.size(), header.size());
         QCOMPARE(cells[column("strategy")], strategies[i - 1].name);
         QCOMPARE(cells[column("status")], c.rows[i - 1].status);
-        QCOMPARE(std::stoll(cells[column("peak_memory_bytes")]),
-                 static_cast<long long>(c.rows[i - 1].peakMemoryBytes));
+        QCOMPARE(std::stoll(cells[column("train_peak_bytes")]),
+                 static_cast<long long>(c.rows[i - 1].trainPeakBytes));
+        QCOMPARE(std::stoll(cells[column("val_peak_bytes")]),
+                 static_cast<long long>(c.rows[i - 1].valPeakBytes));
     }
     QCOMPARE(csvCells(lines[4])[column("oom_phase")], oom.oomPhase);
 
@@ -349,9 +526,13 @@ void TestCompare::matrixRunEndToEnd() {
     QCOMPARE(count(html, "<tr class="), strategies.size());
     QVERIFY(html.find("Pareto front") != std::string::npos);
     QVERIFY(html.find("OOM (" + oom.oomPhase + ")") != std::string::npos);
+    QVERIFY(html.find("<th>training peak</th><th>validation peak</th>") != std::string::npos);
+    QVERIFY(html.find("Training peak vs mAP") != std::string::npos);
     const std::string text = hr::comparisonText(c);
     QVERIFY(count(text, "\n") >= strategies.size() + 1);
     QVERIFY(text.find("small-budget") != std::string::npos);
+    QVERIFY(text.find("train peak") != std::string::npos);
+    QVERIFY(text.find("val peak") != std::string::npos);
 
     // The same folders compared without training give the same measurements.
     std::vector<std::string> dirs;
@@ -361,7 +542,8 @@ void TestCompare::matrixRunEndToEnd() {
     QCOMPARE(again.rows.size(), c.rows.size());
     for (size_t i = 0; i < c.rows.size(); ++i) {
         QCOMPARE(again.rows[i].status, c.rows[i].status);
-        QCOMPARE(again.rows[i].peakMemoryBytes, c.rows[i].peakMemoryBytes);
+        QCOMPARE(again.rows[i].trainPeakBytes, c.rows[i].trainPeakBytes);
+        QCOMPARE(again.rows[i].valPeakBytes, c.rows[i].valPeakBytes);
         QCOMPARE(again.rows[i].map, c.rows[i].map);
         QCOMPARE(again.rows[i].pareto, c.rows[i].pareto);
     }

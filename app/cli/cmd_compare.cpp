@@ -35,7 +35,12 @@ public:
     void operator()(size_t index, const TrainEvent& event) {
         const std::string& name = m_strategies[index].name;
         char text[256];
-        if (const auto* e = std::get_if<RunStarted>(&event)) {
+        if (const auto* e = std::get_if<BatchEnd>(&event)) {
+            m_peaks.batchEnd(e->epoch, e->peakBytes);
+        } else if (const auto* e = std::get_if<MemorySample>(&event)) {
+            m_peaks.sample(e->phase, e->peak, e->allocated);
+        } else if (const auto* e = std::get_if<RunStarted>(&event)) {
+            m_peaks = PeakSplit();
             std::cout << "[" << index + 1 << "/" << m_strategies.size() << "] " << name
                       << ": batch " << e->config.batch << ", accumulate "
                       << accumulateSteps(e->config) << (e->config.amp ? ", AMP" : "")
@@ -45,13 +50,16 @@ public:
                       << " -> " << e->runDir << "\n"
                       << std::flush;
         } else if (const auto* e = std::get_if<EpochEnd>(&event)) {
+            m_peaks.epochEnd(e->epoch, e->peakBytes);
             std::snprintf(text, sizeof text,
                           "  %s epoch %d/%d  mAP50 %.3f  mAP50-95 %.3f  %.1f s  %.1f img/s  "
-                          "peak %s\n",
+                          "train peak %s  val peak %s\n",
                           name.c_str(), e->epoch + 1, e->epochs, e->map50, e->map, e->epochSeconds,
-                          e->imagesPerSecond, formatBytes(e->peakBytes).c_str());
+                          e->imagesPerSecond, formatBytes(m_peaks.trainPeak()).c_str(),
+                          m_peaks.valPeak() > 0 ? formatBytes(m_peaks.valPeak()).c_str() : "-");
             std::cout << text << std::flush;
         } else if (const auto* e = std::get_if<OomOccurred>(&event)) {
+            m_peaks.oom(e->report.phase, e->report.peakBytes);
             std::cout << "  " << name << ": out of memory in the " << toString(e->report.phase)
                       << " phase (epoch " << e->report.epoch + 1 << ", batch "
                       << e->report.batch + 1 << "); recorded as OOM\n"
@@ -64,6 +72,7 @@ public:
 
 private:
     const std::vector<Strategy>& m_strategies;
+    PeakSplit m_peaks; ///< of the running strategy
 };
 
 int finish(Comparison& comparison, const std::string& out) {
@@ -154,12 +163,14 @@ Command makeCompareCommand() {
     c.description =
         "Runs each strategy as a normal training run PROJECT/NAME-<strategy> (NAME defaults to "
         "'compare') on the same data, seed and epochs, one after another, then measures each "
-        "from its run folder: peak memory, mean epoch time, images/s, final mAP50 and "
-        "mAP50-95, and marks the Pareto front of (peak memory, mAP50-95).\n"
+        "from its run folder: training peak and validation peak memory (apart), mean epoch "
+        "time, images/s, final mAP50 and mAP50-95, and marks the Pareto front of (training "
+        "peak, mAP50-95).\n"
         "The default strategies are relative to batch=B: native B; B/4 + accumulate 4; B/4 + "
         "AMP; B/8 + AMP + accumulate 8; B/4 + AMP + checkpointing; each sets nbs = batch x "
         "accumulate. Published numbers for that table are shown as ratios beside the measured "
-        "ones. --strategies FILE replaces them (YAML list of {name, overrides, claim}; values "
+        "ones (memory: beside the training peak's ratio). --strategies FILE replaces them "
+        "(YAML list of {name, overrides, claim}, as the studio's Compare page saves it; values "
         "may use B, B/4, B/4*4). Strategies run with on_oom=stop: an OOM is a row, not a fix.\n"
         "--runs DIR1,DIR2 compares existing run folders without training. DIR (default "
         "PROJECT/NAME-report) receives compare.csv and compare.html. Ctrl-C stops the running "

@@ -90,8 +90,9 @@ ChartSeries series(const std::string& name, std::vector<std::pair<double, double
 
 std::string comparisonCsvHeader() {
     return "strategy,description,status,oom_phase,batch,accumulate,imgsz,amp,checkpointing,"
-           "epochs,epochs_done,peak_memory_bytes,mean_epoch_s,images_per_s,map50,map50_95,"
-           "pareto,memory_ratio,epoch_time_ratio,claim_memory_gb,claim_epoch_min,claim_map50,"
+           "epochs,epochs_done,train_peak_bytes,val_peak_bytes,mean_epoch_s,images_per_s,map50,"
+           "map50_95,pareto,train_peak_ratio,epoch_time_ratio,claim_memory_gb,claim_epoch_min,"
+           "claim_map50,"
            "claim_memory_ratio,claim_epoch_time_ratio,run_dir,message";
 }
 
@@ -114,7 +115,7 @@ std::string comparisonCsv(const Comparison& c) {
         out << csvField(r.strategy) << "," << csvField(r.description) << "," << r.status << ","
             << r.oomPhase << "," << r.batch << "," << r.accumulate << "," << r.imgsz << ","
             << (r.amp ? "true" : "false") << "," << r.checkpointing << "," << r.epochs << ","
-            << r.run.epochs.size() << "," << r.peakMemoryBytes << ","
+            << r.run.epochs.size() << "," << r.trainPeakBytes << "," << r.valPeakBytes << ","
             << (r.hasMetrics ? fixed(r.meanEpochSeconds, 3) : "") << ","
             << (r.hasMetrics ? fixed(r.imagesPerSecond, 2) : "") << ","
             << (r.hasMetrics ? fixed(r.map50, 5) : "") << ","
@@ -131,9 +132,9 @@ std::string comparisonCsv(const Comparison& c) {
 
 std::string comparisonText(const Comparison& c) {
     std::vector<std::vector<std::string>> cells;
-    cells.push_back({"strategy", "status", "batch", "AMP", "ckpt", "peak mem", "vs base", "claim",
-                     "epoch s", "vs base", "claim", "img/s", "mAP50", "claim", "mAP50-95",
-                     "front"});
+    cells.push_back({"strategy", "status", "batch", "AMP", "ckpt", "train peak", "vs base", "claim",
+                     "val peak", "epoch s", "vs base", "claim", "img/s", "mAP50", "claim",
+                     "mAP50-95", "front"});
     for (size_t i = 0; i < c.rows.size(); ++i) {
         const ComparisonRow& r = c.rows[i];
         bool ok = false;
@@ -141,9 +142,10 @@ std::string comparisonText(const Comparison& c) {
         cells.push_back(
             {r.strategy, statusText(r), settingsText(r), r.batch > 0 ? (r.amp ? "yes" : "no") : "",
              r.checkpointing == "none" ? "no" : r.checkpointing,
-             r.peakMemoryBytes > 0 ? formatBytes(r.peakMemoryBytes) : "",
+             r.trainPeakBytes > 0 ? formatBytes(r.trainPeakBytes) : "",
              ratioText(measuredMemoryRatio(c, i)),
              ratioText(claimedRatio(c, i, &PublishedClaim::memoryGb)),
+             r.valPeakBytes > 0 ? formatBytes(r.valPeakBytes) : "",
              r.hasMetrics ? fixed(r.meanEpochSeconds, 1) : "", ok ? "x" + fixed(timeRatio, 2) : "",
              ratioText(claimedRatio(c, i, &PublishedClaim::epochMinutes)),
              r.hasMetrics ? fixed(r.imagesPerSecond, 1) : "", r.hasMetrics ? fixed(r.map50, 3) : "",
@@ -170,7 +172,8 @@ std::string comparisonText(const Comparison& c) {
     for (const ComparisonRow& r : c.rows)
         anyClaim = anyClaim || (r.claim && !r.claim->empty());
     if (anyClaim && !c.rows.empty())
-        out << "vs base: measured ratio to the first row; claim: the published ratio ("
+        out << "vs base: measured ratio to the first row (memory: the training peak); claim: "
+               "the published ratio ("
             << (c.rows[0].claim && !c.rows[0].claim->source.empty() ? c.rows[0].claim->source
                                                                     : "published numbers")
             << ")\n";
@@ -186,7 +189,8 @@ std::string comparisonHtml(const Comparison& c) {
     SvgChart mapTime =
         chart("mAP@0.5:0.95 over wall time", "seconds since the run started", "mAP@0.5:0.95");
     SvgChart loss = chart("Training loss over epochs", "epoch", "box + cls + dfl");
-    SvgChart scatter = chart("Peak memory vs mAP@0.5:0.95", "peak memory (MiB)", "mAP@0.5:0.95");
+    SvgChart scatter =
+        chart("Training peak vs mAP@0.5:0.95", "training peak memory (MiB)", "mAP@0.5:0.95");
     ChartSeries front = series("Pareto front", {}, "#333333", true, false);
     front.dashed = true;
     for (size_t i = 0; i < c.rows.size(); ++i) {
@@ -208,13 +212,13 @@ std::string comparisonHtml(const Comparison& c) {
         loss.series.push_back(l);
         mapTime.series.push_back(series(r.strategy, r.mapOverWallTime(), colour, true, true));
         ChartSeries p = series(r.strategy, {}, colour, false, true);
-        if (r.hasMetrics && r.peakMemoryBytes > 0 && r.status != "OOM") {
-            p.points.emplace_back(static_cast<double>(r.peakMemoryBytes) / kMiB, r.map);
+        if (r.hasMetrics && r.trainPeakBytes > 0 && r.status != "OOM") {
+            p.points.emplace_back(static_cast<double>(r.trainPeakBytes) / kMiB, r.map);
             p.labels.push_back(r.pareto ? r.strategy + " *" : r.strategy);
         }
         scatter.series.push_back(p);
         if (r.pareto)
-            front.points.emplace_back(static_cast<double>(r.peakMemoryBytes) / kMiB, r.map);
+            front.points.emplace_back(static_cast<double>(r.trainPeakBytes) / kMiB, r.map);
     }
     std::sort(front.points.begin(), front.points.end());
     scatter.series.push_back(front);
@@ -231,7 +235,8 @@ std::string comparisonHtml(const Comparison& c) {
             "</head>\n<body>\n<h1>"
          << htmlEscape(c.title.empty() ? "Headroom strategy comparison" : c.title) << "</h1>\n";
     html << "<table>\n<tr><th>strategy</th><th>settings</th><th>status</th><th>batch</th>"
-            "<th>AMP</th><th>checkpointing</th><th>peak memory</th><th>mean epoch (s)</th>"
+            "<th>AMP</th><th>checkpointing</th><th>training peak</th><th>validation peak</th>"
+            "<th>mean epoch (s)</th>"
             "<th>images/s</th><th>mAP@0.5</th><th>mAP@0.5:0.95</th><th>Pareto</th></tr>\n";
     for (size_t i = 0; i < c.rows.size(); ++i) {
         const ComparisonRow& r = c.rows[i];
@@ -252,9 +257,10 @@ std::string comparisonHtml(const Comparison& c) {
              << htmlEscape(r.description) << "</td><td class=\"text\">" << htmlEscape(statusText(r))
              << "</td><td>" << settingsText(r) << "</td><td>" << (r.amp ? "yes" : "no")
              << "</td><td>" << htmlEscape(r.checkpointing) << "</td><td>"
-             << (r.peakMemoryBytes > 0 ? formatBytes(r.peakMemoryBytes) : "")
+             << (r.trainPeakBytes > 0 ? formatBytes(r.trainPeakBytes) : "")
              << measured(measuredMemoryRatio(c, i))
              << claimSpan(claimedRatio(c, i, &PublishedClaim::memoryGb)) << "</td><td>"
+             << (r.valPeakBytes > 0 ? formatBytes(r.valPeakBytes) : "") << "</td><td>"
              << (r.hasMetrics ? fixed(r.meanEpochSeconds, 1) : "")
              << (ok ? " x" + fixed(timeRatio, 2) : "")
              << claimSpan(claimedRatio(c, i, &PublishedClaim::epochMinutes)) << "</td><td>"
@@ -266,7 +272,9 @@ std::string comparisonHtml(const Comparison& c) {
              << "</td><td>" << (r.hasMetrics ? fixed(r.map, 3) : "") << "</td><td>"
              << (r.pareto ? "*" : "") << "</td></tr>\n";
     }
-    html << "</table>\n<p>Ratios (x) are to the first row; claims are the published ratios";
+    html << "</table>\n<p>Ratios (x) are to the first row; memory ratios compare training "
+            "peaks (validation is measured apart, from the samples taken while it ran); claims "
+            "are the published ratios";
     if (!c.rows.empty() && c.rows[0].claim && !c.rows[0].claim->source.empty())
         html << " (" << htmlEscape(c.rows[0].claim->source) << ")";
     html << ". Published numbers come from other hardware and data: treat them as hypotheses."

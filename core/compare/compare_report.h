@@ -16,8 +16,8 @@ std::string comparisonCsvHeader();
 std::string comparisonText(const Comparison& comparison);
 
 /// A self-contained HTML page (inline CSS and SVG; nothing fetched): memory over time, mAP over
-/// epochs and over wall time, training loss over epochs, the table, and memory vs mAP with the
-/// Pareto front marked.
+/// epochs and over wall time, training loss over epochs, the table (training and validation
+/// peaks apart), and the training peak vs mAP with the Pareto front marked.
 std::string comparisonHtml(const Comparison& comparison);
 
 /// Writes `dir`/compare.csv and `dir`/compare.html (creating `dir`). Returns false and fills

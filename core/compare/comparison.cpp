@@ -31,6 +31,58 @@ void readSettings(const RunRecord& run, ComparisonRow& row) {
 
 } // namespace
 
+void PeakSplit::batchEnd(int epoch, std::int64_t peakBytes) {
+    if (epoch != m_epoch) {
+        m_epoch = epoch;
+        m_epochTrain = 0;
+    }
+    m_epochTrain = std::max(m_epochTrain, peakBytes);
+    m_train = std::max(m_train, peakBytes);
+}
+
+void PeakSplit::epochEnd(int epoch, std::int64_t peakBytes) {
+    // Without a batch_end for this epoch nothing tells the two apart: leave it to the samples.
+    if (epoch == m_epoch && peakBytes > m_epochTrain)
+        m_val = std::max(m_val, peakBytes);
+}
+
+void PeakSplit::sample(Phase phase, std::int64_t peak, std::int64_t allocated) {
+    const std::int64_t bytes = std::max(peak, allocated);
+    if (phase == Phase::Validation)
+        m_val = std::max(m_val, bytes);
+    else if (phase != Phase::Idle)
+        m_train = std::max(m_train, bytes);
+}
+
+void PeakSplit::oom(Phase phase, std::int64_t peakBytes) {
+    if (phase == Phase::Validation)
+        m_val = std::max(m_val, peakBytes);
+    else
+        m_train = std::max(m_train, peakBytes);
+}
+
+PeakSplit splitPeaks(const RunRecord& run) {
+    PeakSplit split;
+    for (const EventRecord& e : run.events) {
+        if (e.type == "run_started") {
+            split.batchEnd(-1, 0); // a resumed run counts its epochs afresh
+        } else if (e.type == "batch_end") {
+            split.batchEnd(static_cast<int>(e.number("epoch", -1)),
+                           static_cast<std::int64_t>(e.number("peak_bytes")));
+        } else if (e.type == "epoch_end") {
+            split.epochEnd(static_cast<int>(e.number("epoch", -2)),
+                           static_cast<std::int64_t>(e.number("peak_bytes")));
+        } else if (e.type == "oom") {
+            Phase phase = Phase::Idle;
+            parsePhase(e.text("phase"), phase);
+            split.oom(phase, static_cast<std::int64_t>(e.number("peak_bytes")));
+        }
+    }
+    for (const MemorySample& s : run.memory)
+        split.sample(s.phase, s.peak, s.allocated);
+    return split;
+}
+
 std::vector<std::pair<double, double>> ComparisonRow::mapOverWallTime() const {
     std::vector<std::pair<double, double>> points;
     double start = -1;
@@ -74,7 +126,9 @@ ComparisonRow rowFromRun(const RunRecord& run, const Strategy* strategy) {
         if (!row.checkpointing.empty() && row.checkpointing != "none")
             row.description += " + checkpointing " + row.checkpointing;
     }
-    row.peakMemoryBytes = run.summary.peakMemoryBytes;
+    const PeakSplit peaks = splitPeaks(run);
+    row.trainPeakBytes = peaks.trainPeak();
+    row.valPeakBytes = peaks.valPeak();
     if (!run.epochs.empty()) {
         double seconds = 0, speed = 0;
         for (const EpochRecord& e : run.epochs) {
@@ -156,9 +210,9 @@ void markParetoFront(Comparison& comparison) {
         ComparisonRow& row = comparison.rows[i];
         row.pareto = false;
         if (!row.hasMetrics || row.status == "OOM" || row.status == "failed" ||
-            row.peakMemoryBytes <= 0)
+            row.trainPeakBytes <= 0)
             continue;
-        points.emplace_back(static_cast<double>(row.peakMemoryBytes), row.map);
+        points.emplace_back(static_cast<double>(row.trainPeakBytes), row.map);
         rowOf.push_back(i);
     }
     for (size_t index : paretoFront(points))
@@ -177,7 +231,7 @@ std::optional<double> measuredRatio(const Comparison& c, size_t row, double Comp
 std::optional<double> measuredMemoryRatio(const Comparison& c, size_t row) {
     if (c.rows.empty() || row >= c.rows.size())
         return std::nullopt;
-    const auto base = c.rows[0].peakMemoryBytes, value = c.rows[row].peakMemoryBytes;
+    const auto base = c.rows[0].trainPeakBytes, value = c.rows[row].trainPeakBytes;
     if (base <= 0 || value <= 0 || c.rows[0].status != "done")
         return std::nullopt;
     return static_cast<double>(value) / static_cast<double>(base);

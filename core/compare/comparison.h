@@ -2,6 +2,7 @@
 #pragma once
 
 #include "compare/strategy.h"
+#include "memory/phase.h"
 #include "runs/run_store.h"
 
 #include <cstdint>
@@ -11,6 +12,35 @@
 #include <vector>
 
 namespace hr {
+
+/// A run's training and validation peaks, kept apart. The trainer's per-epoch peak
+/// (results.csv, epoch_end) is the larger of the two, so a validation pass with a large val_batch
+/// can hide what a strategy saves in training. Fed from a run's events and memory samples (a
+/// run folder, or a live event stream):
+/// - training: each batch_end's peak (the allocator's exact peak of the epoch's steps so far;
+///   validation comes after the last one), samples taken in a training phase, and the peak of
+///   an OOM outside validation;
+/// - validation: samples taken in the validation phase (sampled, so it can miss a short spike),
+///   an epoch_end peak above that epoch's training peak (exact: only validation follows the
+///   last step), and the peak of an OOM in validation.
+class PeakSplit {
+public:
+    void batchEnd(int epoch, std::int64_t peakBytes);
+    void epochEnd(int epoch, std::int64_t peakBytes);
+    void sample(Phase phase, std::int64_t peak, std::int64_t allocated);
+    void oom(Phase phase, std::int64_t peakBytes);
+
+    std::int64_t trainPeak() const { return m_train; }
+    std::int64_t valPeak() const { return m_val; }
+
+private:
+    std::int64_t m_train = 0, m_val = 0;
+    int m_epoch = -1;
+    std::int64_t m_epochTrain = 0; ///< training peak of m_epoch
+};
+
+/// The peaks of a loaded run folder (events.jsonl and memory.csv), as PeakSplit splits them.
+PeakSplit splitPeaks(const RunRecord& run);
 
 /// One strategy (or one existing run) as measured from its run folder.
 struct ComparisonRow {
@@ -28,12 +58,13 @@ struct ComparisonRow {
     bool amp = false;
     std::string checkpointing;
 
-    std::int64_t peakMemoryBytes = 0; ///< highest peak in results.csv and memory.csv
-    double meanEpochSeconds = 0;      ///< mean of results.csv's epoch_seconds
-    double imagesPerSecond = 0;       ///< mean of results.csv's images_per_s
-    double map50 = 0, map = 0;        ///< of the last epoch (map = mAP@0.5:0.95)
-    bool hasMetrics = false;          ///< at least one epoch finished
-    bool pareto = false;              ///< on the (peak memory, mAP@0.5:0.95) front
+    std::int64_t trainPeakBytes = 0; ///< training steps' peak (see PeakSplit)
+    std::int64_t valPeakBytes = 0;   ///< validation's peak (see PeakSplit); 0 = none measured
+    double meanEpochSeconds = 0;     ///< mean of results.csv's epoch_seconds
+    double imagesPerSecond = 0;      ///< mean of results.csv's images_per_s
+    double map50 = 0, map = 0;       ///< of the last epoch (map = mAP@0.5:0.95)
+    bool hasMetrics = false;         ///< at least one epoch finished
+    bool pareto = false;             ///< on the (training peak, mAP@0.5:0.95) front
 
     std::optional<PublishedClaim> claim;
     RunRecord run; ///< the folder's curves (epochs, memory timeline, events)
@@ -61,11 +92,13 @@ Comparison compareRunFolders(const std::vector<std::string>& dirs);
 /// Equal points are all kept.
 std::vector<size_t> paretoFront(const std::vector<std::pair<double, double>>& points);
 
-/// Sets `pareto` on the rows with metrics that are on the (peak memory, mAP@0.5:0.95) front.
+/// Sets `pareto` on the rows with metrics that are on the (training peak, mAP@0.5:0.95) front.
 void markParetoFront(Comparison& comparison);
 
 /// The measured value over the baseline's (row 0), or nothing when either is missing or zero.
 std::optional<double> measuredRatio(const Comparison& c, size_t row, double ComparisonRow::*field);
+/// The training peak over the baseline's, when the baseline finished: the measured number the
+/// published memory claim (a training-time figure) is set beside.
 std::optional<double> measuredMemoryRatio(const Comparison& c, size_t row);
 /// The claimed ratio to the baseline's claim (memory or epoch minutes), or nothing.
 std::optional<double> claimedRatio(const Comparison& c, size_t row, double PublishedClaim::*field);

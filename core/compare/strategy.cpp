@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "compare/strategy.h"
 
+#include "config/yaml_read.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
 
@@ -28,73 +29,100 @@ Strategy make(std::string name, std::string description,
     return s;
 }
 
-int lineOf(const YAML::Node& node) {
-    const YAML::Mark mark = node.Mark();
-    return mark.line >= 0 ? mark.line + 1 : 0;
-}
+using Severity = Diagnostic::Severity;
+
+const std::vector<std::string> kStrategyKeys = {"name", "overrides", "claim", "description"};
+const std::vector<std::string> kClaimKeys = {"memory_gb", "epoch_min", "map50", "source"};
 
 Diagnostic error(const std::string& file, int line, const std::string& key,
                  const std::string& message, const std::string& fix = {}) {
-    Diagnostic d;
-    d.severity = Diagnostic::Severity::Error;
-    d.file = file;
-    d.line = line;
-    d.key = key;
-    d.message = message;
-    d.fix = fix;
-    return d;
+    return yaml::makeDiagnostic(Severity::Error, file, line, key, message, fix);
 }
 
-/// The first unknown key of `map`, checked against `known`, as a diagnostic with a suggestion.
+/// Every key of `map` that is not in `known`, as an error with the nearest known key.
 void checkKeys(const YAML::Node& map, const std::vector<std::string>& known,
                const std::string& file, const std::string& where, Diagnostics& out) {
     for (const auto& entry : map) {
         const std::string key = entry.first.Scalar();
         if (std::find(known.begin(), known.end(), key) != known.end())
             continue;
-        const std::string nearest = nearestMatch(key, known);
-        out.push_back(error(file, lineOf(entry.first), key, "unknown key in " + where,
-                            nearest.empty() ? "known keys: name, overrides, claim, description"
-                                            : "did you mean '" + nearest + "'?"));
+        std::string otherwise = "known keys:";
+        for (const std::string& k : known)
+            otherwise += (&k == &known.front() ? " " : ", ") + k;
+        out.push_back(error(file, yaml::lineOf(entry.first), key, "unknown key in " + where,
+                            yaml::suggestion(key, known, otherwise)));
     }
 }
 
-bool validName(const std::string& name) {
-    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+/// Why `name` cannot name a strategy (it becomes part of a folder name), if it cannot.
+std::optional<Diagnostic> nameProblem(const std::string& name) {
+    if (name.empty())
+        return error({}, 0, "name", "the strategy has no name",
+                     "add name: <letters, digits, - _ .>");
+    const bool ok = std::all_of(name.begin(), name.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
     });
+    if (ok)
+        return std::nullopt;
+    return error({}, 0, "name", "'" + name + "' cannot be part of a folder name",
+                 "use letters, digits, '-', '_' and '.'");
 }
 
-std::optional<double> number(const YAML::Node& node) {
-    if (!node.IsScalar())
-        return std::nullopt;
-    const std::string text = trim(node.Scalar());
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value) || value < 0)
-        return std::nullopt;
-    return value;
+/// One override as TrainConfig reads it, against a typical batch (16) for `B` expressions.
+Diagnostics overrideProblems(const std::string& key, const std::string& value) {
+    Diagnostics out;
+    if (trim(key).empty()) {
+        out.push_back(error({}, 0, "", "a setting without a name (= " + value + ")",
+                            "write key=value, e.g. lr0=0.005"));
+        return out;
+    }
+    TrainConfig probe;
+    for (Diagnostic d : applyOverride(probe, key, resolveBatchExpression(value, 16))) {
+        if (d.severity == Severity::Note)
+            continue;
+        if (d.key.empty())
+            d.key = key;
+        out.push_back(d);
+    }
+    return out;
+}
+
+/// Claimed numbers out of range; each diagnostic's key is the claim's YAML key.
+Diagnostics claimProblems(const PublishedClaim& claim) {
+    Diagnostics out;
+    const auto negative = [&](double value, const char* key) {
+        if (value < 0 || !std::isfinite(value))
+            out.push_back(
+                error({}, 0, key, "expected a number >= 0, got " + yaml::formatNumber(value)));
+    };
+    negative(claim.memoryGb, "memory_gb");
+    negative(claim.epochMinutes, "epoch_min");
+    negative(claim.map50, "map50");
+    if (claim.map50 > 1)
+        out.push_back(
+            error({}, 0, "map50", "mAP@0.5 is a fraction between 0 and 1", "write 0.68, not 68"));
+    return out;
 }
 
 std::optional<PublishedClaim> parseClaim(const YAML::Node& node, const std::string& file,
                                          Diagnostics& out) {
     if (!node.IsMap()) {
-        out.push_back(error(file, lineOf(node), "claim", "expected a map",
+        out.push_back(error(file, yaml::lineOf(node), "claim", "expected a map",
                             "write e.g. claim: {memory_gb: 6.8, epoch_min: 15, map50: 0.68}"));
         return std::nullopt;
     }
-    checkKeys(node, {"memory_gb", "epoch_min", "map50", "source"}, file, "a claim", out);
+    checkKeys(node, kClaimKeys, file, "a claim", out);
     PublishedClaim claim;
     bool ok = true;
     const auto read = [&](const char* key, double& field) {
         const YAML::Node value = node[key];
         if (!value)
             return;
-        if (const auto v = number(value)) {
+        if (const auto v = yaml::toNumber(value); v && *v >= 0) {
             field = *v;
         } else {
-            out.push_back(error(file, lineOf(value), key,
-                                "expected a number >= 0, got '" + value.Scalar() + "'"));
+            out.push_back(error(file, yaml::lineOf(value), key,
+                                "expected a number >= 0, got " + yaml::describe(value)));
             ok = false;
         }
     };
@@ -103,9 +131,12 @@ std::optional<PublishedClaim> parseClaim(const YAML::Node& node, const std::stri
     read("map50", claim.map50);
     if (node["source"] && node["source"].IsScalar())
         claim.source = node["source"].Scalar();
-    if (ok && claim.map50 > 1) {
-        out.push_back(error(file, lineOf(node["map50"]), "map50",
-                            "mAP@0.5 is a fraction between 0 and 1", "write 0.68, not 68"));
+    if (!ok)
+        return std::nullopt;
+    for (Diagnostic d : claimProblems(claim)) {
+        d.file = file;
+        d.line = yaml::lineOf(node[d.key]);
+        out.push_back(d);
         ok = false;
     }
     return ok ? std::optional<PublishedClaim>(claim) : std::nullopt;
@@ -115,21 +146,19 @@ std::optional<Strategy> parseEntry(const YAML::Node& node, const std::string& fi
                                    Diagnostics& out) {
     if (!node.IsMap()) {
         out.push_back(
-            error(file, lineOf(node), "", "a strategy must be a map",
+            error(file, yaml::lineOf(node), "", "a strategy must be a map",
                   "write e.g. - {name: quarter-amp, overrides: {batch: B/4, amp: true}}"));
         return std::nullopt;
     }
     const size_t before = out.size();
-    checkKeys(node, {"name", "overrides", "claim", "description"}, file, "a strategy", out);
+    checkKeys(node, kStrategyKeys, file, "a strategy", out);
     Strategy s;
     const YAML::Node name = node["name"];
-    if (!name || !name.IsScalar()) {
-        out.push_back(error(file, lineOf(node), "name", "the strategy has no name",
-                            "add name: <letters, digits, - _ .>"));
-    } else if (!validName(name.Scalar())) {
-        out.push_back(error(file, lineOf(name), "name",
-                            "'" + name.Scalar() + "' cannot be part of a folder name",
-                            "use letters, digits, '-', '_' and '.'"));
+    if (const auto problem = nameProblem(name && name.IsScalar() ? name.Scalar() : "")) {
+        Diagnostic d = *problem;
+        d.file = file;
+        d.line = yaml::lineOf(name && name.IsScalar() ? name : node);
+        out.push_back(d);
     } else {
         s.name = name.Scalar();
     }
@@ -137,14 +166,15 @@ std::optional<Strategy> parseEntry(const YAML::Node& node, const std::string& fi
         s.description = description.Scalar();
     const YAML::Node overrides = node["overrides"];
     if (overrides && !overrides.IsMap() && !overrides.IsNull()) {
-        out.push_back(error(file, lineOf(overrides), "overrides", "expected a map of settings",
+        out.push_back(error(file, yaml::lineOf(overrides), "overrides",
+                            "expected a map of settings, got " + yaml::describe(overrides),
                             "write e.g. overrides: {batch: B/4, amp: true}"));
     } else if (overrides && overrides.IsMap()) {
         for (const auto& entry : overrides) {
             const std::string key = entry.first.Scalar();
             if (!entry.second.IsScalar() && !entry.second.IsSequence()) {
-                out.push_back(
-                    error(file, lineOf(entry.second), key, "expected a value, got a map"));
+                out.push_back(error(file, yaml::lineOf(entry.second), key,
+                                    "expected a value, got " + yaml::describe(entry.second)));
                 continue;
             }
             std::string value;
@@ -155,15 +185,10 @@ std::optional<Strategy> parseEntry(const YAML::Node& node, const std::string& fi
                 emitter << YAML::Flow << entry.second;
                 value = emitter.c_str();
             }
-            // Check the setting now, against a typical batch, so the error names this line.
-            TrainConfig probe;
-            for (Diagnostic d : applyOverride(probe, key, resolveBatchExpression(value, 16))) {
-                if (d.severity == Diagnostic::Severity::Note)
-                    continue;
+            // Checked now, so that the error names this line.
+            for (Diagnostic d : overrideProblems(key, value)) {
                 d.file = file;
-                d.line = lineOf(entry.second);
-                if (d.key.empty())
-                    d.key = key;
+                d.line = yaml::lineOf(entry.second);
                 out.push_back(d);
             }
             s.overrides.emplace_back(key, value);
@@ -174,6 +199,18 @@ std::optional<Strategy> parseEntry(const YAML::Node& node, const std::string& fi
     if (hasErrors(Diagnostics(out.begin() + static_cast<std::ptrdiff_t>(before), out.end())))
         return std::nullopt;
     return s;
+}
+
+/// An override's value as YAML: a flow list stays a list ("[0, 1]"), anything else is text.
+void emitValue(YAML::Emitter& out, const std::string& value) {
+    if (!trim(value).empty() && trim(value).front() == '[') {
+        Diagnostics ignored;
+        if (const auto node = yaml::parseDocument(value, {}, ignored); node && node->IsSequence()) {
+            out << YAML::Flow << *node;
+            return;
+        }
+    }
+    out << value;
 }
 
 } // namespace
@@ -233,22 +270,19 @@ std::string describeOverrides(const Strategy& strategy) {
 
 StrategiesResult parseStrategies(const std::string& yamlText, const std::string& sourceName) {
     StrategiesResult result;
-    YAML::Node root;
-    try {
-        root = YAML::Load(yamlText);
-    } catch (const YAML::Exception& e) {
-        result.diagnostics.push_back(error(sourceName, e.mark.line >= 0 ? e.mark.line + 1 : 0, "",
-                                           "not valid YAML: " + e.msg));
+    const std::optional<YAML::Node> root =
+        yaml::parseDocument(yamlText, sourceName, result.diagnostics);
+    if (!root)
         return result;
-    }
-    YAML::Node list = root;
-    if (root.IsMap()) {
-        checkKeys(root, {"strategies"}, sourceName, "the strategies file", result.diagnostics);
-        list = root["strategies"];
+    YAML::Node list = *root;
+    if (root->IsMap()) {
+        checkKeys(*root, {"strategies"}, sourceName, "the strategies file", result.diagnostics);
+        list = (*root)["strategies"];
     }
     if (!list || !list.IsSequence() || list.size() == 0) {
         result.diagnostics.push_back(
-            error(sourceName, root ? lineOf(root) : 0, "strategies", "no list of strategies found",
+            error(sourceName, std::max(1, yaml::lineOf(*root)), "strategies",
+                  "no list of strategies found",
                   "write a list: - {name: native, overrides: {batch: B}}"));
         return result;
     }
@@ -259,7 +293,7 @@ StrategiesResult parseStrategies(const std::string& yamlText, const std::string&
         if (!s)
             continue;
         if (!names.insert(s->name).second) {
-            result.diagnostics.push_back(error(sourceName, lineOf(entry["name"]), "name",
+            result.diagnostics.push_back(error(sourceName, yaml::lineOf(entry["name"]), "name",
                                                "a second strategy named '" + s->name + "'",
                                                "give each strategy its own name"));
             continue;
@@ -280,6 +314,87 @@ StrategiesResult loadStrategies(const std::string& path) {
         return result;
     }
     return parseStrategies(text, path);
+}
+
+Diagnostics checkStrategy(const Strategy& strategy) {
+    Diagnostics out;
+    if (const auto problem = nameProblem(strategy.name))
+        out.push_back(*problem);
+    std::set<std::string> keys;
+    for (const auto& [key, value] : strategy.overrides) {
+        Diagnostics problems = overrideProblems(key, value);
+        if (!trim(key).empty() && !keys.insert(trim(key)).second)
+            problems.push_back(
+                error({}, 0, key, "'" + key + "' is set twice", "keep one " + key + "=value"));
+        out.insert(out.end(), problems.begin(), problems.end());
+    }
+    if (strategy.claim) {
+        const Diagnostics problems = claimProblems(*strategy.claim);
+        out.insert(out.end(), problems.begin(), problems.end());
+    }
+    const std::string who =
+        strategy.name.empty() ? std::string("a strategy") : "strategy '" + strategy.name + "'";
+    for (Diagnostic& d : out)
+        d.message = who + ": " + d.message;
+    return out;
+}
+
+Diagnostics checkStrategies(const std::vector<Strategy>& strategies) {
+    Diagnostics out;
+    if (strategies.empty())
+        out.push_back(error({}, 0, "strategies", "no strategies to run",
+                            "add one, or reset to the default matrix"));
+    std::set<std::string> names;
+    for (const Strategy& s : strategies) {
+        const Diagnostics problems = checkStrategy(s);
+        out.insert(out.end(), problems.begin(), problems.end());
+        if (!s.name.empty() && !names.insert(s.name).second)
+            out.push_back(error({}, 0, "name", "a second strategy named '" + s.name + "'",
+                                "give each strategy its own name"));
+    }
+    return out;
+}
+
+std::string strategiesToYaml(const std::vector<Strategy>& strategies) {
+    YAML::Emitter out;
+    out << YAML::BeginMap << YAML::Key << "strategies" << YAML::Value << YAML::BeginSeq;
+    for (const Strategy& s : strategies) {
+        out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << s.name;
+        if (!s.description.empty())
+            out << YAML::Key << "description" << YAML::Value << s.description;
+        if (!s.overrides.empty()) {
+            out << YAML::Key << "overrides" << YAML::Value << YAML::Flow << YAML::BeginMap;
+            for (const auto& [key, value] : s.overrides) {
+                out << YAML::Key << key << YAML::Value;
+                emitValue(out, value);
+            }
+            out << YAML::EndMap;
+        }
+        if (s.claim) {
+            const PublishedClaim& c = *s.claim;
+            out << YAML::Key << "claim" << YAML::Value << YAML::Flow << YAML::BeginMap;
+            const auto number = [&](const char* key, double value) {
+                if (value > 0)
+                    out << YAML::Key << key << YAML::Value << yaml::formatNumber(value);
+            };
+            number("memory_gb", c.memoryGb);
+            number("epoch_min", c.epochMinutes);
+            number("map50", c.map50);
+            if (!c.source.empty())
+                out << YAML::Key << "source" << YAML::Value << c.source;
+            out << YAML::EndMap;
+        }
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq << YAML::EndMap;
+    return "# Headroom strategies: headroom-cli compare --strategies FILE, or Load on the Compare "
+           "page.\n# Values may use B, the base batch: B, B/4, B/4*4.\n" +
+           std::string(out.c_str()) + "\n";
+}
+
+bool saveStrategies(const std::vector<Strategy>& strategies, const std::string& path,
+                    std::string* error) {
+    return writeFileAtomically(path, strategiesToYaml(strategies), error);
 }
 
 std::optional<TrainConfig> applyStrategy(const TrainConfig& base, const Strategy& strategy,

@@ -57,6 +57,24 @@ StrategiesResult parseStrategies(const std::string& yamlText, const std::string&
 /// parseStrategies() on a file's contents; an unreadable file is one error.
 StrategiesResult loadStrategies(const std::string& path);
 
+/// The problems of one strategy as it stands (the GUI's editor, before a run): a name that
+/// cannot be part of a folder name, each override as TrainConfig reads it (`B` resolved against
+/// a batch of 16; unknown keys name the nearest known one, impossible values such as batch 0
+/// are errors), a claim with a negative number or an mAP above 1. File and line are empty;
+/// every message starts with the strategy's name.
+Diagnostics checkStrategy(const Strategy& strategy);
+
+/// checkStrategy() for each strategy, plus an empty list and names used twice.
+Diagnostics checkStrategies(const std::vector<Strategy>& strategies);
+
+/// The strategies as the YAML that parseStrategies() reads back to the same list (names,
+/// descriptions, overrides in order, claims).
+std::string strategiesToYaml(const std::vector<Strategy>& strategies);
+
+/// Writes strategiesToYaml() atomically. Returns false and fills `error` on failure.
+bool saveStrategies(const std::vector<Strategy>& strategies, const std::string& path,
+                    std::string* error);
+
 /// `base` with the strategy's overrides applied (B replaced by base.batch), run name
 /// `<base.name>-<strategy.name>`, and on_oom=stop so that an OOM is recorded rather than fixed.
 /// Returns nothing and appends diagnostics when an override is rejected.

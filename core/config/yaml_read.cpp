@@ -120,6 +120,12 @@ std::optional<YAML::Node> parseDocument(const std::string& text, const std::stri
     }
 }
 
+std::string suggestion(const std::string& word, const std::vector<std::string>& known,
+                       const std::string& otherwise) {
+    const std::string near = nearestMatch(word, known);
+    return near.empty() ? otherwise : "did you mean '" + near + "'?";
+}
+
 Diagnostic makeDiagnostic(Diagnostic::Severity severity, const std::string& file, int line,
                           const std::string& key, const std::string& message,
                           const std::string& fix) {

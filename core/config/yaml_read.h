@@ -3,7 +3,8 @@
 
 // Small helpers the config readers share: reading scalars strictly (no silent "16.5" -> 16),
 // describing a node for an error message, and turning yaml-cpp's exceptions into diagnostics.
-// Internal to core/config; other modules use train_config.h and data_config.h.
+// Used by core/config's readers and by other core readers of user YAML (core/compare's
+// strategies file), so that every file:line message is made the same way.
 
 #include "util/diagnostic.h"
 
@@ -11,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hr::yaml {
 
@@ -40,6 +42,11 @@ std::string quoteIfNeeded(const std::string& text);
 /// `sourceName` and the 1-based line yaml-cpp reports.
 std::optional<YAML::Node> parseDocument(const std::string& text, const std::string& sourceName,
                                         Diagnostics& diagnostics);
+
+/// "did you mean 'batch'?" for the entry of `known` nearest to `word`; `otherwise` when none is
+/// near enough (the fix text of an unknown-key diagnostic).
+std::string suggestion(const std::string& word, const std::vector<std::string>& known,
+                       const std::string& otherwise);
 
 /// Shorthand for building a diagnostic.
 Diagnostic makeDiagnostic(Diagnostic::Severity severity, const std::string& file, int line,

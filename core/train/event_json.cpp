@@ -30,6 +30,18 @@ public:
         }
         return *this;
     }
+    /// A number with a fixed count of decimals (a unix time to the millisecond: "%.9g" would
+    /// round it to ten seconds).
+    JsonObject& addFixed(const char* key, double value, int decimals) {
+        if (!std::isfinite(value)) {
+            field(key) << "null";
+        } else {
+            char text[48];
+            std::snprintf(text, sizeof text, "%.*f", decimals, value);
+            field(key) << text;
+        }
+        return *this;
+    }
     JsonObject& add(const char* key, std::int64_t value) {
         field(key) << value;
         return *this;
@@ -106,7 +118,7 @@ const char* eventType(const TrainEvent& event) {
 
 std::string eventToJson(const TrainEvent& event, double unixSeconds) {
     JsonObject o;
-    o.add("type", eventType(event)).add("time", unixSeconds);
+    o.add("type", eventType(event)).addFixed("time", unixSeconds, 3);
     std::visit(
         [&o](const auto& e) {
             using T = std::decay_t<decltype(e)>;
