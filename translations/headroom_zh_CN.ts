@@ -2016,20 +2016,12 @@
 <context>
     <name>hr::ui::ComparePage</name>
     <message>
-        <source>Pick runs on the Runs page and choose "Compare selected", add run folders, or run the strategy matrix on the current settings.</source>
-        <translation>在“运行记录”页选择运行并点击“比较所选”，添加运行文件夹，或用当前设置运行策略矩阵。</translation>
-    </message>
-    <message>
         <source>Add runs…</source>
         <translation>添加运行…</translation>
     </message>
     <message>
         <source>Run strategy matrix</source>
         <translation>运行策略矩阵</translation>
-    </message>
-    <message>
-        <source>Trains the current settings five ways, one after another, as normal runs: native batch B; B/4 + accumulate 4; B/4 + AMP; B/8 + AMP + accumulate 8; B/4 + AMP + checkpointing. An out-of-memory failure is recorded, not fixed.</source>
-        <translation>用当前设置依次以五种方式训练（每种都是普通运行）：原生批量 B；B/4 + 累积 4；B/4 + AMP；B/8 + AMP + 累积 8；B/4 + AMP + 梯度检查点。显存不足会被记录，而不会被修复。</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -2062,10 +2054,6 @@
     <message>
         <source>Checkpointing</source>
         <translation>梯度检查点</translation>
-    </message>
-    <message>
-        <source>Peak memory</source>
-        <translation>峰值内存</translation>
     </message>
     <message>
         <source>vs first</source>
@@ -2124,14 +2112,6 @@
         <translation>box + cls + dfl</translation>
     </message>
     <message>
-        <source>Peak memory vs mAP50-95</source>
-        <translation>峰值内存与 mAP50-95</translation>
-    </message>
-    <message>
-        <source>peak memory (MiB)</source>
-        <translation>峰值内存 (MiB)</translation>
-    </message>
-    <message>
         <source>Strategy %1: %2 → %3</source>
         <translation>策略 %1：%2 → %3</translation>
     </message>
@@ -2142,10 +2122,6 @@
     <message>
         <source>Strategy %1 ran out of memory in the %2 phase; recorded.</source>
         <translation>策略 %1 在 %2 阶段显存不足；已记录。</translation>
-    </message>
-    <message>
-        <source>Running the strategy matrix on batch %1…</source>
-        <translation>正在以批量 %1 运行策略矩阵…</translation>
     </message>
     <message>
         <source>Run folder to add</source>
@@ -2188,8 +2164,60 @@
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <source>%1 runs compared: %2 with results, %3 out of memory; ★ = Pareto front of peak memory and mAP50-95.</source>
-        <translation>已比较 %1 个运行：%2 个有结果，%3 个显存不足；★ = 峰值内存与 mAP50-95 的帕累托前沿。</translation>
+        <source>Pick runs on the Runs page and choose "Compare selected", add run folders, or edit the strategies at the left and run them on the current settings.</source>
+        <translation>在“运行记录”页选择运行并点击“比较所选”，添加运行文件夹，或编辑左侧的策略并用当前设置运行它们。</translation>
+    </message>
+    <message>
+        <source>Trains the current settings once per strategy in the list, one after another, as normal runs (B is the settings' batch). An out-of-memory failure is recorded, not fixed.</source>
+        <translation>按列表中的每个策略依次用当前设置训练一次，每次都是普通运行（B 为设置中的批量）。显存不足会被记录，而不会被修复。</translation>
+    </message>
+    <message>
+        <source>Training peak</source>
+        <translation>训练峰值</translation>
+    </message>
+    <message>
+        <source>Validation peak</source>
+        <translation>验证峰值</translation>
+    </message>
+    <message>
+        <source>Training peak over the first row's; the published claim's ratio beside it</source>
+        <translation>训练峰值与首行之比；旁边是公开数据的比例</translation>
+    </message>
+    <message>
+        <source>Highest memory while validating, apart from training (a large val_batch can exceed the training peak)</source>
+        <translation>验证时的最高内存，与训练分开（较大的 val_batch 可能超过训练峰值）</translation>
+    </message>
+    <message>
+        <source>Training peak vs mAP50-95</source>
+        <translation>训练峰值与 mAP50-95</translation>
+    </message>
+    <message>
+        <source>training peak (MiB)</source>
+        <translation>训练峰值 (MiB)</translation>
+    </message>
+    <message>
+        <source>Strategy matrix</source>
+        <translation>策略矩阵</translation>
+    </message>
+    <message>
+        <source>The strategies are relative to a fixed batch B; set batch to a number first (batch -1 lets Auto-fit choose one).</source>
+        <translation>策略相对于固定批量 B；请先把批量设为一个数字（批量 -1 表示由自动适配选择）。</translation>
+    </message>
+    <message>
+        <source>The strategies have problems; fix them first:
+%1</source>
+        <translation>策略有问题，请先修正：
+%1</translation>
+    </message>
+    <message>
+        <source>%1 runs compared: %2 with results, %3 out of memory; ★ = Pareto front of training peak and mAP50-95.</source>
+        <translation>已比较 %1 个运行：%2 个有结果，%3 个显存不足；★ = 训练峰值与 mAP50-95 的帕累托前沿。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Running %n strategies on batch %1…</source>
+        <translation>
+            <numerusform>正在以批量 %1 运行 %n 个策略…</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2348,6 +2376,205 @@
     <message>
         <source>budget %1</source>
         <translation>预算 %1</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::StrategyEditor</name>
+    <message>
+        <source>Strategy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <source>What it changes</source>
+        <translation>改动内容</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>Defaults</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>The default matrix relative to the base batch B: native B; B/4 + accumulate 4; B/4 + AMP; B/8 + AMP + accumulate 8; B/4 + AMP + checkpointing</source>
+        <translation>相对于基准批量 B 的默认矩阵：原生 B；B/4 + 累积 4；B/4 + AMP；B/8 + AMP + 累积 8；B/4 + AMP + 梯度检查点</translation>
+    </message>
+    <message>
+        <source>Load…</source>
+        <translation>加载…</translation>
+    </message>
+    <message>
+        <source>Reads a strategies file (the one headroom-cli compare --strategies reads)</source>
+        <translation>读取策略文件（即 headroom-cli compare --strategies 读取的文件）</translation>
+    </message>
+    <message>
+        <source>Save…</source>
+        <translation>保存…</translation>
+    </message>
+    <message>
+        <source>Writes the list as a strategies file for headroom-cli compare --strategies</source>
+        <translation>把列表写成供 headroom-cli compare --strategies 使用的策略文件</translation>
+    </message>
+    <message>
+        <source>Part of the run folder's name: letters, digits, '-', '_' and '.'</source>
+        <translation>运行文件夹名称的一部分：字母、数字、“-”、“_”和“.”</translation>
+    </message>
+    <message>
+        <source>the base batch</source>
+        <translation>基准批量</translation>
+    </message>
+    <message>
+        <source>Images per step: a number, or relative to the base batch B: B, B/4, B*2. Empty keeps the base batch.</source>
+        <translation>每步图像数：一个数字，或相对于基准批量 B：B、B/4、B*2。留空则保持基准批量。</translation>
+    </message>
+    <message>
+        <source>not set</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <source>Batches per optimizer step, written as nbs = batch × accumulate. "not set" keeps the base settings' nbs.</source>
+        <translation>每次优化器更新的批次数，写作 nbs = 批量 × 累积。“未设置”保持基准设置的 nbs。</translation>
+    </message>
+    <message>
+        <source>as the base settings</source>
+        <translation>同基准设置</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>key=value, one a line, e.g. imgsz=320</source>
+        <translation>key=value，每行一个，例如 imgsz=320</translation>
+    </message>
+    <message>
+        <source>Any other setting, as on headroom-cli's command line: key=value, one a line. Values may use B.</source>
+        <translation>其他任意设置，写法同 headroom-cli 命令行：key=value，每行一个。值可以使用 B。</translation>
+    </message>
+    <message>
+        <source>made from the settings</source>
+        <translation>由设置生成</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>批量</translation>
+    </message>
+    <message>
+        <source>Accumulate</source>
+        <translation>累积</translation>
+    </message>
+    <message>
+        <source>AMP</source>
+        <translation>AMP</translation>
+    </message>
+    <message>
+        <source>Checkpointing</source>
+        <translation>梯度检查点</translation>
+    </message>
+    <message>
+        <source>Other settings</source>
+        <translation>其他设置</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>说明</translation>
+    </message>
+    <message>
+        <source>Published</source>
+        <translation>公开数据</translation>
+    </message>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>%1 min/epoch</source>
+        <translation>每轮 %1 分钟</translation>
+    </message>
+    <message>
+        <source>mAP50 %1</source>
+        <translation>mAP50 %1</translation>
+    </message>
+    <message>
+        <source>no published claim</source>
+        <translation>无公开数据</translation>
+    </message>
+    <message>
+        <source>a second strategy named '%1'</source>
+        <translation>另一个同名策略“%1”</translation>
+    </message>
+    <message>
+        <source>The default strategy matrix (relative to the base batch B).</source>
+        <translation>默认策略矩阵（相对于基准批量 B）。</translation>
+    </message>
+    <message>
+        <source>%1 was not loaded:
+%2</source>
+        <translation>%1 未加载：
+%2</translation>
+    </message>
+    <message>
+        <source>%1 was not loaded; the problems are under the list.</source>
+        <translation>%1 未加载；问题列在列表下方。</translation>
+    </message>
+    <message>
+        <source>Not saved: fix the strategies first.
+%1</source>
+        <translation>未保存：请先修正策略。
+%1</translation>
+    </message>
+    <message>
+        <source>Not saved: the strategies have problems (listed under the form).</source>
+        <translation>未保存：策略有问题（列在表单下方）。</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Load strategies</source>
+        <translation>加载策略</translation>
+    </message>
+    <message>
+        <source>Strategies (*.yaml *.yml);;All files (*)</source>
+        <translation>策略 (*.yaml *.yml);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Save strategies</source>
+        <translation>保存策略</translation>
+    </message>
+    <message numerus="yes">
+        <source>Loaded %n strategies from %1.</source>
+        <translation>
+            <numerusform>已从 %1 加载 %n 个策略。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Saved %n strategies to %1.</source>
+        <translation>
+            <numerusform>已将 %n 个策略保存到 %1。</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

@@ -4,6 +4,7 @@
 #include "compare/compare_report.h"
 #include "comparisonsession.h"
 #include "plotwidget.h"
+#include "strategyeditor.h"
 #include "util/bytes.h"
 
 #include <qcustomplot.h>
@@ -11,6 +12,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QGridLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -41,19 +43,19 @@ QString withClaim(const QString& measured, const std::optional<double>& claim) {
 } // namespace
 
 ComparePage::ComparePage(QWidget* parent)
-    : QWidget(parent), m_session(new ComparisonSession(this)) {
+    : QWidget(parent), m_session(new ComparisonSession(this)), m_editor(new StrategyEditor(this)) {
     auto* layout = new QVBoxLayout(this);
     auto* top = new QHBoxLayout;
     m_status = new QLabel(tr("Pick runs on the Runs page and choose \"Compare selected\", add "
-                             "run folders, or run the strategy matrix on the current settings."),
+                             "run folders, or edit the strategies at the left and run them on "
+                             "the current settings."),
                           this);
     m_status->setWordWrap(true);
     m_add = new QPushButton(QIcon(QStringLiteral(":/icons/open.svg")), tr("Add runs…"), this);
     m_run = new QPushButton(tr("Run strategy matrix"), this);
-    m_run->setToolTip(tr("Trains the current settings five ways, one after another, as normal "
-                         "runs: native batch B; B/4 + accumulate 4; B/4 + AMP; B/8 + AMP + "
-                         "accumulate 8; B/4 + AMP + checkpointing. An out-of-memory failure "
-                         "is recorded, not fixed."));
+    m_run->setToolTip(tr("Trains the current settings once per strategy in the list, one "
+                         "after another, as normal runs (B is the settings' batch). An "
+                         "out-of-memory failure is recorded, not fixed."));
     m_stop = new QPushButton(tr("Stop"), this);
     m_export = new QPushButton(tr("Export report…"), this);
     m_export->setToolTip(tr("Writes compare.csv and a self-contained compare.html"));
@@ -64,11 +66,16 @@ ComparePage::ComparePage(QWidget* parent)
 
     m_table = new QTableWidget(this);
     m_table->setObjectName(QStringLiteral("comparison"));
-    m_table->setColumnCount(12);
+    m_table->setColumnCount(13);
     m_table->setHorizontalHeaderLabels({tr("Strategy"), tr("Status"), tr("Batch"), tr("AMP"),
-                                        tr("Checkpointing"), tr("Peak memory"), tr("vs first"),
-                                        tr("Epoch (s)"), tr("Images/s"), tr("mAP50"),
-                                        tr("mAP50-95"), tr("Pareto")});
+                                        tr("Checkpointing"), tr("Training peak"), tr("vs first"),
+                                        tr("Validation peak"), tr("Epoch (s)"), tr("Images/s"),
+                                        tr("mAP50"), tr("mAP50-95"), tr("Pareto")});
+    m_table->horizontalHeaderItem(6)->setToolTip(
+        tr("Training peak over the first row's; the published claim's ratio beside it"));
+    m_table->horizontalHeaderItem(7)->setToolTip(
+        tr("Highest memory while validating, apart from training (a large val_batch can "
+           "exceed the training peak)"));
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
@@ -81,8 +88,8 @@ ComparePage::ComparePage(QWidget* parent)
     m_mapTime->setAxisLabels(tr("seconds"), tr("mAP50-95"));
     m_loss = new PlotWidget(tr("Training loss"), this);
     m_loss->setAxisLabels(tr("epoch"), tr("box + cls + dfl"));
-    m_scatter = new PlotWidget(tr("Peak memory vs mAP50-95"), this);
-    m_scatter->setAxisLabels(tr("peak memory (MiB)"), tr("mAP50-95"));
+    m_scatter = new PlotWidget(tr("Training peak vs mAP50-95"), this);
+    m_scatter->setAxisLabels(tr("training peak (MiB)"), tr("mAP50-95"));
 
     auto* plots = new QWidget(this);
     auto* grid = new QGridLayout(plots);
@@ -96,7 +103,15 @@ ComparePage::ComparePage(QWidget* parent)
     split->addWidget(m_table);
     split->addWidget(plots);
     split->setStretchFactor(1, 2);
-    layout->addWidget(split, 1);
+    auto* matrix = new QGroupBox(tr("Strategy matrix"), this);
+    auto* matrixLayout = new QVBoxLayout(matrix);
+    matrixLayout->addWidget(m_editor);
+    auto* sides = new QSplitter(Qt::Horizontal, this);
+    sides->addWidget(matrix);
+    sides->addWidget(split);
+    sides->setStretchFactor(1, 3);
+    sides->setSizes({360, 1000});
+    layout->addWidget(sides, 1);
 
     connect(m_add, &QPushButton::clicked, this, &ComparePage::addRuns);
     connect(m_export, &QPushButton::clicked, this, &ComparePage::exportReport);
@@ -131,12 +146,16 @@ ComparePage::ComparePage(QWidget* parent)
         if (!running)
             emit matrixFinished();
     });
+    connect(m_editor, &StrategyEditor::message, m_status, &QLabel::setText);
+    connect(m_editor, &StrategyEditor::strategiesChanged, this,
+            [this] { updateButtons(m_session->isRunning()); });
     updateButtons(false);
 }
 
 void ComparePage::updateButtons(bool running) {
-    m_run->setEnabled(!running);
+    m_run->setEnabled(!running && !m_editor->strategies().empty());
     m_add->setEnabled(!running);
+    m_editor->setEnabled(!running);
     m_stop->setEnabled(running);
     m_export->setEnabled(!running && !m_comparison.rows.empty());
 }
@@ -146,12 +165,23 @@ void ComparePage::compareRuns(const QStringList& runDirs) {
 }
 
 bool ComparePage::runMatrix(const TrainConfig& base) {
+    if (base.batch < 1) {
+        m_status->setText(tr("The strategies are relative to a fixed batch B; set batch to a "
+                             "number first (batch -1 lets Auto-fit choose one)."));
+        return false;
+    }
+    if (const QString problems = m_editor->problemsText(); !problems.isEmpty()) {
+        m_status->setText(tr("The strategies have problems; fix them first:\n%1").arg(problems));
+        return false;
+    }
     QString error;
-    if (!m_session->start(base, defaultStrategies(), &error)) {
+    if (!m_session->start(base, m_editor->strategies(), &error)) {
         m_status->setText(error);
         return false;
     }
-    m_status->setText(tr("Running the strategy matrix on batch %1…").arg(base.batch));
+    m_status->setText(tr("Running %n strategies on batch %1…", nullptr,
+                         static_cast<int>(m_editor->strategies().size()))
+                          .arg(base.batch));
     return true;
 }
 
@@ -199,10 +229,11 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
             batch,
             r.batch > 0 ? (r.amp ? tr("yes") : tr("no")) : QString(),
             QString::fromStdString(r.checkpointing),
-            r.peakMemoryBytes > 0 ? QString::fromStdString(formatBytes(r.peakMemoryBytes))
-                                  : QString(),
+            r.trainPeakBytes > 0 ? QString::fromStdString(formatBytes(r.trainPeakBytes))
+                                 : QString(),
             withClaim(ratio(measuredMemoryRatio(m_comparison, i)),
                       claimedRatio(m_comparison, i, &PublishedClaim::memoryGb)),
+            r.valPeakBytes > 0 ? QString::fromStdString(formatBytes(r.valPeakBytes)) : QString(),
             r.hasMetrics ? QString::number(r.meanEpochSeconds, 'f', 1) : QString(),
             r.hasMetrics ? QString::number(r.imagesPerSecond, 'f', 1) : QString(),
             r.hasMetrics
@@ -238,7 +269,7 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
     rebuild(m_mapEpochs, tr("mAP50-95 over epochs"), tr("epoch"), tr("mAP50-95"));
     rebuild(m_mapTime, tr("mAP50-95 over wall time"), tr("seconds"), tr("mAP50-95"));
     rebuild(m_loss, tr("Training loss"), tr("epoch"), tr("box + cls + dfl"));
-    rebuild(m_scatter, tr("Peak memory vs mAP50-95"), tr("peak memory (MiB)"), tr("mAP50-95"));
+    rebuild(m_scatter, tr("Training peak vs mAP50-95"), tr("training peak (MiB)"), tr("mAP50-95"));
     QVector<double> frontX, frontY;
     std::vector<std::pair<double, double>> front;
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -260,17 +291,25 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
             ty << map;
         }
         m_memory->setData(m_memory->addSeries(name, colour), mx, my);
-        m_mapEpochs->setData(m_mapEpochs->addSeries(name, colour), ex, ey);
-        m_loss->setData(m_loss->addSeries(name, colour), ex, ly);
-        m_mapTime->setData(m_mapTime->addSeries(name, colour), tx, ty);
+        // One point per epoch, marked: a one-epoch run has no line to draw.
+        const auto perEpoch = [&](PlotWidget* plot, const QVector<double>& x,
+                                  const QVector<double>& y) {
+            const int series = plot->addSeries(name, colour);
+            plot->plot()->graph(series)->setScatterStyle(
+                QCPScatterStyle(QCPScatterStyle::ssDisc, 6));
+            plot->setData(series, x, y);
+        };
+        perEpoch(m_mapEpochs, ex, ey);
+        perEpoch(m_loss, ex, ly);
+        perEpoch(m_mapTime, tx, ty);
         const int point = m_scatter->addSeries(name, colour);
         QCPGraph* graph = m_scatter->plot()->graph(point);
         graph->setLineStyle(QCPGraph::lsNone);
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 9));
-        if (r.hasMetrics && r.peakMemoryBytes > 0 && r.status != "OOM") {
-            m_scatter->setData(point, {r.peakMemoryBytes / kMiB}, {r.map});
+        if (r.hasMetrics && r.trainPeakBytes > 0 && r.status != "OOM") {
+            m_scatter->setData(point, {r.trainPeakBytes / kMiB}, {r.map});
             if (r.pareto)
-                front.emplace_back(r.peakMemoryBytes / kMiB, r.map);
+                front.emplace_back(r.trainPeakBytes / kMiB, r.map);
         }
     }
     std::sort(front.begin(), front.end());
@@ -290,7 +329,7 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
         ooms += r.status == "OOM" ? 1 : 0;
     }
     m_status->setText(tr("%1 runs compared: %2 with results, %3 out of memory; ★ = Pareto "
-                         "front of peak memory and mAP50-95.")
+                         "front of training peak and mAP50-95.")
                           .arg(rows.size())
                           .arg(done)
                           .arg(ooms));

@@ -17,11 +17,13 @@ namespace hr::ui {
 
 class ComparisonSession;
 class PlotWidget;
+class StrategyEditor;
 
 /// The Compare page: runs picked on the Runs page (or added here), or a strategy matrix run
 /// from the current settings, laid over each other - memory over time, mAP over epochs and over
-/// wall time, training loss over epochs - with the table (published claims beside measured
-/// ratios) and a memory-vs-mAP chart with the Pareto front.
+/// wall time, training loss over epochs - with the table (training and validation peaks apart,
+/// published claims beside the measured training-peak ratios) and a training-peak-vs-mAP chart
+/// with the Pareto front. The matrix is the StrategyEditor's list at the left.
 class ComparePage : public QWidget {
     Q_OBJECT
 public:
@@ -36,11 +38,13 @@ public:
     void compareRuns(const QStringList& runDirs);
     /// Shows a comparison (from compareRuns() or a finished matrix).
     void showComparison(const hr::Comparison& comparison);
-    /// Runs the default strategy matrix on `base` on a worker thread. Returns false (and shows
-    /// why) when one is running or a strategy's settings are rejected.
+    /// Runs the editor's strategies on `base` on a worker thread. Returns false (and shows
+    /// why) when one is running, the list has problems or a strategy's settings are rejected.
     bool runMatrix(const TrainConfig& base);
 
     ComparisonSession* session() const { return m_session; }
+    StrategyEditor* strategyEditor() const { return m_editor; }
+    QLabel* statusLabel() const { return m_status; }
     QTableWidget* table() const { return m_table; }
     PlotWidget* memoryPlot() const { return m_memory; }
     PlotWidget* mapEpochPlot() const { return m_mapEpochs; }
@@ -59,6 +63,7 @@ private:
     void updateButtons(bool running);
 
     ComparisonSession* m_session;
+    StrategyEditor* m_editor;
     std::function<TrainConfig()> m_baseConfig;
     hr::Comparison m_comparison;
     QLabel* m_status;

@@ -7,6 +7,7 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -17,6 +18,9 @@
 #include <QSplitter>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <vector>
 
 namespace hr::ui {
 
@@ -120,6 +124,7 @@ void RunsPage::refresh() {
         item->setData(0, Qt::UserRole, path);
         item->setText(0, QString::fromStdString(run.name));
         item->setToolTip(0, QString::fromStdString(run.model));
+        item->setData(1, Qt::UserRole, static_cast<qlonglong>(run.modifiedUnixSeconds));
         item->setText(1, QDateTime::fromSecsSinceEpoch(run.modifiedUnixSeconds)
                              .toString(QStringLiteral("yyyy-MM-dd HH:mm")));
         item->setData(2, Qt::DisplayRole, run.epochsDone);
@@ -149,7 +154,26 @@ QStringList RunsPage::selectedRuns() const {
 }
 
 void RunsPage::compareSelected() {
-    const QStringList dirs = selectedRuns();
+    // Oldest first, whatever the list's sorting: the first run is the one the comparison's
+    // ratios refer to, and a strategy matrix runs its baseline first.
+    // When a run started: its first event (to the millisecond), else its newest file's time.
+    const auto started = [](const QTreeWidgetItem* item) {
+        QFile events(item->data(0, Qt::UserRole).toString() + QStringLiteral("/events.jsonl"));
+        if (events.open(QIODevice::ReadOnly | QIODevice::Text))
+            if (const auto first = RunStore::parseEvent(events.readLine().toStdString());
+                first && first->time > 0)
+                return first->time;
+        return static_cast<double>(item->data(1, Qt::UserRole).toLongLong());
+    };
+    std::vector<std::pair<double, QString>> runs;
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i)
+        if (QTreeWidgetItem* item = m_list->topLevelItem(i); item->isSelected())
+            runs.emplace_back(started(item), item->data(0, Qt::UserRole).toString());
+    std::stable_sort(runs.begin(), runs.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    QStringList dirs;
+    for (const auto& run : runs)
+        dirs << run.second;
     if (dirs.size() >= 2)
         emit compareRequested(dirs);
 }
