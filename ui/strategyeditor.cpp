@@ -14,6 +14,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSpinBox>
 #include <QStyle>
 #include <QTableWidget>
@@ -368,8 +369,28 @@ QString StrategyEditor::problemsText() const {
     return lines.join(QLatin1Char('\n'));
 }
 
+void StrategyEditor::fitProblemsLabel() {
+    // A word-wrapped label is laid out at its one-line height here (the list takes the rest):
+    // ask for the height its text needs at its width, so that no problem is cut off.
+    const QString text = m_problems->text();
+    if (text.isEmpty()) {
+        m_problems->setMinimumHeight(0);
+        return;
+    }
+    const int width = std::max(m_problems->width(), 200);
+    const QRect needed =
+        m_problems->fontMetrics().boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap, text);
+    m_problems->setMinimumHeight(needed.height() + 4);
+}
+
+void StrategyEditor::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitProblemsLabel();
+}
+
 void StrategyEditor::updateProblems() {
     m_problems->setText(problemsText());
+    fitProblemsLabel();
     std::set<std::string> seen;
     const QIcon warning = style()->standardIcon(QStyle::SP_MessageBoxWarning);
     for (int row = 0; row < static_cast<int>(m_strategies.size()); ++row) {
@@ -457,6 +478,7 @@ bool StrategyEditor::loadFile(const QString& path, QString* error) {
             tr("%1 was not loaded:\n%2")
                 .arg(QDir::toNativeSeparators(path), lines.join(QLatin1Char('\n')));
         m_problems->setText(text);
+        fitProblemsLabel();
         if (error)
             *error = text;
         emit message(tr("%1 was not loaded; the problems are under the list.")

@@ -67,7 +67,11 @@ signals:
     /// A file was loaded or saved, or could not be: a line for the page's status.
     void message(const QString& text);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void fitProblemsLabel();
     void rebuildList();
     void updateRow(int row);
     void fillForm();
