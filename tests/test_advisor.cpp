@@ -112,6 +112,8 @@ private slots:
     void validationOomSuggestsValidationBatch();
     void hostOomGivesOnlyHostFixes();
     void distributedWhenSeveralDevices();
+    void chunkedAssignmentForCrowdedLossOom();
+    void scalingPredictorPerRank();
     void nothingFitsGivesNoFixes();
     void underestimatedPredictionsAreScaled();
     void scalingPredictorFollowsBatchAndImageSize();
@@ -286,6 +288,88 @@ void TestAdvisor::distributedWhenSeveralDevices() {
     QCOMPARE(fixes[0].config.nproc, 2);
     QCOMPARE(fixes[0].config.zero, 1);
     QVERIFY(fixes[0].speedFactor < 1.0);
+}
+
+void TestAdvisor::chunkedAssignmentForCrowdedLossOom() {
+    // The fake model plus the assigner's temporaries: ~8 float tensors of images x boxes per
+    // slice x anchors, as the loss phase holds them.
+    FakeModel model;
+    const int objects = 200;
+    auto assignment = [](const hr::TrainConfig& c, int boxes) {
+        const std::int64_t anchors = 80 * 80 + 40 * 40 + 20 * 20; // 640 px
+        const std::int64_t slice =
+            hr::assignerBoxesPerSlice(c.assign_chunk, c.batch, boxes, anchors);
+        return 8 * 4 * c.batch * slice * anchors;
+    };
+    hr::PeakPredictor predictor = [&](const hr::TrainConfig& c) -> std::optional<std::int64_t> {
+        return model.peak(c) + assignment(c, objects);
+    };
+    hr::TrainConfig config = baseConfig();
+    // Automatic slices at batch 16: 4 Mi values / (16 x 8400 anchors) = 31 boxes.
+    QCOMPARE(hr::assignerBoxesPerSlice(0, 16, objects, 8400), std::int64_t(31));
+    const std::int64_t need = *predictor(config);
+    hr::OomReport r = reportFor(model, hr::Phase::Loss, need, config);
+    r.allocatedBytes = need - r.requestedBytes;
+    r.peakBytes = r.allocatedBytes;
+    r.breakdown.total = need;
+    // A budget just over what a slice of 7 boxes (31 / 4) needs, over the 0.9 safety margin.
+    hr::TrainConfig chunked = config;
+    chunked.assign_chunk = 7;
+    const std::int64_t budget = static_cast<std::int64_t>(double(*predictor(chunked)) / 0.9) + MiB;
+    r.budgetBytes = budget;
+    r.config.memory_budget = budget;
+
+    hr::AdvisorOptions options;
+    options.objectsPerImage = objects;
+    const auto fixes = hr::suggestFixes(r, predictor, options);
+    QVERIFY2(ids(fixes).contains("assign_chunk"), qPrintable(ids(fixes).join(',')));
+    const auto it = std::find_if(fixes.begin(), fixes.end(),
+                                 [](const auto& f) { return f.id == "assign_chunk"; });
+    QCOMPARE(valueOf(*it, "assign_chunk"), std::string("7"));
+    QCOMPARE(it->config.assign_chunk, 7);
+    QCOMPARE(it->predictedPeak, *predictor(chunked));
+    QVERIFY(it->predictedPeak <= 0.9 * budget);
+    QVERIFY(it->speedFactor > 1.0 && it->speedFactor < 1.5);
+    QCOMPARE(it->accuracyCost, 0);
+    QVERIFY2(it->accuracyEffect.find("same targets") != std::string::npos,
+             it->accuracyEffect.c_str());
+    // It changes nothing learned, so it ranks before every fix with an accuracy cost.
+    for (auto f = fixes.begin(); f != it; ++f)
+        QCOMPARE(f->accuracyCost, 0);
+
+    // Not offered outside the loss phase, nor for data sets with few objects per image.
+    hr::OomReport forward = r;
+    forward.phase = hr::Phase::Forward;
+    QVERIFY(!ids(hr::suggestFixes(forward, predictor, options)).contains("assign_chunk"));
+    hr::AdvisorOptions few = options;
+    few.objectsPerImage = 4;
+    QVERIFY(!ids(hr::suggestFixes(r, predictor, few)).contains("assign_chunk"));
+    // An object count nobody told the advisor: offered (sized for up to 300 boxes).
+    hr::AdvisorOptions unknown = options;
+    unknown.objectsPerImage = 0;
+    QVERIFY(ids(hr::suggestFixes(r, predictor, unknown)).contains("assign_chunk"));
+}
+
+void TestAdvisor::scalingPredictorPerRank() {
+    // The report-only predictor follows the estimator's data-parallel rule: batch / nproc
+    // images per rank, ZeRO-1 keeps 1/nproc of the optimizer state, and one more copy of the
+    // gradients for the all-reduce.
+    FakeModel model;
+    hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    const auto predict = hr::reportScalingPredictor(r);
+    const std::int64_t base = *predict(r.config);
+    hr::TrainConfig two = r.config;
+    two.nproc = 2;
+    const std::int64_t activations = r.breakdown.activations;
+    const std::int64_t grads = r.breakdown.gradients;
+    QVERIFY(std::llabs(*predict(two) - (base - activations / 2 + grads)) <= 1);
+    hr::TrainConfig sharded = two;
+    sharded.zero = 1;
+    QVERIFY(std::llabs(*predict(sharded) - (*predict(two) - r.breakdown.optimizerState / 2)) <= 1);
+    // A change it has no model for: no prediction.
+    hr::TrainConfig chunk = r.config;
+    chunk.assign_chunk = 4;
+    QVERIFY(!predict(chunk).has_value());
 }
 
 void TestAdvisor::nothingFitsGivesNoFixes() {
@@ -543,6 +627,12 @@ void TestAdvisor::costModelNumbers() {
     // yolov8s -> yolov8n: 8.7 / 28.6 GFLOPs.
     QVERIFY(std::abs(hr::fixcost::smallerScale(8, 's', 'n').speedFactor - 8.7 / 28.6) < 1e-9);
     QCOMPARE(hr::fixcost::smallerScale(8, 's', 'n').accuracyCost, 3);
+    // Chunked assignment: slower with more slices, never a cost in accuracy.
+    const auto quarter = hr::fixcost::chunkedAssignment(40, 10, 200);
+    const auto single = hr::fixcost::chunkedAssignment(40, 1, 200);
+    QVERIFY(quarter.speedFactor > 1.0 && single.speedFactor > quarter.speedFactor);
+    QCOMPARE(single.accuracyCost, 0);
+    QCOMPARE(hr::fixcost::chunkedAssignment(40, 40, 200).speedFactor, 1.0);
 }
 
 QTEST_APPLESS_MAIN(TestAdvisor)

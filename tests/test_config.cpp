@@ -113,6 +113,7 @@ TrainConfig everythingChanged() {
     c.checkpointing = hr::Checkpointing::Backbone;
     c.on_oom = hr::OomPolicy::Auto;
     c.optimizer_offload = true;
+    c.assign_chunk = 16;
     c.memory_sample_hz = 5.0;
     c.nproc = 2;
     c.zero = 1;
@@ -167,7 +168,7 @@ void TestConfig::defaultsFollowUltralytics() {
     QCOMPARE(c.nbs, 64);
     QCOMPARE(c.scale_aug, 0.5);
     QCOMPARE(c.close_mosaic, 10);
-    QCOMPARE(hr::trainConfigKeys().size(), size_t(63));
+    QCOMPARE(hr::trainConfigKeys().size(), size_t(64));
     QCOMPARE(QString::fromStdString(hr::trainConfigKeys().front()), QString("model"));
 }
 
@@ -506,6 +507,9 @@ void TestConfig::badInput_data() {
     QTest::newRow("nproc 0") << head + "nproc: 0\n"
                              << 3 << "nproc"
                              << "at least 1";
+    QTest::newRow("assign_chunk negative") << head + "assign_chunk: -4\n"
+                                           << 3 << "assign_chunk"
+                                           << "cannot be negative";
     QTest::newRow("amp maybe") << head + "amp: maybe\n"
                                << 3 << "amp"
                                << "expected true or false, got 'maybe'";

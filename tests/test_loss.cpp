@@ -53,10 +53,12 @@ private slots:
     void assignerIgnoresPaddingAndEmptyImages();
     void assignerChunkingKeepsResult();
     void assignerChunkSizing();
+    void assignerBoxCapKeepsTargets();
     void assignerMatchesLoopReferenceOnBatch();
     void assignerTinyAlignmentGivesNoTarget();
     void lossEmptyTargetsIsFinite();
     void lossWithManyObjectsIsChunkedAndFinite();
+    void lossAssignChunkKeepsLoss();
     void lossFallsWithGradientSteps();
     void lossRejectsBadShapes();
     void lossIgnoresTargetRowOrder();
@@ -260,6 +262,40 @@ void TestLoss::assignerChunkSizing() {
     // Small problems are not sliced; a single huge image still gets one box per slice.
     QCOMPARE(assigner.boxesPerChunk(4, 20, 8400), int64_t(20));
     QCOMPARE(assigner.boxesPerChunk(1, 10, int64_t(1) << 24), int64_t(1));
+}
+
+void TestLoss::assignerBoxCapKeepsTargets() {
+    // assign_chunk: a cap of boxes per slice below what the element limit allows. The slices
+    // follow the cap and the targets are exactly those of one pass over all boxes.
+    auto [points, stride] = pixelAnchors(64, {8, 16, 32});
+    const int64_t na = points.size(0), bs = 3, m = 25, nc = 5;
+    auto centre = torch::rand({bs, m, 2}) * 64;
+    auto size = torch::rand({bs, m, 2}) * 28 + 6;
+    auto gt = torch::cat({centre - size / 2, centre + size / 2}, 2);
+    auto labels = torch::randint(0, nc, {bs, m, 1}).to(torch::kFloat);
+    auto mask = (torch::rand({bs, m, 1}) > 0.1).to(torch::kFloat);
+    auto pred =
+        torch::cat({points - 9, points + 9}, 1).unsqueeze(0) + torch::randn({bs, na, 4}) * 3;
+    auto scores = torch::rand({bs, na, nc});
+
+    hr::TaskAlignedAssigner whole(10, nc);
+    hr::TaskAlignedAssigner capped(10, nc, 0.5, 6.0, 1e-9, 0, /*maxBoxesPerChunk=*/4);
+    QCOMPARE(capped.boxesPerChunk(bs, m, na), int64_t(4));
+    QCOMPARE(whole.boxesPerChunk(bs, m, na), m);
+    // The element limit still wins when it is the smaller one.
+    hr::TaskAlignedAssigner both(10, nc, 0.5, 6.0, 1e-9, bs * na * 2, 4);
+    QCOMPARE(both.boxesPerChunk(bs, m, na), int64_t(2));
+    auto a = whole.assign(scores, pred, points, labels, gt, mask);
+    auto b = capped.assign(scores, pred, points, labels, gt, mask);
+    QCOMPARE(a.chunks, 1);
+    QCOMPARE(b.chunks, 7); // 25 boxes, 4 per slice
+    QVERIFY(a.foregroundMask.sum().item<int64_t>() > 20);
+    QVERIFY(torch::equal(a.foregroundMask, b.foregroundMask));
+    QVERIFY(torch::equal(a.targetGtIndex, b.targetGtIndex));
+    QVERIFY(torch::equal(a.targetLabels, b.targetLabels));
+    QVERIFY(torch::equal(a.targetBoxes, b.targetBoxes));
+    QVERIFY(torch::allclose(a.targetScores, b.targetScores, 1e-6, 1e-7));
+    QVERIFY_THROWS_EXCEPTION(c10::Error, hr::TaskAlignedAssigner(10, nc, 0.5, 6.0, 1e-9, 0, -1));
 }
 
 namespace {
@@ -516,6 +552,33 @@ void TestLoss::lossWithManyObjectsIsChunkedAndFinite() {
     QVERIFY(torch::allclose(out.items, ref.items, 1e-5, 1e-6));
     out.total.backward();
     QVERIFY(torch::isfinite(raw[1].grad()).all().item<bool>());
+}
+
+void TestLoss::lossAssignChunkKeepsLoss() {
+    // The loss with the assigner taking one box at a time (assign_chunk: 1) equals the loss
+    // with every box at once, and so do its gradients: same targets.
+    const int64_t size = 128, nc = 4, n = 30;
+    auto xy = torch::rand({n, 2}) * 0.8 + 0.1;
+    auto wh = torch::rand({n, 2}) * 0.3 + 0.05;
+    auto image = (torch::arange(n) % 2).to(torch::kFloat).unsqueeze(1);
+    auto targets = torch::cat({image, torch::randint(0, nc, {n, 1}).to(torch::kFloat), xy, wh}, 1);
+    auto raw = randomRaw(2, nc, size, true);
+    std::vector<torch::Tensor> raw2;
+    for (const auto& r : raw)
+        raw2.push_back(r.detach().clone().requires_grad_(true));
+
+    hr::LossConfig whole;
+    whole.nc = nc;
+    hr::LossConfig oneByOne = whole;
+    oneByOne.assignerBoxesPerChunk = 1;
+    auto a = hr::DetectionLoss(whole).compute(raw, targets, size, size);
+    auto b = hr::DetectionLoss(oneByOne).compute(raw2, targets, size, size);
+    QVERIFY(value(a.items[0]) > 0);
+    QVERIFY(torch::allclose(a.items, b.items, 1e-6, 1e-7));
+    a.total.backward();
+    b.total.backward();
+    for (size_t i = 0; i < raw.size(); ++i)
+        QVERIFY(torch::allclose(raw[i].grad(), raw2[i].grad(), 1e-5, 1e-7));
 }
 
 void TestLoss::lossFallsWithGradientSteps() {

@@ -365,6 +365,14 @@ void SettingsForm::buildFields() {
             tip(tr("Keep the optimizer's state tensors in host memory."),
                 tr("Frees the optimizer state from the device."),
                 tr("Slower optimizer steps (copies to and from the host)."), none));
+    addInt(f, QStringLiteral("assign_chunk"), tr("Assigner boxes per slice"),
+           &TrainConfig::assign_chunk, 0, 100000,
+           tip(tr("How many labelled boxes the loss's label assignment compares with every "
+                  "anchor at once."),
+               tr("Lower needs less in the loss phase on images with many objects."),
+               tr("Lower is a little slower (more, smaller passes)."),
+               tr("No effect: the targets are the same.")),
+           tr("automatic"));
     {
         auto* combo = new QComboBox(f->parentWidget());
         combo->addItem(tr("ask me"), static_cast<int>(OomPolicy::Ask));

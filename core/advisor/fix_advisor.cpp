@@ -64,7 +64,8 @@ std::string cacheKey(const TrainConfig& c) {
     std::ostringstream key;
     key << c.model << '|' << c.scale << '|' << c.batch << '|' << c.nbs << '|' << c.imgsz << '|'
         << c.amp << '|' << static_cast<int>(c.checkpointing) << '|' << c.optimizer << '|'
-        << c.optimizer_offload << '|' << c.val_batch << '|' << c.nproc << '|' << c.zero << '|';
+        << c.optimizer_offload << '|' << c.val_batch << '|' << c.nproc << '|' << c.zero << '|'
+        << c.assign_chunk << '|';
     for (int f : c.freeze)
         key << f << ',';
     return key.str();
@@ -281,6 +282,54 @@ Lever validationBatchLever(const TrainConfig& c) {
         lever.steps.push_back(std::move(s));
         if (v == 1)
             break;
+    }
+    return lever;
+}
+
+/// Anchors of a 3-level (strides 8, 16, 32) detection head at `imgsz`: what the assigner
+/// compares every box with.
+std::int64_t anchorsAt(int imgsz) {
+    std::int64_t anchors = 0;
+    for (int stride : {8, 16, 32}) {
+        const std::int64_t side = (imgsz + stride - 1) / stride;
+        anchors += side * side;
+    }
+    return anchors;
+}
+
+/// Chunked assignment: the assigner takes fewer ground-truth boxes at a time (assign_chunk),
+/// for an OOM in the loss phase on crowded images. The targets are the same.
+Lever assignChunkLever(const TrainConfig& c, Phase phase, int objects) {
+    Lever lever{"assign_chunk", {}};
+    if (phase != Phase::Loss || (objects > 0 && objects < kManyObjectsPerImage))
+        return lever;
+    const std::int64_t images = std::max(1, c.batch / std::max(c.nproc, 1));
+    const std::int64_t anchors = anchorsAt(c.imgsz);
+    // Unknown object count: size for Ultralytics' detection cap, the most a data set offers.
+    const std::int64_t boxes = objects > 0 ? objects : 300;
+    const std::int64_t now = assignerBoxesPerSlice(c.assign_chunk, images, boxes, anchors);
+    // A quarter of the slice, then one box at a time: the temporaries shrink in proportion.
+    std::vector<std::int64_t> sizes;
+    for (std::int64_t to : {now / 4, std::int64_t(1)})
+        if (to >= 1 && to < now && (sizes.empty() || to < sizes.back()))
+            sizes.push_back(to);
+    for (std::int64_t to : sizes) {
+        Step s;
+        s.title = "chunked assignment: " + std::to_string(to) + (to == 1 ? " box" : " boxes") +
+                  " at a time (now " + std::to_string(now) + ")";
+        s.changes = {{"assign_chunk", std::to_string(to)}};
+        const int value = static_cast<int>(to);
+        s.apply = [value](TrainConfig& t) { t.assign_chunk = value; };
+        s.effect =
+            fixcost::chunkedAssignment(static_cast<int>(now), value, static_cast<int>(boxes));
+        s.reason = "the label assigner compares each box with all " + std::to_string(anchors) +
+                   " anchors of every image at once; " +
+                   (objects > 0 ? "up to " + std::to_string(objects) + " boxes per image"
+                                : std::string("the data set's boxes per image are unknown")) +
+                   ", taken " + std::to_string(to) + " at a time, need " +
+                   std::to_string(std::max<std::int64_t>(1, now / to)) +
+                   "x less for its temporaries";
+        lever.steps.push_back(std::move(s));
     }
     return lever;
 }
@@ -625,6 +674,9 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
     std::vector<Lever> levers;
     if (report.phase == Phase::Validation)
         levers.push_back(validationBatchLever(c));
+    // No accuracy cost and a small speed cost: ranked ahead of every lever that changes
+    // training, as the decision flow does with other free fixes.
+    levers.push_back(assignChunkLever(c, report.phase, options.objectsPerImage));
     levers.push_back(distributedLever(c, options.deviceCount));
     levers.push_back(imageSizeLever(c));
     levers.push_back(batchLever(c, cuda));
@@ -709,24 +761,33 @@ PeakPredictor reportScalingPredictor(const OomReport& report) {
             return 0.0;
         return toLower(c.optimizer) == "sgd" ? 1.0 : 2.0;
     };
+    auto ranks = [](const TrainConfig& c) { return std::max(c.nproc, 1); };
+    auto rankBatch = [ranks](const TrainConfig& c) {
+        return static_cast<double>(std::max(1, c.batch / ranks(c)));
+    };
+    // The share of the optimizer state one rank keeps (ZeRO-1 shards it over the ranks).
+    auto stateShare = [ranks](const TrainConfig& c) { return c.zero == 1 ? 1.0 / ranks(c) : 1.0; };
     const double w = static_cast<double>(parts.weights);
     // On the first step gradients and optimizer state do not exist yet when forward/backward
     // fail; a full step will hold them, so count them at their full size.
     const double grads = std::max(static_cast<double>(parts.gradients), w);
-    const double baseState =
-        std::max(static_cast<double>(parts.optimizerState), stateTensors(base) * w);
+    const double baseState = std::max(static_cast<double>(parts.optimizerState),
+                                      stateTensors(base) * w * stateShare(base));
     return [=](const TrainConfig& c) -> std::optional<std::int64_t> {
         if (c.checkpointing != base.checkpointing || c.freeze != base.freeze ||
-            c.model != base.model || c.scale != base.scale || c.nproc != base.nproc ||
-            c.zero != base.zero || (base.optimizer_offload && !c.optimizer_offload))
+            c.model != base.model || c.scale != base.scale || c.assign_chunk != base.assign_chunk ||
+            (base.optimizer_offload && !c.optimizer_offload))
             return std::nullopt;
         if (base.batch <= 0 || base.imgsz <= 0)
             return std::nullopt;
+        // Data parallel (the estimator's rule): a rank trains on batch / nproc images, rank 0
+        // validates at the whole validation batch, ZeRO-1 keeps 1/nproc of the state, and
+        // the gradient all-reduce adds up to one copy of the gradients.
         const double side = static_cast<double>(c.imgsz) / base.imgsz;
         const double images =
             phase == Phase::Validation
                 ? static_cast<double>(effectiveValBatch(c)) / effectiveValBatch(base)
-                : static_cast<double>(c.batch) / base.batch;
+                : static_cast<double>(rankBatch(c)) / rankBatch(base);
         double activations = variable * side * side * images;
         // bf16/fp16 autocast: the ~40% cut of peak tensor memory measured on a conv stack
         // (ARCHITECTURE.md, platform facts).
@@ -734,10 +795,12 @@ PeakPredictor reportScalingPredictor(const OomReport& report) {
             activations *= 0.6;
         else if (!c.amp && base.amp)
             activations /= 0.6;
-        const double ratio = stateTensors(base) > 0 ? stateTensors(c) / stateTensors(base) : 1.0;
+        const double tensors = stateTensors(base) > 0 ? stateTensors(c) / stateTensors(base) : 1.0;
+        const double ratio = tensors * stateShare(c) / stateShare(base);
         const double state = baseState * ratio;
+        const double copies = (ranks(c) > 1 ? grads : 0.0) - (ranks(base) > 1 ? grads : 0.0);
         const double total = w + static_cast<double>(parts.ema) + grads + state + activations +
-                             stepExtra * (stateTensors(base) > 0 ? ratio : 1.0);
+                             stepExtra * (stateTensors(base) > 0 ? ratio : 1.0) + copies;
         return static_cast<std::int64_t>(std::llround(total));
     };
 }

@@ -15,7 +15,9 @@ namespace hr {
 /// gradient checkpointing (backbone, then all), a smaller imgsz (multiples of 32), freezing the
 /// backbone, SGD instead of Adam/AdamW, optimizer state on the host, a smaller validation batch
 /// (validation OOM), releasing cached blocks (CUDA, when reserved - allocated is large), DDP with
-/// sharded optimizer state (deviceCount > 1) and a smaller model scale (restarts the run). Each
+/// sharded optimizer state (deviceCount > 1), chunked assignment (assign_chunk, OOM in the loss
+/// phase with options.objectsPerImage unknown or many) and a smaller model scale (restarts the
+/// run). Each
 /// is predicted with `predictor`; only those predicted to fit within safety x budget are
 /// returned, ranked by accuracy cost, then speed. When no single change fits, combinations
 /// (pairs, then triples) are tried. Predictions are scaled up when the predictor underestimated
@@ -34,9 +36,11 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
 /// the first optimizer step created them) + what the failed phase added. That last part scales
 /// with batch x imgsz^2 (validation: val batch) and AMP keeps 60% of it (the ~40% cut measured
 /// for bf16 autocast on a conv stack, ARCHITECTURE.md); in the optimizer/EMA phases it scales
-/// with the optimizer state instead. SGD keeps half of Adam's state, offload none. Changes it
-/// has no model for (checkpointing, freezing, model scale, DDP) give no prediction. Used when
-/// no estimator is given.
+/// with the optimizer state instead. SGD keeps half of Adam's state, offload none. Data
+/// parallel follows the estimator: batch / nproc images per rank, ZeRO-1 keeps 1/nproc of the
+/// state, plus one copy of the gradients for the all-reduce. Changes it has no model for
+/// (checkpointing, freezing, model scale, chunked assignment) give no prediction. Used when no
+/// estimator is given.
 PeakPredictor reportScalingPredictor(const OomReport& report);
 
 /// The suggestions as a JSON array (for the run folder and events.jsonl).

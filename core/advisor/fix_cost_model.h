@@ -40,6 +40,9 @@ FixEffect sgdInsteadOfAdam();
 FixEffect optimizerOffload(bool cuda);
 /// Smaller validation batch (training untouched).
 FixEffect smallerValidationBatch();
+/// The assigner taking `toBoxes` ground-truth boxes per slice instead of `fromBoxes`, with
+/// `objects` boxes per image (more, smaller passes over the anchors).
+FixEffect chunkedAssignment(int fromBoxes, int toBoxes, int objects);
 /// Releasing the CUDA allocator's cached blocks before retrying.
 FixEffect releaseCachedBlocks();
 /// Data parallel training on `devices` devices with sharded optimizer state.

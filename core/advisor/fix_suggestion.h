@@ -35,9 +35,16 @@ struct FixSuggestion {
 using PeakPredictor = std::function<std::optional<std::int64_t>(const TrainConfig&)>;
 
 /// How the advisor judges candidates.
+/// Boxes per image from which an OOM in the loss phase is offered chunked assignment.
+constexpr int kManyObjectsPerImage = 16;
+
 struct AdvisorOptions {
     double safety = 0.9; ///< a fix fits when its predicted peak <= safety x budget
     int deviceCount = 1; ///< devices available to this run (> 1 enables DDP / sharded state)
+    /// Most ground-truth boxes per image the loss' assigner sees (the data set's maximum, x4
+    /// with mosaic); 0 = unknown. Chunked assignment is offered for an OOM in the loss phase
+    /// when this is unknown or at least kManyObjectsPerImage.
+    int objectsPerImage = 0;
     int maxSuggestions = 8;
     int maxPredictions = 500; ///< cap on predictor calls for one report
     /// A cheap predictor asked first (e.g. the estimator without probe steps); the predictor

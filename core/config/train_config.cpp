@@ -91,6 +91,7 @@ const std::vector<Field>& fields() {
         {"checkpointing", &TrainConfig::checkpointing},
         {"on_oom", &TrainConfig::on_oom},
         {"optimizer_offload", &TrainConfig::optimizer_offload},
+        {"assign_chunk", &TrainConfig::assign_chunk},
         {"memory_sample_hz", &TrainConfig::memory_sample_hz},
         {"nproc", &TrainConfig::nproc, "distributed (Headroom)"},
         {"zero", &TrainConfig::zero},
@@ -502,6 +503,9 @@ std::optional<Problem> checkValue(const TrainConfig& c, const std::string& key) 
                        "give at least 64MiB, or none for no budget"};
     if (key == "memory_budget" && c.memory_budget < 0)
         return Problem{"the budget cannot be negative", "write a size like 3GiB"};
+    if (key == "assign_chunk" && c.assign_chunk < 0)
+        return Problem{"assign_chunk cannot be negative, got " + std::to_string(c.assign_chunk),
+                       "write 0 (automatic) or the number of boxes the assigner takes at once"};
     if (key == "memory_sample_hz" && !(c.memory_sample_hz > 0 && c.memory_sample_hz <= 1000))
         return Problem{"memory_sample_hz must be in (0, 1000], got " + number(c.memory_sample_hz),
                        "write e.g. 20"};
@@ -629,6 +633,15 @@ std::optional<OomPolicy> parseOomPolicy(const std::string& text) {
 
 std::optional<Checkpointing> parseCheckpointing(const std::string& text) {
     return checkpointingFromText(text);
+}
+
+std::int64_t assignerBoxesPerSlice(int assignChunk, std::int64_t images, std::int64_t objects,
+                                   std::int64_t anchors) {
+    const std::int64_t perBox = std::max<std::int64_t>(images * anchors, 1);
+    std::int64_t boxes = kAutoAssignChunkElements / perBox;
+    if (assignChunk > 0)
+        boxes = std::min<std::int64_t>(boxes, assignChunk);
+    return std::clamp<std::int64_t>(boxes, 1, std::max<std::int64_t>(objects, 1));
 }
 
 int accumulateSteps(const TrainConfig& config) {

@@ -88,6 +88,10 @@ struct TrainConfig {
     Checkpointing checkpointing = Checkpointing::None;
     OomPolicy on_oom = OomPolicy::Ask;
     bool optimizer_offload = false; ///< keep optimizer state in host memory
+    /// Ground-truth boxes per slice of the label assigner; 0 = automatic (slices of about 4 M
+    /// batch x boxes x anchors values). Lower bounds the assignment's temporaries on crowded
+    /// images; the targets are the same.
+    int assign_chunk = 0;
     double memory_sample_hz = 20.0;
 
     // --- Headroom: distributed ---------------------------------------------------------------
@@ -136,6 +140,16 @@ const std::vector<std::string>& trainConfigKeys();
 
 const char* toString(OomPolicy policy);
 const char* toString(Checkpointing mode);
+
+/// assign_chunk 0 (automatic): the label assigner slices the boxes so that no intermediate holds
+/// more than about this many batch x boxes x anchors values (~100 MB of temporaries).
+constexpr std::int64_t kAutoAssignChunkElements = std::int64_t(1) << 22;
+
+/// Ground-truth boxes per assigner slice for `objects` boxes per image, `images` images per
+/// step and `anchors` anchors per image: assign_chunk when set, else the automatic slice;
+/// never more than `objects`, at least 1.
+std::int64_t assignerBoxesPerSlice(int assignChunk, std::int64_t images, std::int64_t objects,
+                                   std::int64_t anchors);
 
 /// "ask" / "auto" / "stop" (any case); nothing for other text.
 std::optional<OomPolicy> parseOomPolicy(const std::string& text);

@@ -101,7 +101,8 @@ LossOutput DetectionLoss::compute(const std::vector<torch::Tensor>& raw,
         predBoxes = distanceToBox(predDist, points);
     }
 
-    TaskAlignedAssigner assigner(c.topk, c.nc, c.alpha, c.beta, 1e-9, c.assignerChunkElements);
+    TaskAlignedAssigner assigner(c.topk, c.nc, c.alpha, c.beta, 1e-9, c.assignerChunkElements,
+                                 c.assignerBoxesPerChunk);
     auto assigned =
         assigner.assign(predScores.detach().sigmoid(), predBoxes.detach() * strideTensor,
                         points * strideTensor, gtLabels, gtBoxes, maskGt);

@@ -20,6 +20,7 @@ struct LossConfig {
     double alpha = 0.5;                      ///< assigner: score exponent
     double beta = 6.0;                       ///< assigner: IoU exponent
     std::int64_t assignerChunkElements = 0;  ///< assigner slice size, 0 = automatic
+    std::int64_t assignerBoxesPerChunk = 0;  ///< assigner boxes per slice at most, 0 = no cap
 };
 
 /// Result of DetectionLoss::compute.

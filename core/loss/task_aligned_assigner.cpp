@@ -12,18 +12,23 @@ namespace hr {
 using torch::indexing::Slice;
 
 TaskAlignedAssigner::TaskAlignedAssigner(int topk, int nc, double alpha, double beta, double eps,
-                                         std::int64_t chunkElements)
+                                         std::int64_t chunkElements, std::int64_t maxBoxesPerChunk)
     : topk_(topk), nc_(nc), alpha_(alpha), beta_(beta), eps_(eps),
-      chunkElements_(chunkElements > 0 ? chunkElements : kDefaultChunkElements) {
+      chunkElements_(chunkElements > 0 ? chunkElements : kDefaultChunkElements),
+      maxBoxesPerChunk_(maxBoxesPerChunk) {
     TORCH_CHECK(topk > 0 && nc > 0, "TaskAlignedAssigner: topk ", topk, " and nc ", nc,
                 " must be positive");
+    TORCH_CHECK(maxBoxesPerChunk >= 0, "TaskAlignedAssigner: maxBoxesPerChunk ", maxBoxesPerChunk,
+                " cannot be negative");
 }
 
 std::int64_t TaskAlignedAssigner::boxesPerChunk(std::int64_t batch, std::int64_t maxBoxes,
                                                 std::int64_t anchors) const {
     const std::int64_t perBox = std::max<std::int64_t>(batch * anchors, 1);
-    return std::clamp<std::int64_t>(chunkElements_ / perBox, 1,
-                                    std::max<std::int64_t>(maxBoxes, 1));
+    std::int64_t boxes = chunkElements_ / perBox;
+    if (maxBoxesPerChunk_ > 0)
+        boxes = std::min(boxes, maxBoxesPerChunk_);
+    return std::clamp<std::int64_t>(boxes, 1, std::max<std::int64_t>(maxBoxes, 1));
 }
 
 AssignerResult

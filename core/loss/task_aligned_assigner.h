@@ -24,12 +24,13 @@ struct AssignerResult {
 ///
 /// The box dimension is processed in slices so that no intermediate holds more than
 /// `chunkElements` (batch x boxes x anchors) values; 0 chooses a default (~4 M values, about
-/// 100 MB of temporaries). Slicing does not change the result. Invalid shapes fail a
-/// TORCH_CHECK (c10::Error).
+/// 100 MB of temporaries). `maxBoxesPerChunk` > 0 caps a slice at that many boxes as well (the
+/// `assign_chunk` config key: a fixed, smaller slice when the default still does not fit).
+/// Slicing does not change the result. Invalid shapes fail a TORCH_CHECK (c10::Error).
 class TaskAlignedAssigner {
 public:
     TaskAlignedAssigner(int topk, int nc, double alpha = 0.5, double beta = 6.0, double eps = 1e-9,
-                        std::int64_t chunkElements = 0);
+                        std::int64_t chunkElements = 0, std::int64_t maxBoxesPerChunk = 0);
 
     /// predScores [B, A, nc] probabilities (after sigmoid), predBoxes [B, A, 4] xyxy,
     /// anchorPoints [A, 2] in the same units as the boxes, gtLabels [B, M, 1], gtBoxes
@@ -39,7 +40,8 @@ public:
                           const torch::Tensor& anchorPoints, const torch::Tensor& gtLabels,
                           const torch::Tensor& gtBoxes, const torch::Tensor& maskGt) const;
 
-    /// The slice size used for a problem of the given size (boxes per slice, at least 1).
+    /// The slice size used for a problem of the given size (boxes per slice, at least 1): the
+    /// element limit's, capped by maxBoxesPerChunk when that is set.
     std::int64_t boxesPerChunk(std::int64_t batch, std::int64_t maxBoxes,
                                std::int64_t anchors) const;
 
@@ -52,6 +54,7 @@ private:
     double beta_;
     double eps_;
     std::int64_t chunkElements_;
+    std::int64_t maxBoxesPerChunk_;
 };
 
 } // namespace hr

@@ -83,6 +83,7 @@ LossConfig lossConfigFor(const TrainConfig& config, const DetectionModel& model)
     loss.box = config.box;
     loss.cls = config.cls;
     loss.dfl = config.dfl;
+    loss.assignerBoxesPerChunk = config.assign_chunk;
     return loss;
 }
 
@@ -359,7 +360,8 @@ void TrainStep::applyConfig(const TrainConfig& config) {
         choice.automatic = false;
     }
     d->updater->applyConfig(config, choice);
-    if (config.box != previous.box || config.cls != previous.cls || config.dfl != previous.dfl)
+    if (config.box != previous.box || config.cls != previous.cls || config.dfl != previous.dfl ||
+        config.assign_chunk != previous.assign_chunk)
         d->loss = std::make_unique<DetectionLoss>(lossConfigFor(config, d->model));
     // New trainable parameters need new buckets and owners (ZeRO then restarts the state).
     if (d->group && (config.freeze != previous.freeze || config.zero != previous.zero))
