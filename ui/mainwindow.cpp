@@ -331,7 +331,11 @@ void MainWindow::showAdvisor(const hr::OomReport& report,
 void MainWindow::updateActions() {
     const bool running = m_session->isRunning();
     m_start->setEnabled(!running);
-    m_pause->setEnabled(running);
+    m_pause->setEnabled(running && m_session->canPause());
+    // A data-parallel run offers no pause; the tooltip says why.
+    m_pause->setToolTip(running && !m_session->canPause()
+                            ? m_session->pauseUnavailableReason()
+                            : tr("Pause or resume between steps (F6)"));
     m_stop->setEnabled(running);
     if (!running && m_pause->isChecked()) {
         const QSignalBlocker block(m_pause);

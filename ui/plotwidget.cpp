@@ -142,6 +142,19 @@ int PlotWidget::pointCount(int series) const {
     return m_series[series]->dataCount();
 }
 
+QString PlotWidget::seriesName(int series) const {
+    if (series < 0 || series >= m_series.size())
+        return {};
+    return m_series[series]->name();
+}
+
+void PlotWidget::setSeriesName(int series, const QString& name) {
+    if (series < 0 || series >= m_series.size() || m_series[series]->name() == name)
+        return;
+    m_series[series]->setName(name);
+    scheduleReplot();
+}
+
 void PlotWidget::scheduleReplot() {
     if (!m_replotTimer.isActive())
         m_replotTimer.start();

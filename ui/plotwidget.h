@@ -39,6 +39,9 @@ public:
 
     int seriesCount() const;
     int pointCount(int series) const;
+    /// The legend's name of a series; setSeriesName() renames it (e.g. "rank 0 allocated").
+    QString seriesName(int series) const;
+    void setSeriesName(int series, const QString& name);
     /// How many redraws have happened; lets tests prove that bursts are coalesced.
     int replotCount() const { return m_replots; }
 

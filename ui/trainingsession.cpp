@@ -4,10 +4,18 @@
 #include "devicelock.h"
 
 #include "advisor/oom_policy.h"
+#include "dist/worker_launcher.h"
 #include "estimate/memory_estimator.h"
+#include "memory/memory_sampler.h"
 
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
 #include <QMetaObject>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QThread>
+#include <QTimer>
 
 namespace hr::ui {
 
@@ -22,9 +30,44 @@ AdvisorOptions advisorOptions(const TrainConfig& config) {
     return options;
 }
 
+/// The last `count` lines of a worker's output, for the log.
+QString lastLines(const QByteArray& output, int count) {
+    QStringList lines = QString::fromLocal8Bit(output).trimmed().split(QLatin1Char('\n'));
+    if (lines.size() > count)
+        lines = lines.mid(lines.size() - count);
+    return lines.join(QStringLiteral(" / "));
+}
+
+constexpr int kWorkerGraceMs = 30000;
+
 } // namespace
 
-TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {}
+struct TrainingSession::Worker {
+    int rank = 0;
+    QProcess* process = nullptr; ///< a child of the session
+    bool running = false;
+    qint64 offset = 0;  ///< bytes of memory.rank<k>.csv read so far
+    QByteArray partial; ///< the start of a line not yet complete
+};
+
+TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
+    m_memoryPoll = new QTimer(this);
+    m_memoryPoll->setInterval(250);
+    connect(m_memoryPoll, &QTimer::timeout, this, &TrainingSession::readWorkerMemory);
+    m_workerGrace = new QTimer(this);
+    m_workerGrace->setSingleShot(true);
+    connect(m_workerGrace, &QTimer::timeout, this, [this] {
+        for (auto& w : m_workers)
+            if (w->running) {
+                emit logMessage(int(LogMessage::Level::Warning),
+                                tr("rank %1 is still running %2 s after rank 0 ended; "
+                                   "terminating it")
+                                    .arg(w->rank)
+                                    .arg(kWorkerGraceMs / 1000));
+                w->process->terminate();
+            }
+    });
+}
 
 TrainingSession::~TrainingSession() {
     if (m_thread) {
@@ -33,10 +76,189 @@ TrainingSession::~TrainingSession() {
         delete m_thread;
         m_thread = nullptr;
     }
+    // Rank 0 has ended, so the workers' next collective fails; end them now without signals.
+    for (auto& w : m_workers) {
+        QObject::disconnect(w->process, nullptr, this, nullptr);
+        if (w->running) {
+            w->process->terminate();
+            if (!w->process->waitForFinished(5000)) {
+                w->process->kill();
+                w->process->waitForFinished(5000);
+            }
+        }
+    }
+}
+
+QString TrainingSession::workerProgram() const {
+    if (!m_workerProgram.isEmpty())
+        return m_workerProgram;
+    const QByteArray fromEnv = qgetenv("HEADROOM_CLI");
+    if (!fromEnv.isEmpty())
+        return QString::fromLocal8Bit(fromEnv);
+    return QCoreApplication::applicationDirPath() + QStringLiteral("/headroom-cli");
+}
+
+QString TrainingSession::pauseUnavailableReason() const {
+    if (canPause())
+        return {};
+    return tr("Pause is not available in a data-parallel run: while rank 0 pauses, the other "
+              "%1 processes wait in a collective and give up after its timeout. Stop ends "
+              "every rank at the same step.")
+        .arg(m_processes - 1);
+}
+
+bool TrainingSession::startWorkers(const TrainConfig& config, LaunchEnv& rank0) {
+    const QString program = workerProgram();
+    const QFileInfo info(program);
+    auto refuse = [this](const QString& why) {
+        const QString message = tr("Cannot start the data-parallel run: %1").arg(why);
+        emit failed(message);
+        return false;
+    };
+    if (!info.isFile() || !info.isExecutable())
+        return refuse(tr("the worker program %1 does not exist or is not executable (set "
+                         "HEADROOM_CLI to the path of headroom-cli)")
+                          .arg(program));
+    const int port = freeLocalPort();
+    if (port <= 0)
+        return refuse(tr("no free TCP port on the loopback interface for the rendezvous"));
+    auto dir = std::make_unique<QTemporaryDir>();
+    const QString file = dir->filePath(QStringLiteral("config.yaml"));
+    std::string error;
+    if (!dir->isValid() || !saveTrainConfig(config, file.toStdString(), &error))
+        return refuse(tr("cannot write the workers' settings file: %1")
+                          .arg(error.empty() ? dir->errorString() : QString::fromStdString(error)));
+
+    rank0 = LaunchEnv{};
+    rank0.rank = 0;
+    rank0.worldSize = config.nproc;
+    rank0.localRank = 0;
+    rank0.localWorldSize = config.nproc;
+    rank0.masterAddr = "127.0.0.1";
+    rank0.masterPort = port;
+
+    m_workerConfigDir = std::move(dir);
+    for (auto& w : m_workers)
+        w->process->deleteLater();
+    m_workers.clear();
+    m_workersRunning = 0;
+    for (int rank = 1; rank < config.nproc; ++rank) {
+        auto worker = std::make_unique<Worker>();
+        worker->rank = rank;
+        worker->process = new QProcess(this);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("RANK"), QString::number(rank));
+        env.insert(QStringLiteral("WORLD_SIZE"), QString::number(config.nproc));
+        env.insert(QStringLiteral("LOCAL_RANK"), QString::number(rank));
+        env.insert(QStringLiteral("LOCAL_WORLD_SIZE"), QString::number(config.nproc));
+        env.insert(QStringLiteral("MASTER_ADDR"), QString::fromStdString(rank0.masterAddr));
+        env.insert(QStringLiteral("MASTER_PORT"), QString::number(port));
+        worker->process->setProcessEnvironment(env);
+        worker->process->setProcessChannelMode(QProcess::MergedChannels);
+        worker->process->setProgram(program);
+        worker->process->setArguments({QStringLiteral("train"), QStringLiteral("--config"), file});
+        connect(worker->process, &QProcess::finished, this,
+                [this, rank](int code, QProcess::ExitStatus status) {
+                    workerEnded(rank, code, status == QProcess::CrashExit);
+                });
+        connect(worker->process, &QProcess::errorOccurred, this,
+                [this, rank](QProcess::ProcessError error) {
+                    if (error == QProcess::FailedToStart)
+                        workerEnded(rank, -1, true);
+                });
+        worker->running = true;
+        ++m_workersRunning;
+        QProcess* process = worker->process;
+        m_workers.push_back(std::move(worker));
+        m_startingWorkers = true; // a start failure is reported below, not as the run's end
+        process->start();
+        m_startingWorkers = false;
+        if (!m_workers.back()->running) {
+            const QString why = process->errorString();
+            for (auto& w : m_workers) {
+                QObject::disconnect(w->process, nullptr, this, nullptr);
+                if (w->running) {
+                    w->process->kill();
+                    w->process->waitForFinished(5000);
+                }
+                w->process->deleteLater();
+            }
+            m_workers.clear();
+            m_workersRunning = 0;
+            m_workerConfigDir.reset();
+            return refuse(tr("rank %1 (%2) did not start: %3").arg(rank).arg(program, why));
+        }
+    }
+    m_processes = config.nproc;
+    emit logMessage(int(LogMessage::Level::Info),
+                    tr("Started ranks 1-%1 as %2 (rendezvous on 127.0.0.1:%3).")
+                        .arg(config.nproc - 1)
+                        .arg(program)
+                        .arg(port));
+    return true;
+}
+
+void TrainingSession::readWorkerMemory() {
+    if (m_runDir.isEmpty())
+        return;
+    for (auto& w : m_workers) {
+        QFile file(QStringLiteral("%1/memory.rank%2.csv").arg(m_runDir).arg(w->rank));
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        if (file.size() < w->offset) { // rewritten: read it again
+            w->offset = 0;
+            w->partial.clear();
+        }
+        if (file.size() == w->offset || !file.seek(w->offset))
+            continue;
+        const QByteArray bytes = file.readAll();
+        w->offset += bytes.size();
+        w->partial += bytes;
+        const qsizetype end = w->partial.lastIndexOf('\n');
+        if (end < 0)
+            continue;
+        const std::string complete = w->partial.left(end + 1).toStdString();
+        w->partial.remove(0, end + 1);
+        for (MemorySample sample : MemorySampler::parseCsv(complete)) {
+            sample.rank = w->rank;
+            emit memorySampled(sample);
+        }
+    }
+}
+
+void TrainingSession::workerEnded(int rank, int exitCode, bool crashed) {
+    for (auto& w : m_workers) {
+        if (w->rank != rank || !w->running)
+            continue;
+        w->running = false;
+        --m_workersRunning;
+        if (exitCode != 0 || crashed) {
+            const QString output = lastLines(w->process->readAll(), 6);
+            emit logMessage(
+                int(LogMessage::Level::Error),
+                exitCode < 0
+                    ? tr("rank %1 could not start: %2").arg(rank).arg(w->process->errorString())
+                    : tr("rank %1 ended with status %2%3")
+                          .arg(rank)
+                          .arg(exitCode)
+                          .arg(output.isEmpty() ? QString() : QStringLiteral(": ") + output));
+        }
+    }
+    readWorkerMemory();
+    maybeAllEnded();
+}
+
+void TrainingSession::maybeAllEnded() {
+    if (m_startingWorkers || m_thread || m_workersRunning > 0)
+        return;
+    m_memoryPoll->stop();
+    m_workerGrace->stop();
+    m_workerConfigDir.reset();
+    emit runningChanged(false);
 }
 
 bool TrainingSession::start(const TrainConfig& config) {
-    if (m_thread)
+    if (isRunning())
         return false;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -47,6 +269,12 @@ bool TrainingSession::start(const TrainConfig& config) {
     }
     m_paused = false;
     m_runConfig = config;
+    m_runDir.clear();
+    m_processes = 1;
+    LaunchEnv launch;
+    const bool dataParallel = config.nproc > 1;
+    if (dataParallel && !startWorkers(config, launch))
+        return false;
     // The sink runs on the trainer thread: copy the event into a queued call so that signals
     // are always emitted on the GUI thread. Queued calls die with `this`.
     auto trainer = std::make_shared<Trainer>(config, [this](const TrainEvent& event) {
@@ -67,6 +295,10 @@ bool TrainingSession::start(const TrainConfig& config) {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_pendingReport = report;
         }));
+    if (dataParallel) {
+        trainer->setLaunch(launch); // this process is rank 0; the workers are the others
+        m_memoryPoll->start();
+    }
     {
         std::lock_guard<std::mutex> lock(m_trainerMutex);
         m_trainer = trainer.get();
@@ -92,7 +324,7 @@ bool TrainingSession::start(const TrainConfig& config) {
 
 void TrainingSession::setPaused(bool paused) {
     std::lock_guard<std::mutex> lock(m_trainerMutex);
-    if (!m_trainer)
+    if (!m_trainer || !canPause())
         return;
     m_paused = paused;
     m_trainer->requestPause(paused);
@@ -104,6 +336,8 @@ void TrainingSession::stop() {
         m_stopping = true;
     }
     m_answered.notify_all();
+    if (!m_thread && m_workersRunning > 0)
+        m_workerGrace->start(0); // rank 0 has ended: end the workers now
     std::lock_guard<std::mutex> lock(m_trainerMutex);
     if (!m_trainer)
         return;
@@ -170,6 +404,7 @@ std::optional<int> TrainingSession::chooseFix(const std::vector<FixSuggestion>& 
 void TrainingSession::dispatch(const TrainEvent& event) {
     if (const auto* e = std::get_if<RunStarted>(&event)) {
         m_runConfig = e->config;
+        m_runDir = QString::fromStdString(e->runDir);
         emit started(*e);
     } else if (const auto* e = std::get_if<BatchEnd>(&event)) {
         emit batchEnded(*e);
@@ -202,7 +437,9 @@ void TrainingSession::threadDone() {
                 return;
             m_thread->deleteLater();
             m_thread = nullptr;
-            emit runningChanged(false);
+            if (m_workersRunning > 0)
+                m_workerGrace->start(kWorkerGraceMs);
+            maybeAllEnded();
         },
         Qt::QueuedConnection);
 }

@@ -3,6 +3,7 @@
 
 #include "advisor/fix_suggestion.h"
 #include "config/train_config.h"
+#include "dist/launch_env.h"
 #include "memory/oom_report.h"
 #include "train/events.h"
 #include "train/trainer.h"
@@ -17,6 +18,8 @@
 #include <vector>
 
 class QThread;
+class QTimer;
+class QTemporaryDir;
 
 namespace hr::ui {
 
@@ -27,15 +30,35 @@ namespace hr::ui {
 /// blocks until answerOom() (or stop()) answers. With "always apply the best fix" set, later
 /// OOMs of the run apply the best fix that continues the run without asking.
 /// The destructor stops the run and waits for the thread.
+///
+/// With nproc > 1 the run is data parallel on this machine: this process trains as rank 0
+/// (its events, OOM dialog and stop work as for one process) and the session starts ranks
+/// 1..N-1 as `headroom-cli train --config FILE` processes with torchrun's variables. Each
+/// worker streams its memory samples to memory.rank<k>.csv in the run folder; the session
+/// follows those files and emits them as memorySampled() with the worker's rank. The run
+/// counts as running until rank 0 and every worker have ended (a worker still alive 30 s
+/// after rank 0 ended is terminated). Pause is not offered for such a run (canPause()).
 class TrainingSession : public QObject {
     Q_OBJECT
 public:
     explicit TrainingSession(QObject* parent = nullptr);
     ~TrainingSession() override;
 
-    /// Starts a run on a new thread. Returns false when one is already running.
+    /// Starts a run on a new thread (and its worker processes when nproc > 1). Returns false
+    /// when one is already running, or (after emitting failed()) when the workers cannot be
+    /// started.
     bool start(const TrainConfig& config);
-    bool isRunning() const { return m_thread != nullptr; }
+    bool isRunning() const { return m_thread != nullptr || m_workersRunning > 0; }
+    /// Processes of the running (or last) run: nproc when workers were started, else 1.
+    int processCount() const { return m_processes; }
+    /// Whether pause works for this run. A paused rank 0 would leave the other ranks waiting
+    /// in a collective until its timeout, so a data-parallel run offers stop only.
+    bool canPause() const { return m_processes <= 1; }
+    QString pauseUnavailableReason() const;
+    /// The program that runs ranks 1..N-1 (headroom-cli). Default: $HEADROOM_CLI, else
+    /// headroom-cli next to this program.
+    void setWorkerProgram(const QString& path) { m_workerProgram = path; }
+    QString workerProgram() const;
     bool isPaused() const { return m_paused; }
     /// The config the running (or last) run started with, auto-fit applied.
     const TrainConfig& runConfig() const { return m_runConfig; }
@@ -69,6 +92,10 @@ signals:
 
 private:
     void dispatch(const TrainEvent& event);
+    bool startWorkers(const TrainConfig& config, LaunchEnv& rank0);
+    void readWorkerMemory();
+    void workerEnded(int rank, int exitCode, bool crashed);
+    void maybeAllEnded();
     std::optional<int> chooseFix(const std::vector<FixSuggestion>& fixes);
     void threadDone();
 
@@ -79,6 +106,18 @@ private:
     std::mutex m_trainerMutex;
     TrainConfig m_runConfig;
     bool m_paused = false;
+
+    // Data parallel (GUI thread only).
+    struct Worker;
+    std::vector<std::unique_ptr<Worker>> m_workers; ///< ranks 1..N-1
+    int m_processes = 1;
+    int m_workersRunning = 0;
+    bool m_startingWorkers = false;
+    QString m_workerProgram;
+    QString m_runDir; ///< from RunStarted: where the workers' memory files are
+    QTimer* m_memoryPoll = nullptr;
+    QTimer* m_workerGrace = nullptr;
+    std::unique_ptr<QTemporaryDir> m_workerConfigDir;
 
     // Shared with the trainer thread.
     mutable std::mutex m_mutex;

@@ -174,9 +174,19 @@ void TrainPage::appendLog(const QString& text, int level) {
     m_log->appendPlainText(QStringLiteral("%1  %2%3").arg(time, prefix, text));
 }
 
+int TrainPage::memorySeriesOfRank(int rank) const {
+    if (rank == 0)
+        return m_allocated;
+    return m_rankSeries.value(rank, -1);
+}
+
 void TrainPage::onStarted(const hr::RunStarted& event) {
     for (PlotWidget* plot : {m_memory, m_loss, m_map, m_lr})
         plot->clear();
+    // A data-parallel run draws one allocated curve per rank; rank 0's peak and phases.
+    m_ranks = std::max(1, event.config.nproc);
+    m_memory->setSeriesName(m_allocated, m_ranks > 1 ? tr("rank 0 allocated") : tr("allocated"));
+    m_memory->setSeriesName(m_peak, m_ranks > 1 ? tr("rank 0 peak") : tr("peak"));
     m_currentPhaseGroup = -2;
     m_epochs = event.config.epochs;
     m_budget = event.config.memory_budget;
@@ -191,6 +201,13 @@ void TrainPage::onStarted(const hr::RunStarted& event) {
                           .arg(event.config.batch)
                           .arg(event.config.imgsz));
     appendLog(m_status->text());
+    if (m_ranks > 1)
+        appendLog(tr("Data parallel over %1 processes on this machine: batch %2 in total, "
+                     "%3 per process; this window trains as rank 0, the others are "
+                     "headroom-cli workers; the memory plot has one curve per rank.")
+                      .arg(m_ranks)
+                      .arg(event.config.batch)
+                      .arg(std::max(1, event.config.batch / m_ranks)));
 }
 
 void TrainPage::onBatch(const hr::BatchEnd& event) {
@@ -238,6 +255,15 @@ void TrainPage::onEpoch(const hr::EpochEnd& event) {
 }
 
 void TrainPage::onMemory(const hr::MemorySample& sample) {
+    if (sample.rank > 0) {
+        auto it = m_rankSeries.find(sample.rank);
+        if (it == m_rankSeries.end())
+            it = m_rankSeries.insert(
+                sample.rank,
+                m_memory->addSeries(tr("rank %1 allocated").arg(sample.rank), 2 + sample.rank));
+        m_memory->append(*it, sample.seconds, sample.allocated / kMiB);
+        return;
+    }
     m_memory->append(m_allocated, sample.seconds, sample.allocated / kMiB);
     m_memory->append(m_peak, sample.seconds, sample.peak / kMiB);
     const int group = phaseGroup(sample.phase);

@@ -3,6 +3,7 @@
 
 #include "train/events.h"
 
+#include <QMap>
 #include <QWidget>
 
 class QLabel;
@@ -31,6 +32,9 @@ public:
     PlotWidget* lrPlot() const { return m_lr; }
     QProgressBar* progressBar() const { return m_progress; }
     QPlainTextEdit* log() const { return m_log; }
+    /// The memory plot's "allocated" series of a rank of a data-parallel run (rank 0's is the
+    /// one-process run's "allocated"), or -1 when that rank has sent no sample yet.
+    int memorySeriesOfRank(int rank) const;
 
 public slots:
     void appendLog(const QString& text, int level = 0);
@@ -57,6 +61,8 @@ private:
     QPlainTextEdit* m_log;
 
     int m_allocated = -1, m_peak = -1;
+    QMap<int, int> m_rankSeries; ///< rank >= 1 -> its allocated series
+    int m_ranks = 1;             ///< processes of the current run
     int m_phaseSeries[4] = {-1, -1, -1, -1};
     int m_currentPhaseGroup = -2;
     int m_trainLoss[3] = {-1, -1, -1}, m_valLoss[3] = {-1, -1, -1};
