@@ -48,6 +48,7 @@ private slots:
     void cleanup();
     void trackerCountsLiveAndPeak();
     void zeroByteAllocation();
+    void largeBlocksAreReused();
     void budgetOomIsCatchableAndRecoverable();
     void budgetMessageHasCudaShape();
     void rawAllocateServesOneDnn();
@@ -99,6 +100,43 @@ void TestMemory::zeroByteAllocation() {
     void* raw = tracker().raw_allocate(0);
     QVERIFY(raw == nullptr);
     tracker().raw_deallocate(raw);
+}
+
+void TestMemory::largeBlocksAreReused() {
+    tracker().releaseCached();
+    QCOMPARE(tracker().cachedBytes(), std::int64_t(0));
+    const std::int64_t before = tracker().allocated();
+    const std::int64_t n = (std::int64_t(40) << 20) / 4; // 40 MiB: above glibc's mmap threshold
+    void* first = nullptr;
+    {
+        auto a = torch::ones({n}, torch::kFloat32);
+        first = a.data_ptr();
+        QCOMPARE(tracker().allocated() - before, n * 4);
+        QCOMPARE(a.sum().item<double>(), double(n));
+    }
+    // Freed: no longer allocated (nor counted by the budget), kept for the next request.
+    QCOMPARE(tracker().allocated(), before);
+    QCOMPARE(tracker().cachedBytes(), std::int64_t(42) << 20); // header + 40 MiB in 2 MiB steps
+    {
+        auto b = torch::empty({n}, torch::kFloat32);
+        QCOMPARE(b.data_ptr(), first);
+        QCOMPARE(tracker().cachedBytes(), std::int64_t(0));
+        b.fill_(2.0f);
+        QCOMPARE(b.sum().item<double>(), 2.0 * double(n));
+        // A cached block does not hide the budget: a second one over it still fails.
+        tracker().setBudget(before + n * 4 + (std::int64_t(1) << 20));
+        QVERIFY_THROWS_EXCEPTION(c10::OutOfMemoryError, torch::empty({n}, torch::kFloat32));
+        tracker().setBudget(0);
+    }
+    // Another size does not take the cached block; releasing the cache unmaps everything.
+    {
+        auto c = torch::empty({n + (std::int64_t(4) << 20)}, torch::kFloat32);
+        QVERIFY(c.data_ptr() != first);
+        QCOMPARE(tracker().cachedBytes(), std::int64_t(42) << 20);
+    }
+    tracker().releaseCached();
+    QCOMPARE(tracker().cachedBytes(), std::int64_t(0));
+    QCOMPARE(tracker().allocated(), before);
 }
 
 void TestMemory::budgetOomIsCatchableAndRecoverable() {

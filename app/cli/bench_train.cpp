@@ -11,6 +11,7 @@
 #include "dist/data_parallel_group.h"
 #include "dist/launch_env.h"
 #include "dist/worker_launcher.h"
+#include "memory/cpu_memory_tracker.h"
 #include "model/detection_model.h"
 #include "model/model_summary.h"
 #include "train/train_step.h"
@@ -191,6 +192,7 @@ int benchScaling(const TrainConfig& config, const std::shared_ptr<DatasetReport>
     at::set_num_threads(threadsPerProcess);
     TrainConfig single = config;
     single.batch = std::max(1, config.batch / nproc);
+    CpuMemoryTracker::instance().install(); // as the workers and the trainer do
     BenchResult one;
     if (!measureTraining(single, report, torch::kCPU, warmup, steps, nullptr, one))
         return ExitFailure;
@@ -260,6 +262,9 @@ int runBenchTrain(const ParsedArgs& args) {
         torch::cuda::is_available() && args.value("--device", "cpu") != "cpu"
             ? torch::Device(torch::kCUDA, launch->localRank)
             : torch::Device(torch::kCPU);
+    // The allocator training runs with: the trainer's CPU memory probe installs the tracker.
+    if (device.is_cpu())
+        CpuMemoryTracker::instance().install();
     BenchResult r;
     if (!measureTraining(config, report, device, warmup, steps, group.get(), r))
         return ExitFailure;

@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
+#include <mutex>
 
 // LibTorch 2.3 made Allocator::allocate non-const and added the pure virtual copy_data().
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
@@ -80,6 +82,14 @@ public:
     std::int64_t allocationCount() const {
         return m_allocations.load(std::memory_order_relaxed);
     }
+    /// Bytes of freed large blocks (32 MiB and more) kept mapped for reuse; they count towards
+    /// the process's resident memory but not towards allocated() or the budget, as CUDA's
+    /// reserved-but-free memory does not count as allocated.
+    std::int64_t cachedBytes() const {
+        return m_cached.load(std::memory_order_relaxed);
+    }
+    /// Returns every cached block to the kernel (as CUDA's emptyCache does).
+    void releaseCached() const;
 
     CpuMemoryTracker(const CpuMemoryTracker&) = delete;
     CpuMemoryTracker& operator=(const CpuMemoryTracker&) = delete;
@@ -87,6 +97,8 @@ public:
 private:
     CpuMemoryTracker() = default;
     static void release(void* data);
+    void* takeCached(std::size_t length) const;
+    void keepCached(void* base, std::size_t length);
 
     mutable std::atomic<std::int64_t> m_allocated{0};
     mutable std::atomic<std::int64_t> m_peak{0};
@@ -95,6 +107,9 @@ private:
     mutable std::atomic<std::int64_t> m_ooms{0};
     mutable std::atomic<std::int64_t> m_allocations{0};
     std::atomic<bool> m_installed{false};
+    mutable std::mutex m_cacheMutex;
+    mutable std::multimap<std::size_t, void*> m_cache; ///< mapping length -> block, for reuse
+    mutable std::atomic<std::int64_t> m_cached{0};
 };
 
 /// The message the budget's OutOfMemoryError carries: "Headroom budget: tried to allocate X
