@@ -19,6 +19,7 @@ private slots:
     void predictionMatchesMeasurement_data();
     void predictionMatchesMeasurement();
     void calibrationIsCachedAndLinear();
+    void predictionIsPerRank();
     void estimateIgnoresMemoryHeldElsewhere();
     void fitRespectsBudget();
     void fitExplainsImpossibleBudget();
@@ -98,6 +99,7 @@ void TestEstimate::predictionMatchesMeasurement() {
 
 void TestEstimate::calibrationIsCachedAndLinear() {
     hr::TrainConfig c = baseConfig();
+    c.val_batch = 8; // validation stays in the range of the first probes
     std::string error;
     const hr::MemoryEstimate four = hr::estimateMemory(c, &error); // calibrated above
     QVERIFY2(four.trainPeak > 0, error.c_str());
@@ -111,6 +113,45 @@ void TestEstimate::calibrationIsCachedAndLinear() {
     const auto predicted = hr::predictTrainPeak(c);
     QVERIFY(predicted.has_value());
     QCOMPARE(*predicted, twelve.trainPeak);
+}
+
+void TestEstimate::predictionIsPerRank() {
+    // Two ranks with a total batch of 8 step on 4 images each: the step of one process at
+    // batch 4 plus one copy of the gradients (the all-reduce's buckets); rank 0 validates at
+    // the whole validation batch (16).
+    hr::TrainConfig one = baseConfig();
+    one.val_batch = 16;
+    std::string error;
+    const hr::MemoryEstimate single = hr::estimateMemory(one, &error);
+    QVERIFY2(single.trainPeak > 0, error.c_str());
+    hr::TrainConfig two = one;
+    two.batch = 8;
+    two.nproc = 2;
+    const hr::MemoryEstimate rank = hr::estimateMemory(two, &error);
+    QVERIFY2(rank.trainPeak > 0, error.c_str());
+    QCOMPARE(rank.ranks, 2);
+    QCOMPARE(rank.rankBatch, 4);
+    QVERIFY(single.breakdown.gradients > 0); // accumulation (nbs 64) keeps them
+    QCOMPARE(rank.stepPeak, single.stepPeak + single.breakdown.gradients);
+    QCOMPARE(rank.trainPeak - rank.stepPeak, single.trainPeak - single.stepPeak);
+    QCOMPARE(rank.valStepPeak, single.valStepPeak);
+    QVERIFY(rank.note.find("per rank of 2") != std::string::npos);
+    // ZeRO-1: the most loaded rank keeps about half of AdamW's state, and nothing else moves.
+    hr::TrainConfig sharded = two;
+    sharded.zero = 1;
+    const hr::MemoryEstimate zero = hr::estimateMemory(sharded, &error);
+    QVERIFY2(zero.trainPeak > 0, error.c_str());
+    const std::int64_t full = rank.breakdown.optimizerState;
+    const std::int64_t kept = zero.breakdown.optimizerState;
+    QVERIFY(full > 0);
+    QVERIFY2(kept >= full / 2 && kept < full * 6 / 10,
+             qPrintable(QString("%1 of %2").arg(kept).arg(full)));
+    QCOMPARE(rank.stepPeak - zero.stepPeak, full - kept);
+    QCOMPARE(rank.valStepPeak - zero.valStepPeak, full - kept);
+    // The advisor's predictor is the larger of training and validation.
+    const auto peak = hr::predictPeak(sharded);
+    QVERIFY(peak.has_value());
+    QCOMPARE(*peak, std::max(zero.trainPeak, zero.valPeak));
 }
 
 void TestEstimate::estimateIgnoresMemoryHeldElsewhere() {

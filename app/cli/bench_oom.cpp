@@ -115,7 +115,7 @@ int runBenchOom(const ParsedArgs& args) {
     });
     // The same handler as `train`: the estimator predicts each fix (its calibration steps are
     // part of the recovery time measured here).
-    trainer.setOomHandler(makeOomHandler(config, predictTrainPeak));
+    trainer.setOomHandler(makeOomHandler(config, predictPeak));
     const int rc = trainer.run();
 
     double worst = 0.0;

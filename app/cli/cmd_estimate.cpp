@@ -139,6 +139,22 @@ int runEstimate(const ParsedArgs& args) {
     setThreads(config);
     if (args.has("--matrix"))
         return runMatrix(config);
+    if (args.has("--measure")) {
+        std::string error;
+        const MemoryEstimate e = estimateMemory(config, &error);
+        const auto measured = e.trainPeak > 0 ? measurePeaks(config, &error) : std::nullopt;
+        if (!measured) {
+            std::cerr << "estimate: " << error << "\n";
+            return ExitFailure;
+        }
+        std::printf("training step, batch %d: predicted %s, measured %s (%+.1f%%)\n", e.batch,
+                    formatBytes(e.stepPeak).c_str(), formatBytes(measured->stepPeak).c_str(),
+                    (double(e.stepPeak) / double(measured->stepPeak) - 1.0) * 100.0);
+        std::printf("validation, batch %d: predicted %s, measured %s (%+.1f%%)\n", e.valBatch,
+                    formatBytes(e.valStepPeak).c_str(), formatBytes(measured->valPeak).c_str(),
+                    (double(e.valStepPeak) / double(measured->valPeak) - 1.0) * 100.0);
+        return ExitOk;
+    }
     std::string error;
     const MemoryEstimate estimate = estimateMemory(config, &error);
     if (estimate.trainPeak <= 0) {
@@ -156,7 +172,8 @@ Command makeEstimateCommand() {
     Command command;
     command.name = "estimate";
     command.summary = "predict training and validation peak memory before a run";
-    command.usage = "headroom-cli estimate --data D --model M [key=value ...] [--json] [--matrix]";
+    command.usage =
+        "headroom-cli estimate --data D --model M [key=value ...] [--json] [--measure] [--matrix]";
     command.description =
         "Calibrates with a few short probe steps of the real training step (batch 2 and 4 at "
         "the configured image size, with the data set's objects per image) and prints the "
@@ -167,6 +184,8 @@ Command makeEstimateCommand() {
     command.options = trainConfigOptions();
     command.options.push_back({"--json", "", "print one JSON object"});
     command.options.push_back({"--matrix", "", "predicted vs measured for 24 configurations"});
+    command.options.push_back(
+        {"--measure", "", "also measure this configuration with real steps and compare"});
     command.acceptsOverrides = true;
     command.run = runEstimate;
     return command;

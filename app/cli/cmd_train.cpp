@@ -261,7 +261,7 @@ int runTrain(const ParsedArgs& args) {
         printer(event);
     });
     // Fixes are ranked with the estimator's predicted peaks (calibrated once, then cached).
-    trainer.setOomHandler(makeOomHandler(config, predictTrainPeak));
+    trainer.setOomHandler(makeOomHandler(config, predictPeak));
     g_running = &trainer;
     std::signal(SIGINT, onInterrupt);
     const int rc = trainer.run();

@@ -45,13 +45,15 @@ OomHandler makeOomHandler(const TrainConfig& config, PeakPredictor predictor) {
         options.deviceCount = std::max<int>(1, static_cast<int>(torch::cuda::device_count()));
     // A data-parallel run has nproc devices (processes) already: sharding is a fix there.
     options.deviceCount = std::max(options.deviceCount, config.nproc);
+    // Chunked assignment is offered for a loss-phase OOM on crowded images.
+    options.objectsPerImage = assignerObjectsPerImage(config);
     const OomPolicy policy = config.on_oom;
     const bool interactive = ::isatty(STDIN_FILENO) != 0;
     const OomPolicy effective = policy == OomPolicy::Ask && !interactive ? OomPolicy::Stop : policy;
     if (predictor) {
         // Calibrations already made (and their pixel-count scaling) answer first; new probe
         // steps only within a few seconds when the run continues unattended.
-        options.quickPredictor = predictTrainPeakWithoutProbing;
+        options.quickPredictor = predictPeakWithoutProbing;
         options.predictionSeconds = effective == OomPolicy::Ask ? 15.0 : 3.0;
     }
 

@@ -5,6 +5,8 @@
 #include "data/batch.h"
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
+#include "dist/zero_sharding.h"
+#include "eval/metrics_accumulator.h"
 #include "memory/cpu_memory_tracker.h"
 #include "memory/memory_probe.h"
 #include "model/detection_model.h"
@@ -26,6 +28,14 @@ namespace {
 // Probe batch sizes of the calibration: small, so that it takes seconds.
 constexpr int kProbeBatchSmall = 2;
 constexpr int kProbeBatchLarge = 4;
+// Validation batches from this size on are predicted from two more validation probes at
+// kValProbeSmall and kValProbeLarge images (forward only, measured once per settings when first
+// needed): LibTorch's CPU convolution changes algorithm with the batch (with one thread,
+// 1x1 convolutions move to oneDNN from batch 16 on, whose format reorders add copies), so the
+// slope measured at 2 and 4 images does not hold at 16 to 64.
+constexpr int kValLargeFrom = 12;
+constexpr int kValProbeSmall = 16;
+constexpr int kValProbeLarge = 24;
 // The loader keeps this many batches ready (LoaderOptions::prefetch): on CPU they are tensors
 // the budget counts.
 constexpr int kQueuedBatches = 4;
@@ -42,6 +52,9 @@ struct DataFacts {
 struct Calibration {
     double trainIntercept = 0, trainSlope = 0;
     double valIntercept = 0, valSlope = 0;
+    /// Validation at kValLargeFrom images and more: from probes at kValProbeSmall/Large.
+    bool valLargeProbed = false;
+    double valLargeIntercept = 0, valLargeSlope = 0;
     MemoryBreakdown resident;
     std::string device;
     int objectsPerImage = 1;
@@ -50,6 +63,9 @@ struct Calibration {
     /// (gradients freed before the next forward); with accumulation they stay allocated
     /// through the next batch's forward and backward, on top of its activations.
     std::int64_t gradientBytes = 0;
+    /// Elements of each trainable parameter: ZeRO's owner assignment of a data-parallel run
+    /// is computed from them (each rank keeps the optimizer state of the parameters it owns).
+    std::vector<std::int64_t> trainableNumels;
     std::string family;   ///< the calibration key without the image size
     bool derived = false; ///< scaled from another image size's calibration, no probe steps
 };
@@ -112,7 +128,8 @@ std::string calibrationFamily(const TrainConfig& c, const DataFacts& facts,
     std::ostringstream key;
     key << c.model << '|' << c.scale << '|' << c.amp << '|' << toString(c.checkpointing) << '|'
         << c.optimizer << '|' << c.optimizer_offload << '|' << facts.nc << '|'
-        << facts.objectsPerImage << '|' << device << '|' << c.weights << '|';
+        << facts.objectsPerImage << '|' << c.assign_chunk << '|' << device << '|' << c.weights
+        << '|';
     for (int layer : c.freeze)
         key << layer << ',';
     return key.str();
@@ -141,6 +158,7 @@ std::optional<Calibration> scaledCalibration(const std::string& family, int imgs
     const double ratio = double(imgsz) * imgsz / (double(nearest->imgsz) * nearest->imgsz);
     out.trainSlope *= ratio;
     out.valSlope *= ratio;
+    out.valLargeSlope *= ratio;
     out.imgsz = imgsz;
     out.derived = true;
     return out;
@@ -163,6 +181,7 @@ class ProbeSession {
 public:
     ProbeSession(const TrainConfig& config, const DataFacts& facts, int stepBatch,
                  std::string* error) {
+        m_nc = facts.nc;
         m_probe = makeProbe(config.device, error);
         if (!m_probe)
             return;
@@ -204,9 +223,12 @@ public:
         m_step->step(batch);
         return m_probe->peak() - m_baseline;
     }
+    /// Peak of one validation batch as the trainer runs it: forward, losses, decode, NMS and
+    /// the metrics of every image.
     std::int64_t valPeak(const Batch& batch) {
+        MetricsAccumulator metrics(std::max(m_nc, 1));
         m_probe->resetPeak();
-        m_step->validateBatch(batch, nullptr);
+        m_step->validateBatch(batch, &metrics);
         return m_probe->peak() - m_baseline;
     }
 
@@ -215,6 +237,7 @@ private:
     std::unique_ptr<TrainStep> m_step;
     std::int64_t m_savedBudget = 0;
     std::int64_t m_baseline = 0;
+    int m_nc = 1;
 };
 
 bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& out,
@@ -238,12 +261,35 @@ bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& o
     out.valIntercept = v1 - out.valSlope * kProbeBatchSmall;
     out.resident = session.step().residentMemory();
     out.gradientBytes = 0;
+    out.trainableNumels.clear();
     for (const auto& p : session.step().model()->parameters())
-        if (p.requires_grad())
+        if (p.requires_grad()) {
             out.gradientBytes += p.numel() * static_cast<std::int64_t>(p.element_size());
+            out.trainableNumels.push_back(p.numel());
+        }
     out.device = session.probe().deviceName();
     out.objectsPerImage = objects;
     out.imgsz = config.imgsz;
+    return true;
+}
+
+/// The validation probes at kValProbeSmall and kValProbeLarge images (no training step: the
+/// resident state of validation is weights, EMA, and the gradients and optimizer state a run
+/// holds, which a training step at batch 2 creates first).
+bool calibrateLargeValidation(const TrainConfig& config, const DataFacts& facts, Calibration& out,
+                              std::string* error) {
+    ProbeSession session(config, facts, kProbeBatchSmall, error);
+    if (!session.ready())
+        return false;
+    const int objects = facts.objectsPerImage;
+    session.step().step(probeBatch(kProbeBatchSmall, config.imgsz, objects, facts.nc));
+    const auto v1 =
+        double(session.valPeak(probeBatch(kValProbeSmall, config.imgsz, objects, facts.nc)));
+    const auto v2 =
+        double(session.valPeak(probeBatch(kValProbeLarge, config.imgsz, objects, facts.nc)));
+    out.valLargeSlope = std::max(0.0, (v2 - v1) / double(kValProbeLarge - kValProbeSmall));
+    out.valLargeIntercept = v1 - out.valLargeSlope * kValProbeSmall;
+    out.valLargeProbed = true;
     return true;
 }
 
@@ -274,18 +320,25 @@ std::optional<Calibration> calibrationFor(const TrainConfig& config, bool probe,
         return std::nullopt;
     const std::string family = calibrationFamily(config, facts, memoryProbe->deviceName());
     const std::string key = calibrationKey(config, facts, memoryProbe->deviceName());
+    const bool largeValidation = validationBatch(config) >= kValLargeFrom;
     const auto cached = g_calibrations.find(key);
-    if (cached != g_calibrations.end())
+    if (cached != g_calibrations.end() &&
+        (!probe || !largeValidation || cached->second.valLargeProbed))
         return cached->second;
-    if (!probe) {
+    if (!probe && cached == g_calibrations.end()) {
         auto scaled = scaledCalibration(family, config.imgsz);
         if (!scaled && error)
             *error = "no calibration of these settings yet";
         return scaled;
     }
     Calibration calibration;
+    if (cached != g_calibrations.end())
+        calibration = cached->second;
     try {
-        if (!calibrate(config, facts, calibration, error))
+        if (cached == g_calibrations.end() && !calibrate(config, facts, calibration, error))
+            return std::nullopt;
+        if (largeValidation && !calibration.valLargeProbed &&
+            !calibrateLargeValidation(config, facts, calibration, error))
             return std::nullopt;
     } catch (const c10::Error& e) {
         if (error)
@@ -301,39 +354,79 @@ std::optional<Calibration> calibrationFor(const TrainConfig& config, bool probe,
     return calibration;
 }
 
+/// The share of the optimizer state the most loaded rank keeps under ZeRO-1: parameters go,
+/// largest first, to the least-loaded rank (OptimizerSharding's rule), and Adam/SGD state is
+/// proportional to the elements a rank owns.
+double largestStateShare(const Calibration& calibration, int ranks) {
+    if (ranks <= 1 || calibration.trainableNumels.empty())
+        return 1.0;
+    const std::vector<int> owner = assignParameterOwners(calibration.trainableNumels, ranks);
+    std::vector<std::int64_t> load(static_cast<std::size_t>(ranks), 0);
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < owner.size(); ++i) {
+        load[static_cast<std::size_t>(owner[i])] += calibration.trainableNumels[i];
+        total += calibration.trainableNumels[i];
+    }
+    return total > 0 ? double(*std::max_element(load.begin(), load.end())) / double(total) : 1.0;
+}
+
 MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibration) {
     MemoryEstimate estimate;
     const int batch = std::max(config.batch, 1);
+    // Data parallel: `batch` is the total; each rank steps on its share (the trainer's rule),
+    // rank 0 alone validates, at the validation batch of the total.
+    const int ranks = std::max(config.nproc, 1);
+    const int rankBatch = std::max(1, batch / ranks);
     const int valBatch = validationBatch(config);
     const bool hostDevice = calibration.device == "cpu";
-    const std::int64_t queued = hostDevice ? kQueuedBatches * imageBytes(batch, config.imgsz) : 0;
+    const std::int64_t queued =
+        hostDevice ? kQueuedBatches * imageBytes(rankBatch, config.imgsz) : 0;
     const std::int64_t valQueued =
         hostDevice ? kQueuedBatches * imageBytes(valBatch, config.imgsz) : 0;
+    // ZeRO-1 keeps the optimizer state of the owned parameters only; the calibration's
+    // intercepts hold all of it.
+    const double stateShare = config.zero == 1 ? largestStateShare(calibration, ranks) : 1.0;
+    const auto stateSaved = static_cast<std::int64_t>(
+        std::llround(double(calibration.resident.optimizerState) * (1.0 - stateShare)));
+    // The gradient all-reduce copies each ~4 MiB bucket of gradients into a flat tensor when
+    // backward has produced it and keeps it until backward ends: up to one more copy of the
+    // gradients on top of backward's peak (counted whole: an upper bound).
+    const std::int64_t bucketCopies = ranks > 1 ? calibration.gradientBytes : 0;
 
     estimate.batch = batch;
+    estimate.ranks = ranks;
+    estimate.rankBatch = rankBatch;
     estimate.valBatch = valBatch;
     estimate.device = calibration.device;
     estimate.objectsPerImage = calibration.objectsPerImage;
     estimate.perImageTrain = std::llround(calibration.trainSlope);
-    estimate.perImageVal = std::llround(calibration.valSlope);
-    estimate.stepPeak = std::llround(calibration.trainIntercept + calibration.trainSlope * batch);
+    estimate.perImageVal = std::llround(valBatch >= kValLargeFrom && calibration.valLargeProbed
+                                            ? calibration.valLargeSlope
+                                            : calibration.valSlope);
+    estimate.stepPeak =
+        std::llround(calibration.trainIntercept + calibration.trainSlope * rankBatch) +
+        bucketCopies - stateSaved;
     // Accumulating over several batches keeps the gradients between them (Ultralytics' rule:
-    // accumulate = round(nbs / batch)).
+    // accumulate = round(nbs / batch), batch being the total over the ranks).
     const int accumulate =
         std::max(1, static_cast<int>(std::lround(double(std::max(config.nbs, 1)) / double(batch))));
     if (accumulate > 1)
         estimate.stepPeak += calibration.gradientBytes;
     estimate.trainPeak = estimate.stepPeak + queued;
-    estimate.valStepPeak = std::llround(calibration.valIntercept + calibration.valSlope * valBatch);
+    const bool large = valBatch >= kValLargeFrom && calibration.valLargeProbed;
+    const double valIntercept = large ? calibration.valLargeIntercept : calibration.valIntercept;
+    const double valSlope = large ? calibration.valLargeSlope : calibration.valSlope;
+    estimate.valStepPeak = std::llround(valIntercept + valSlope * valBatch) - stateSaved;
     estimate.valPeak = estimate.valStepPeak + valQueued;
 
     MemoryBreakdown& b = estimate.breakdown;
     b = calibration.resident;
+    b.optimizerState -= stateSaved;
     if (accumulate > 1)
         b.gradients = std::max(b.gradients, calibration.gradientBytes);
-    b.batchData = imageBytes(batch, config.imgsz) + queued;
+    b.batchData = imageBytes(rankBatch, config.imgsz) + queued;
     b.activations = std::max<std::int64_t>(0, estimate.stepPeak - b.resident() -
-                                                  imageBytes(batch, config.imgsz));
+                                                  imageBytes(rankBatch, config.imgsz));
     b.other =
         std::max<std::int64_t>(0, estimate.trainPeak - b.resident() - b.batchData - b.activations);
     b.total = estimate.trainPeak;
@@ -344,6 +437,17 @@ MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibr
          << " targets per image)";
     if (hostDevice)
         note << "; includes " << kQueuedBatches << " batches queued by the loader";
+    if (ranks > 1) {
+        note << "; per rank of " << ranks << ": training batch " << rankBatch
+             << ", gradients' all-reduce copies counted";
+        if (config.zero == 1)
+            note << ", " << std::lround(stateShare * 100.0)
+                 << "% of the optimizer state (ZeRO-1, the most loaded rank)";
+        note << "; rank 0 validates at batch " << valBatch;
+    }
+    if (valBatch >= kValLargeFrom && calibration.valLargeProbed)
+        note << "; validation from probes at " << kValProbeSmall << " and " << kValProbeLarge
+             << " images";
     note << "; validation NMS is sized by an untrained model's few candidates";
     if (calibration.derived)
         note << "; per-image memory scaled by the pixel count from a calibration at another "
@@ -376,6 +480,32 @@ std::optional<std::int64_t> predictTrainPeakWithoutProbing(const TrainConfig& co
     if (estimate.trainPeak <= 0)
         return std::nullopt;
     return estimate.trainPeak;
+}
+
+std::optional<std::int64_t> predictPeak(const TrainConfig& config) {
+    std::string error;
+    const MemoryEstimate estimate = estimateMemory(config, &error);
+    if (estimate.trainPeak <= 0)
+        return std::nullopt;
+    return std::max(estimate.trainPeak, estimate.valPeak);
+}
+
+std::optional<std::int64_t> predictPeakWithoutProbing(const TrainConfig& config) {
+    std::string error;
+    const std::optional<Calibration> calibration = calibrationFor(config, false, &error);
+    if (!calibration)
+        return std::nullopt;
+    const MemoryEstimate estimate = estimateFrom(config, *calibration);
+    if (estimate.trainPeak <= 0)
+        return std::nullopt;
+    return std::max(estimate.trainPeak, estimate.valPeak);
+}
+
+int assignerObjectsPerImage(const TrainConfig& config) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    DataFacts facts;
+    std::string error;
+    return dataFacts(config, facts, &error) ? facts.objectsPerImage : 0;
 }
 
 std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string* error) {

@@ -20,7 +20,9 @@ struct MemoryEstimate {
     MemoryBreakdown breakdown;      ///< at config.batch; total = trainPeak
     std::int64_t perImageTrain = 0; ///< bytes one more image adds to a training step
     std::int64_t perImageVal = 0;   ///< bytes one more image adds to a validation batch
-    int batch = 0;
+    int batch = 0;                  ///< the configured (total) batch
+    int ranks = 1;     ///< data-parallel processes (nproc); every number above is per rank
+    int rankBatch = 0; ///< images one rank steps on: batch / ranks
     int valBatch = 0;
     int objectsPerImage = 0; ///< targets per image the probe steps used (assigner size)
     std::string device;      ///< "cpu", "cuda:0"
@@ -32,8 +34,11 @@ struct MemoryEstimate {
 /// short probe steps of the real training step (TrainStep) at two small batch sizes, whose peaks
 /// give a per-image model (peak = resident + batch x per-image). Calibrations are cached per
 /// model and settings, so later calls with another batch are instant. A batch of -1 is treated
-/// as 1. Returns an estimate with trainPeak 0 and fills `error` when the model or data cannot
-/// be loaded or a probe step fails.
+/// as 1. With nproc > 1 the prediction is per rank: each rank trains on batch / nproc images
+/// (plus the gradient all-reduce's bucket copies), rank 0 validates at the validation batch,
+/// and with zero: 1 a rank keeps only its owned parameters' optimizer state. Returns an estimate
+/// with trainPeak 0 and fills `error` when the model or data cannot be loaded or a probe step
+/// fails.
 MemoryEstimate estimateMemory(const TrainConfig& config, std::string* error);
 
 /// The PeakPredictor the advisor uses: estimateMemory(config).trainPeak, or nothing on failure.
@@ -43,6 +48,17 @@ std::optional<std::int64_t> predictTrainPeak(const TrainConfig& config);
 /// settings, or one at another image size scaled by the pixel count. Nothing when neither
 /// exists. Costs microseconds: for an OOM recovery that must not wait for calibrations.
 std::optional<std::int64_t> predictTrainPeakWithoutProbing(const TrainConfig& config);
+
+/// The advisor's PeakPredictor: the larger of the predicted training and validation peaks (a
+/// fix for a validation OOM, a smaller val_batch, changes only the latter), or nothing.
+std::optional<std::int64_t> predictPeak(const TrainConfig& config);
+
+/// predictPeak without probe steps (see predictTrainPeakWithoutProbing).
+std::optional<std::int64_t> predictPeakWithoutProbing(const TrainConfig& config);
+
+/// Ground-truth boxes per image the loss' assigner is sized for with this config's data set:
+/// its most per image, x4 with mosaic, at most 300. 0 when the data set cannot be read.
+int assignerObjectsPerImage(const TrainConfig& config);
 
 /// What real steps measured (for the accuracy matrix and tests).
 struct MeasuredPeaks {
