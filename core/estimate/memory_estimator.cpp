@@ -30,9 +30,10 @@ constexpr int kProbeBatchSmall = 2;
 constexpr int kProbeBatchLarge = 4;
 // Validation batches from this size on are predicted from two more validation probes at
 // kValProbeSmall and kValProbeLarge images (forward only, measured once per settings when first
-// needed): LibTorch's CPU convolution changes algorithm with the batch (with one thread,
-// 1x1 convolutions move to oneDNN from batch 16 on, whose format reorders add copies), so the
-// slope measured at 2 and 4 images does not hold at 16 to 64.
+// needed): the slope measured at 2 and 4 images under-predicted validation at 32-64 images by
+// 13-22% (estimate --matrix). A likely cause, not verified: LibTorch's CPU convolution picks
+// its algorithm by batch size (with one thread, 1x1 convolutions go to oneDNN from batch 16
+// on, whose format reorders add copies).
 constexpr int kValLargeFrom = 12;
 constexpr int kValProbeSmall = 16;
 constexpr int kValProbeLarge = 24;
