@@ -11,6 +11,7 @@
 #include "plotwidget.h"
 #include "settingsform.h"
 #include "settingspage.h"
+#include "ui_test_env.h"
 
 #include "config/train_config.h"
 #include "data/synthetic_dataset.h"
@@ -57,11 +58,7 @@ private:
 
 void TestUi::initTestCase() {
     QVERIFY(m_dir.isValid());
-    // Keep QSettings away from the user's real configuration.
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
-    QCoreApplication::setOrganizationName("HeadroomTest");
-    QCoreApplication::setApplicationName("test_ui");
+    hr::testing::isolateSettings(m_dir, "test_ui");
 }
 
 void TestUi::formCoversEveryKey() {

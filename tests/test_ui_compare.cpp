@@ -11,6 +11,7 @@
 #include "plotwidget.h"
 #include "runspage.h"
 #include "strategyeditor.h"
+#include "ui_test_env.h"
 
 #include "compare/strategy.h"
 #include "config/train_config.h"
@@ -50,19 +51,10 @@ private:
 
 void TestUiCompare::initTestCase() {
     QVERIFY(m_dir.isValid());
-    // Keep QSettings (the main window's) away from the user's real configuration.
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
-    QCoreApplication::setOrganizationName("HeadroomTest");
-    QCoreApplication::setApplicationName("test_ui_compare");
-    hr::SyntheticOptions options;
-    options.train = 4;
-    options.val = 2;
-    options.imgsz = 64;
+    hr::testing::isolateSettings(m_dir, "test_ui_compare");
     std::string error;
-    const std::string dir = m_dir.filePath("data").toStdString();
-    QVERIFY2(hr::makeSyntheticDataset(dir, options, &error), error.c_str());
-    m_data = dir + "/data.yaml";
+    m_data = hr::testing::makeTinyDataset(m_dir, 4, 2, &error).toStdString();
+    QVERIFY2(!m_data.empty(), error.c_str());
 }
 
 hr::TrainConfig TestUiCompare::tinyBase(const std::string& name) const {

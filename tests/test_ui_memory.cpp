@@ -8,6 +8,7 @@
 #include "settingsform.h"
 #include "settingspage.h"
 #include "trainingsession.h"
+#include "ui_test_env.h"
 
 #include "data/synthetic_dataset.h"
 #include "estimate/memory_estimator.h"
@@ -55,18 +56,10 @@ private:
 
 void TestUiMemory::initTestCase() {
     QVERIFY(m_dir.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
-    QCoreApplication::setOrganizationName("HeadroomTest");
-    QCoreApplication::setApplicationName("test_ui_memory");
-    hr::SyntheticOptions options;
-    options.train = 6;
-    options.val = 2;
-    options.imgsz = 64;
+    hr::testing::isolateSettings(m_dir, "test_ui_memory");
     std::string error;
-    QVERIFY2(hr::makeSyntheticDataset(m_dir.filePath("data").toStdString(), options, &error),
-             error.c_str());
-    m_dataYaml = m_dir.filePath("data/data.yaml");
+    m_dataYaml = hr::testing::makeTinyDataset(m_dir, 6, 2, &error);
+    QVERIFY2(!m_dataYaml.isEmpty(), error.c_str());
 }
 
 TrainConfig TestUiMemory::tinyConfig() const {

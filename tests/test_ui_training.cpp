@@ -9,6 +9,7 @@
 #include "settingspage.h"
 #include "trainingsession.h"
 #include "trainpage.h"
+#include "ui_test_env.h"
 
 #include "data/synthetic_dataset.h"
 
@@ -46,18 +47,10 @@ private:
 
 void TestUiTraining::initTestCase() {
     QVERIFY(m_dir.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
-    QCoreApplication::setOrganizationName("HeadroomTest");
-    QCoreApplication::setApplicationName("test_ui_training");
-    hr::SyntheticOptions options;
-    options.train = 8;
-    options.val = 4;
-    options.imgsz = 64;
+    hr::testing::isolateSettings(m_dir, "test_ui_training");
     std::string error;
-    QVERIFY2(hr::makeSyntheticDataset(m_dir.filePath("data").toStdString(), options, &error),
-             error.c_str());
-    m_dataYaml = m_dir.filePath("data/data.yaml");
+    m_dataYaml = hr::testing::makeTinyDataset(m_dir, 8, 4, &error);
+    QVERIFY2(!m_dataYaml.isEmpty(), error.c_str());
 }
 
 TrainConfig TestUiTraining::tinyConfig(const QString& name) const {
