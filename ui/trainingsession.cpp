@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
+#include <algorithm>
 
 namespace hr::ui {
 
@@ -25,8 +26,13 @@ AdvisorOptions advisorOptions(const TrainConfig& config) {
     AdvisorOptions options;
     // Calibrations already made answer first; new probe steps for at most a few seconds (a
     // person is waiting for the dialog, or the run for the automatic fix).
-    options.quickPredictor = predictTrainPeakWithoutProbing;
+    // The larger of the training and validation peaks: a fix must fit both phases.
+    options.quickPredictor = predictPeakWithoutProbing;
     options.predictionSeconds = config.on_oom == OomPolicy::Ask ? 15.0 : 3.0;
+    // Chunked assignment is offered for a loss-phase OOM on crowded images; a data-parallel run
+    // has nproc devices already, so sharding the optimizer state is a fix there.
+    options.objectsPerImage = assignerObjectsPerImage(config);
+    options.deviceCount = std::max(options.deviceCount, config.nproc);
     return options;
 }
 
@@ -286,7 +292,7 @@ bool TrainingSession::start(const TrainConfig& config) {
     // from real calibration steps, as in the CLI; the advisor falls back to scaling the
     // report's measured breakdown where the estimator has no answer.
     trainer->setOomHandler(makeAdvisorHandler(
-        config.on_oom, PeakPredictor(predictTrainPeak),
+        config.on_oom, PeakPredictor(predictPeak),
         [this](const std::vector<FixSuggestion>& fixes, const std::string&) {
             return chooseFix(fixes);
         },
