@@ -464,42 +464,48 @@ MemoryEstimate estimateMemory(const TrainConfig& config, std::string* error) {
     return calibration ? estimateFrom(config, *calibration) : MemoryEstimate{};
 }
 
-std::optional<std::int64_t> predictTrainPeak(const TrainConfig& config) {
-    std::string error;
-    const MemoryEstimate estimate = estimateMemory(config, &error);
+namespace {
+/// The training peak, or the larger of the training and validation peaks.
+std::optional<std::int64_t> peakOf(const MemoryEstimate& estimate, bool withValidation) {
     if (estimate.trainPeak <= 0)
         return std::nullopt;
-    return estimate.trainPeak;
+    return withValidation ? std::max(estimate.trainPeak, estimate.valPeak) : estimate.trainPeak;
+}
+
+/// An estimate from calibrations already made (or scaled from another image size's), if any.
+std::optional<MemoryEstimate> estimateWithoutProbing(const TrainConfig& config) {
+    std::string error;
+    const std::optional<Calibration> calibration = calibrationFor(config, false, &error);
+    if (!calibration)
+        return std::nullopt;
+    return estimateFrom(config, *calibration);
+}
+
+std::optional<std::int64_t> peakWithProbing(const TrainConfig& config, bool withValidation) {
+    std::string error;
+    return peakOf(estimateMemory(config, &error), withValidation);
+}
+
+std::optional<std::int64_t> peakWithoutProbing(const TrainConfig& config, bool withValidation) {
+    const std::optional<MemoryEstimate> estimate = estimateWithoutProbing(config);
+    return estimate ? peakOf(*estimate, withValidation) : std::nullopt;
+}
+} // namespace
+
+std::optional<std::int64_t> predictTrainPeak(const TrainConfig& config) {
+    return peakWithProbing(config, false);
 }
 
 std::optional<std::int64_t> predictTrainPeakWithoutProbing(const TrainConfig& config) {
-    std::string error;
-    const std::optional<Calibration> calibration = calibrationFor(config, false, &error);
-    if (!calibration)
-        return std::nullopt;
-    const MemoryEstimate estimate = estimateFrom(config, *calibration);
-    if (estimate.trainPeak <= 0)
-        return std::nullopt;
-    return estimate.trainPeak;
+    return peakWithoutProbing(config, false);
 }
 
 std::optional<std::int64_t> predictPeak(const TrainConfig& config) {
-    std::string error;
-    const MemoryEstimate estimate = estimateMemory(config, &error);
-    if (estimate.trainPeak <= 0)
-        return std::nullopt;
-    return std::max(estimate.trainPeak, estimate.valPeak);
+    return peakWithProbing(config, true);
 }
 
 std::optional<std::int64_t> predictPeakWithoutProbing(const TrainConfig& config) {
-    std::string error;
-    const std::optional<Calibration> calibration = calibrationFor(config, false, &error);
-    if (!calibration)
-        return std::nullopt;
-    const MemoryEstimate estimate = estimateFrom(config, *calibration);
-    if (estimate.trainPeak <= 0)
-        return std::nullopt;
-    return std::max(estimate.trainPeak, estimate.valPeak);
+    return peakWithoutProbing(config, true);
 }
 
 int assignerObjectsPerImage(const TrainConfig& config) {
