@@ -241,6 +241,14 @@ private:
     int m_nc = 1;
 };
 
+/// The line through two probe points (x1, y1) and (x2, y2), images against peak bytes: the
+/// slope is never negative (a lower second peak is noise, not memory a larger batch frees) and
+/// the intercept passes through the first point.
+void fitLine(double x1, double y1, double x2, double y2, double& intercept, double& slope) {
+    slope = std::max(0.0, (y2 - y1) / (x2 - x1));
+    intercept = y1 - slope * x1;
+}
+
 bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& out,
                std::string* error) {
     ProbeSession session(config, facts, kProbeBatchSmall, error);
@@ -255,11 +263,8 @@ bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& o
     const auto p2 = double(session.trainPeak(large));
     const auto v1 = double(session.valPeak(small));
     const auto v2 = double(session.valPeak(large));
-    const double span = kProbeBatchLarge - kProbeBatchSmall;
-    out.trainSlope = std::max(0.0, (p2 - p1) / span);
-    out.trainIntercept = p1 - out.trainSlope * kProbeBatchSmall;
-    out.valSlope = std::max(0.0, (v2 - v1) / span);
-    out.valIntercept = v1 - out.valSlope * kProbeBatchSmall;
+    fitLine(kProbeBatchSmall, p1, kProbeBatchLarge, p2, out.trainIntercept, out.trainSlope);
+    fitLine(kProbeBatchSmall, v1, kProbeBatchLarge, v2, out.valIntercept, out.valSlope);
     out.resident = session.step().residentMemory();
     out.gradientBytes = 0;
     out.trainableNumels.clear();
@@ -288,8 +293,7 @@ bool calibrateLargeValidation(const TrainConfig& config, const DataFacts& facts,
         double(session.valPeak(probeBatch(kValProbeSmall, config.imgsz, objects, facts.nc)));
     const auto v2 =
         double(session.valPeak(probeBatch(kValProbeLarge, config.imgsz, objects, facts.nc)));
-    out.valLargeSlope = std::max(0.0, (v2 - v1) / double(kValProbeLarge - kValProbeSmall));
-    out.valLargeIntercept = v1 - out.valLargeSlope * kValProbeSmall;
+    fitLine(kValProbeSmall, v1, kValProbeLarge, v2, out.valLargeIntercept, out.valLargeSlope);
     out.valLargeProbed = true;
     return true;
 }
