@@ -267,6 +267,10 @@ void TestTrainRun::endToEndRunFolder() {
     const hr::LoadedModel best = hr::loadModel(dir + "/weights/best.pt");
     QVERIFY2(best.model, best.error.c_str());
     QCOMPARE(best.model->nc(), int(best.classNames.size()));
+    // ... with the training settings, so val and predict default to the training image size.
+    const hr::TrainConfigResult stored = hr::parseTrainConfig(best.trainingConfigYaml, "best.pt");
+    QVERIFY2(stored.config, best.trainingConfigYaml.c_str());
+    QCOMPARE(stored.config->imgsz, config.imgsz);
     // A second run with the same name is numbered, never overwriting.
     QCOMPARE(QString::fromStdString(hr::RunFolder::nextFreePath(config.project, "train")),
              QString::fromStdString(config.project + "/train2"));

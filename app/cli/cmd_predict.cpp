@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // headroom-cli predict: detections on images, drawn and as YOLO text files with confidences.
 #include "command.h"
+#include "common.h"
 
 #include "data/augment.h"
 #include "eval/nms.h"
@@ -60,13 +61,17 @@ int runPredict(const ParsedArgs& args) {
     if (!readNumber(args, "--conf", 0, 1, conf) || !readNumber(args, "--iou", 0, 1, iou) ||
         !readNumber(args, "--imgsz", 32, 8192, imgszValue))
         return ExitUsage;
-    const int imgsz = (static_cast<int>(imgszValue) + 31) / 32 * 32;
     at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     LoadedModel loaded = loadModel(args.value("--weights"));
     if (!loaded.model) {
         std::cerr << "predict: " << loaded.error << "\n";
         return ExitFailure;
     }
+    // Without --imgsz: the size the weights were trained at, as Ultralytics does.
+    if (const int trained = trainedImageSize(loaded.trainingConfigYaml);
+        !args.has("--imgsz") && trained > 0)
+        imgszValue = trained;
+    const int imgsz = (static_cast<int>(imgszValue) + 31) / 32 * 32;
     DetectionModel model = loaded.model;
     model->eval();
 
@@ -157,7 +162,7 @@ Command makePredictCommand() {
     Command c;
     c.name = "predict";
     c.summary = "detect objects in images; writes drawn images and YOLO txt with confidences";
-    c.usage = "headroom-cli predict --weights W --source DIR|IMG --out DIR [--imgsz 640] "
+    c.usage = "headroom-cli predict --weights W --source DIR|IMG --out DIR [--imgsz N] "
               "[--conf 0.25] [--iou 0.7]";
     c.description = "Letterboxes each image to imgsz, runs the model, keeps detections above "
                     "--conf after NMS, and writes OUT/<image>.jpg with boxes drawn and "
@@ -166,7 +171,7 @@ Command makePredictCommand() {
     c.options = {{"--weights", "FILE", "a Headroom weights file (best.pt, last.pt)"},
                  {"--source", "PATH", "an image or a folder of images"},
                  {"--out", "DIR", "where drawn images and labels go"},
-                 {"--imgsz", "N", "inference size (default 640)"},
+                 {"--imgsz", "N", "inference size (default: the training size, else 640)"},
                  {"--conf", "X", "confidence threshold (default 0.25)"},
                  {"--iou", "X", "NMS IoU threshold (default 0.7)"}};
     c.run = runPredict;

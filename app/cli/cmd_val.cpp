@@ -13,6 +13,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <iostream>
@@ -44,6 +45,16 @@ int runVal(const ParsedArgs& args) {
     if (!loaded.model) {
         std::cerr << "val: " << loaded.error << "\n";
         return ExitFailure;
+    }
+    // Like Ultralytics, validate at the size the weights were trained at unless told otherwise.
+    const bool imgszGiven =
+        args.has("--config") || std::any_of(args.overrides().begin(), args.overrides().end(),
+                                            [](const auto& kv) { return kv.first == "imgsz"; });
+    if (const int trained = trainedImageSize(loaded.trainingConfigYaml);
+        !imgszGiven && trained > 0 && trained != config.imgsz) {
+        config.imgsz = trained;
+        std::cerr << "val: imgsz " << trained
+                  << ", the size these weights were trained at (imgsz=N to choose another)\n";
     }
     std::string dataPath = config.data;
     if (dataPath.empty()) {

@@ -73,4 +73,11 @@ std::shared_ptr<DatasetReport> scanTrainSplit(const std::string& dataYaml,
     return report;
 }
 
+int trainedImageSize(const std::string& trainingConfigYaml) {
+    if (trainingConfigYaml.empty())
+        return 0;
+    const TrainConfigResult stored = parseTrainConfig(trainingConfigYaml, "weights");
+    return stored.config ? stored.config->imgsz : 0;
+}
+
 } // namespace hr::cli

@@ -28,4 +28,8 @@ bool buildTrainConfig(const ParsedArgs& args, TrainConfig& config);
 std::shared_ptr<DatasetReport> scanTrainSplit(const std::string& dataYaml,
                                               const std::string& command);
 
+/// The image size the weights were trained at, read from the training settings a trainer
+/// checkpoint carries (`trainingConfigYaml` of LoadedModel); 0 when the file has none.
+int trainedImageSize(const std::string& trainingConfigYaml);
+
 } // namespace hr::cli

@@ -174,8 +174,13 @@ LoadedModel loadModel(const std::string& path) {
         return result;
     }
     result = readModel(archive);
-    if (!result.error.empty())
+    if (!result.error.empty()) {
         result.error = "cannot load model file " + path + ": " + result.error;
+        return result;
+    }
+    c10::IValue config;
+    if (archive.try_read("config_yaml", config) && config.isString())
+        result.trainingConfigYaml = config.toStringRef();
     return result;
 }
 

@@ -23,6 +23,9 @@ bool saveModel(const std::string& path, DetectionModel& model,
 struct LoadedModel {
     DetectionModel model{nullptr};
     std::vector<std::string> classNames;
+    /// The training settings a trainer checkpoint (last.pt, best.pt) carries as YAML text;
+    /// empty for a plain model file.
+    std::string trainingConfigYaml;
     std::string error;
 };
 
