@@ -135,6 +135,7 @@ private slots:
     void failedStepOnOneRankUndoesAll();
     void lostRankEndsTheOthers();
     void launcherEndsWorkersAfterAFailure();
+    void lastLinesOfOutput();
 };
 
 void TestDist::launchEnvironment() {
@@ -507,8 +508,9 @@ void TestDist::lostRankEndsTheOthers() {
 }
 
 void TestDist::launcherEndsWorkersAfterAFailure() {
-    // Rank 1 fails at once; rank 0 would wait for a minute: the launcher ends it after the
-    // grace period. Each worker checks its variables first.
+    // Rank 1 fails at once and says why on stderr; rank 0 would wait for a minute. With the
+    // CLI's 30 s grace the launcher must still end rank 0 at once (SIGTERM) and quote rank 1.
+    // Each worker checks its variables first.
     hr::WorkerPlan plan;
     plan.nproc = 2;
     plan.executable = "/bin/sh";
@@ -516,22 +518,57 @@ void TestDist::launcherEndsWorkersAfterAFailure() {
                       "test \"$WORLD_SIZE $LOCAL_WORLD_SIZE $MASTER_ADDR\" = \"2 2 127.0.0.1\" "
                       "|| exit 9; test \"$RANK\" = \"$LOCAL_RANK\" || exit 9; "
                       "test \"$MASTER_PORT\" -gt 0 || exit 9; "
-                      "if test \"$RANK\" = 1; then exit 3; fi; exec sleep 60"};
+                      "if test \"$RANK\" = 1; then echo 'loading the settings' >&2; "
+                      "echo \"rank $RANK: batch: not a number\" >&2; exit 3; fi; "
+                      "exec sleep 60"};
     const auto start = std::chrono::steady_clock::now();
-    const hr::WorkerOutcome outcome = hr::runWorkers(plan, 1s);
+    const hr::WorkerOutcome outcome = hr::runWorkers(plan, 30s);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     qInfo("%s(after %.2f s)", outcome.summary.c_str(), seconds);
     QCOMPARE(outcome.exitCode, 3);
+    QCOMPARE(outcome.firstFailedRank, 1);
     QCOMPARE(outcome.statuses, (std::vector<int>{128 + SIGTERM, 3}));
-    QVERIFY(outcome.summary.find("worker 1 (rank 1) exited with status 3") != std::string::npos);
-    QVERIFY(seconds < 10);
+    QVERIFY2(outcome.summary.find("rank 1 exited with status 3 before the run ended; the end "
+                                  "of its output:\n    | loading the settings\n    | rank 1: "
+                                  "batch: not a number\n") == 0,
+             outcome.summary.c_str());
+    QVERIFY2(outcome.summary.find("the other 1 worker(s) were asked to end (SIGTERM) at once") !=
+                 std::string::npos,
+             outcome.summary.c_str());
+    QCOMPARE(outcome.errorTails[1], std::string("loading the settings\nrank 1: batch: not a "
+                                                "number\n"));
+    QVERIFY(outcome.errorTails[0].empty());
+    QVERIFY2(seconds < 5, qPrintable(QString::number(seconds)));
+
+    // A worker that ignores SIGTERM is killed after the grace period.
+    plan.arguments = {"sh", "-c",
+                      "if test \"$RANK\" = 1; then exit 4; fi; trap '' TERM; "
+                      "while :; do sleep 0.1; done"};
+    const auto stubborn = std::chrono::steady_clock::now();
+    const hr::WorkerOutcome killed = hr::runWorkers(plan, 1s);
+    const double killSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - stubborn).count();
+    qInfo("%s(after %.2f s)", killed.summary.c_str(), killSeconds);
+    QCOMPARE(killed.statuses, (std::vector<int>{128 + SIGKILL, 4}));
+    QVERIFY2(killed.summary.find("it wrote nothing to stderr") != std::string::npos,
+             killed.summary.c_str());
+    QVERIFY2(killed.summary.find("rank 0 was still running 1 s later and was killed") !=
+                 std::string::npos,
+             killed.summary.c_str());
+    QVERIFY(killSeconds >= 1 && killSeconds < 10);
 
     plan.nnodes = 2; // several machines need an explicit port
     const hr::WorkerOutcome refused = hr::runWorkers(plan, 1s);
     QCOMPARE(refused.exitCode, 2);
     QVERIFY2(refused.summary.find("need --master-port") != std::string::npos,
              refused.summary.c_str());
+}
+
+void TestDist::lastLinesOfOutput() {
+    QCOMPARE(hr::lastLines("a\n\nb  \r\nc\n", 2, "> "), std::string("> b\n> c\n"));
+    QCOMPARE(hr::lastLines("only", 3, ""), std::string("only\n"));
+    QCOMPARE(hr::lastLines("\n\n", 3, ""), std::string());
 }
 
 QTEST_GUILESS_MAIN(TestDist)

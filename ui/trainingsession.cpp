@@ -36,12 +36,11 @@ AdvisorOptions advisorOptions(const TrainConfig& config) {
     return options;
 }
 
-/// The last `count` lines of a worker's output, for the log.
+/// The last `count` lines of a worker's output, indented, for the log and the failure.
 QString lastLines(const QByteArray& output, int count) {
-    QStringList lines = QString::fromLocal8Bit(output).trimmed().split(QLatin1Char('\n'));
-    if (lines.size() > count)
-        lines = lines.mid(lines.size() - count);
-    return lines.join(QStringLiteral(" / "));
+    QString lines = QString::fromLocal8Bit(hr::lastLines(output.toStdString(), count, "    "));
+    lines.chop(1); // the last newline
+    return lines;
 }
 
 constexpr int kWorkerGraceMs = 30000;
@@ -238,20 +237,53 @@ void TrainingSession::workerEnded(int rank, int exitCode, bool crashed) {
             continue;
         w->running = false;
         --m_workersRunning;
-        if (exitCode != 0 || crashed) {
-            const QString output = lastLines(w->process->readAll(), 6);
-            emit logMessage(
-                int(LogMessage::Level::Error),
-                exitCode < 0
-                    ? tr("rank %1 could not start: %2").arg(rank).arg(w->process->errorString())
-                    : tr("rank %1 ended with status %2%3")
-                          .arg(rank)
-                          .arg(exitCode)
-                          .arg(output.isEmpty() ? QString() : QStringLiteral(": ") + output));
+        // A worker that fails while rank 0 trains (or leaves before rank 0 has joined them
+        // all) ends the run now: rank 0 would wait for it until HEADROOM_DIST_TIMEOUT.
+        const bool failed = exitCode != 0 || crashed;
+        const bool runGoesOn = m_thread && !m_failureReported;
+        if (!failed && !(runGoesOn && !m_rankZeroStarted))
+            continue;
+        const QString output = lastLines(w->process->readAll(), 8);
+        const QString how = exitCode < 0 ? tr("could not start (%1)").arg(w->process->errorString())
+                            : crashed    ? tr("crashed (ended by a signal)")
+                                         : tr("exited with status %1").arg(exitCode);
+        if (!runGoesOn) {
+            emit logMessage(int(LogMessage::Level::Error),
+                            tr("rank %1 %2").arg(rank).arg(how) +
+                                (output.isEmpty() ? QString() : QStringLiteral(":\n") + output));
+            continue;
         }
+        failRun(tr("Rank %1 %2 before the run ended, so the run cannot go on; the other "
+                   "ranks were stopped.")
+                    .arg(rank)
+                    .arg(how) +
+                QLatin1Char('\n') +
+                (output.isEmpty() ? tr("It wrote nothing.")
+                                  : tr("The end of its output:") + QLatin1Char('\n') + output) +
+                QLatin1Char('\n') +
+                tr("Fix what it says and start again; Resume continues from the last finished "
+                   "epoch."));
     }
     readWorkerMemory();
     maybeAllEnded();
+}
+
+void TrainingSession::failRun(const QString& message) {
+    m_failureReported = true;
+    emit failed(message);
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_stopping = true; // answers an OOM question that is waiting
+    }
+    m_answered.notify_all();
+    {
+        std::lock_guard<std::mutex> lock(m_trainerMutex);
+        if (m_trainer)
+            m_trainer->abort(message.toStdString());
+    }
+    for (auto& w : m_workers)
+        if (w->running)
+            w->process->terminate(); // a worker ends its rendezvous wait or its run on SIGTERM
 }
 
 void TrainingSession::maybeAllEnded() {
@@ -274,6 +306,8 @@ bool TrainingSession::start(const TrainConfig& config) {
         m_alwaysBest = false;
     }
     m_paused = false;
+    m_failureReported = false;
+    m_rankZeroStarted = false;
     m_runConfig = config;
     m_runDir.clear();
     m_processes = 1;
@@ -411,6 +445,7 @@ void TrainingSession::dispatch(const TrainEvent& event) {
     if (const auto* e = std::get_if<RunStarted>(&event)) {
         m_runConfig = e->config;
         m_runDir = QString::fromStdString(e->runDir);
+        m_rankZeroStarted = true;
         emit started(*e);
     } else if (const auto* e = std::get_if<BatchEnd>(&event)) {
         emit batchEnded(*e);
@@ -428,7 +463,11 @@ void TrainingSession::dispatch(const TrainEvent& event) {
     } else if (const auto* e = std::get_if<RunFinished>(&event)) {
         emit finished(*e);
     } else if (const auto* e = std::get_if<RunFailed>(&event)) {
-        emit failed(QString::fromStdString(e->message));
+        // After failRun() rank 0's own failure is a consequence, not a second failure.
+        if (m_failureReported)
+            emit logMessage(int(LogMessage::Level::Error), QString::fromStdString(e->message));
+        else
+            emit failed(QString::fromStdString(e->message));
     } else if (const auto* e = std::get_if<LogMessage>(&event)) {
         emit logMessage(static_cast<int>(e->level), QString::fromStdString(e->text));
     }

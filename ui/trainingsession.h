@@ -37,7 +37,10 @@ namespace hr::ui {
 /// worker streams its memory samples to memory.rank<k>.csv in the run folder; the session
 /// follows those files and emits them as memorySampled() with the worker's rank. The run
 /// counts as running until rank 0 and every worker have ended (a worker still alive 30 s
-/// after rank 0 ended is terminated). Pause is not offered for such a run (canPause()).
+/// after rank 0 ended is terminated). A worker that fails while rank 0 runs (or exits before
+/// rank 0 has started) fails the run at once: failed() names its rank, how it ended and the
+/// end of its output, rank 0 is aborted (Trainer::abort: its wait for the ranks gives up)
+/// and the other workers are terminated. Pause is not offered for such a run (canPause()).
 class TrainingSession : public QObject {
     Q_OBJECT
 public:
@@ -95,6 +98,8 @@ private:
     bool startWorkers(const TrainConfig& config, LaunchEnv& rank0);
     void readWorkerMemory();
     void workerEnded(int rank, int exitCode, bool crashed);
+    /// A worker failed during the run: report it, abort rank 0, end the other workers.
+    void failRun(const QString& message);
     void maybeAllEnded();
     std::optional<int> chooseFix(const std::vector<FixSuggestion>& fixes);
     void threadDone();
@@ -113,6 +118,8 @@ private:
     int m_processes = 1;
     int m_workersRunning = 0;
     bool m_startingWorkers = false;
+    bool m_rankZeroStarted = false; ///< RunStarted arrived: rank 0 has joined every rank
+    bool m_failureReported = false; ///< failRun() has emitted failed() for this run
     QString m_workerProgram;
     QString m_runDir; ///< from RunStarted: where the workers' memory files are
     QTimer* m_memoryPoll = nullptr;

@@ -31,6 +31,16 @@ void onInterrupt(int) {
     std::signal(SIGINT, SIG_DFL);
 }
 
+void onTerminate(int signal) {
+    // A worker of a data-parallel run: the launcher ends the others this way when one has
+    // failed. Give up the rendezvous wait or fail at the next batch; a second one kills.
+    std::signal(SIGTERM, SIG_DFL);
+    if (Trainer* trainer = g_running.load())
+        trainer->abortFromSignal(signal);
+    else
+        std::raise(signal);
+}
+
 std::string duration(double seconds) {
     if (!(seconds >= 0) || seconds > 1e7)
         return "?";
@@ -205,6 +215,11 @@ int launchWorkers(const ParsedArgs& args, const TrainConfig& config) {
     const WorkerOutcome outcome = runWorkers(plan, std::chrono::seconds(30));
     if (outcome.exitCode != 0) {
         std::cerr << "train: " << outcome.summary;
+        if (outcome.firstFailedRank >= 0)
+            std::cerr << "train: the run cannot go on without rank " << outcome.firstFailedRank
+                      << ". Fix what its output above says and run the same command again; "
+                         "add --resume to continue from the last finished epoch "
+                         "(weights/last.pt of the run folder).\n";
         return ExitFailure;
     }
     return ExitOk;
@@ -235,8 +250,10 @@ int runTrain(const ParsedArgs& args) {
         });
         g_running = &worker;
         std::signal(SIGINT, onInterrupt);
+        std::signal(SIGTERM, onTerminate);
         const int rc = worker.run();
         std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
         g_running = nullptr;
         return rc == 0 ? ExitOk : ExitFailure;
     }
@@ -264,8 +281,11 @@ int runTrain(const ParsedArgs& args) {
     trainer.setOomHandler(makeOomHandler(config, predictPeak));
     g_running = &trainer;
     std::signal(SIGINT, onInterrupt);
+    if (launch->distributed())
+        std::signal(SIGTERM, onTerminate);
     const int rc = trainer.run();
     std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
     g_running = nullptr;
     return rc == 0 ? ExitOk : ExitFailure;
 }

@@ -11,8 +11,10 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 namespace hr {
 
@@ -32,6 +34,13 @@ std::shared_ptr<::gloo::transport::Device> glooDevice(const std::string& masterA
     return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
+/// The rendezvous: each rank adds 1 to this key of the TCPStore and waits until it reaches
+/// the world size, asking every kJoinPoll whether to give up; a rank other than 0 retries its
+/// connection to rank 0's store in attempts of kJoinStep.
+const std::string kJoinedKey = "rendezvous/joined";
+constexpr std::chrono::milliseconds kJoinPoll{50};
+constexpr std::chrono::milliseconds kJoinStep{1000};
+
 std::string firstLine(const std::string& text) {
     const auto end = text.find('\n');
     return end == std::string::npos ? text : text.substr(0, end);
@@ -45,27 +54,61 @@ struct DataParallelGroup::Impl {
     c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
 };
 
-std::unique_ptr<DataParallelGroup> DataParallelGroup::connect(const LaunchEnv& env,
-                                                              std::chrono::milliseconds timeout,
-                                                              std::string* error) {
+std::unique_ptr<DataParallelGroup>
+DataParallelGroup::connect(const LaunchEnv& env, std::chrono::milliseconds timeout,
+                           std::string* error, const std::function<std::string()>& abandoned) {
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + timeout;
+    const std::string where = "rank " + std::to_string(env.rank) + " of " +
+                              std::to_string(env.worldSize) + " cannot join the run at " +
+                              env.masterAddr + ":" + std::to_string(env.masterPort) + ": ";
+    const auto fail = [&](const std::string& why) {
+        if (error)
+            *error = where + why;
+        return std::unique_ptr<DataParallelGroup>();
+    };
+    const auto givenUp = [&] { return abandoned ? abandoned() : std::string(); };
     try {
         c10d::TCPStoreOptions options;
         options.port = static_cast<std::uint16_t>(env.masterPort);
         options.isServer = env.rank == 0;
         options.numWorkers = static_cast<std::size_t>(env.worldSize);
-        options.waitWorkers = true;
-        options.timeout = timeout;
-        auto tcp = c10::make_intrusive<c10d::TCPStore>(env.masterAddr, options);
+        // The ranks count themselves in below, in steps that can be abandoned; TCPStore's own
+        // wait for the workers would block for the whole timeout.
+        options.waitWorkers = false;
+        options.timeout = std::min<std::chrono::milliseconds>(timeout, kJoinStep);
+        c10::intrusive_ptr<c10d::TCPStore> tcp;
+        while (!tcp) {
+            try {
+                tcp = c10::make_intrusive<c10d::TCPStore>(env.masterAddr, options);
+            } catch (const std::exception&) {
+                // A rank other than 0 retries until rank 0's store is up.
+                if (env.rank == 0 || Clock::now() >= deadline)
+                    throw;
+                if (const std::string why = givenUp(); !why.empty())
+                    return fail(why);
+            }
+        }
+        tcp->setTimeout(timeout);
+        tcp->add(kJoinedKey, 1);
+        for (;;) {
+            const std::int64_t joined = tcp->add(kJoinedKey, 0);
+            if (joined >= env.worldSize)
+                break;
+            const std::string count = std::to_string(joined) + " of " +
+                                      std::to_string(env.worldSize) + " ranks had joined";
+            if (const std::string why = givenUp(); !why.empty())
+                return fail(why + " (" + count + ")");
+            if (Clock::now() >= deadline)
+                return fail(count + " after " + std::to_string(timeout.count() / 1000) +
+                            " s (HEADROOM_DIST_TIMEOUT)");
+            std::this_thread::sleep_for(kJoinPoll);
+        }
         auto store = c10::make_intrusive<c10d::PrefixStore>("headroom", tcp);
-        auto group = std::unique_ptr<DataParallelGroup>(
+        return std::unique_ptr<DataParallelGroup>(
             new DataParallelGroup(store, env.rank, env.worldSize, timeout, env.masterAddr));
-        return group;
     } catch (const std::exception& e) {
-        if (error)
-            *error = "rank " + std::to_string(env.rank) + " of " + std::to_string(env.worldSize) +
-                     " cannot join the run at " + env.masterAddr + ":" +
-                     std::to_string(env.masterPort) + ": " + firstLine(e.what());
-        return nullptr;
+        return fail(firstLine(e.what()));
     }
 }
 

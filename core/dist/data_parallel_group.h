@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -29,8 +30,12 @@ class DataParallelGroup {
 public:
     /// Rendezvous over a TCPStore at env.masterAddr:masterPort (rank 0 hosts it) and connects
     /// the Gloo group. Returns nullptr with `error` set when that fails within `timeout`.
+    /// The wait for the other ranks goes in steps of at most a second; before each,
+    /// `abandoned` (when given) is asked whether to give up, and a non-empty answer ends the
+    /// wait at once with that reason in `error` (whoever started the workers saw one die).
     static std::unique_ptr<DataParallelGroup>
-    connect(const LaunchEnv& env, std::chrono::milliseconds timeout, std::string* error);
+    connect(const LaunchEnv& env, std::chrono::milliseconds timeout, std::string* error,
+            const std::function<std::string()>& abandoned = {});
     /// A group over an existing store (tests run ranks as threads sharing a HashStore).
     DataParallelGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                       std::chrono::milliseconds timeout);

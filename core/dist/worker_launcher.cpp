@@ -2,7 +2,9 @@
 #include "dist/worker_launcher.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -31,6 +33,55 @@ bool isLaunchVariable(const char* entry) {
     return false;
 }
 
+constexpr size_t kTailBytes = 8192;
+constexpr int kTailLines = 8;
+
+/// A started worker: its process, the read end of its stderr pipe and the end of what it wrote.
+struct Child {
+    pid_t pid = -1;
+    int rank = 0;
+    int errorPipe = -1; ///< -1 once its output has ended
+    std::string tail;
+    int status = -1; ///< exitCodeOf() once it has ended
+};
+
+void writeAll(int fd, const char* data, size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        data += n;
+        size -= static_cast<size_t>(n);
+    }
+}
+
+/// Copies what the worker has written to stderr to this process's stderr and keeps its end.
+/// Returns false once the output has ended (the pipe is closed then).
+bool pump(Child& child) {
+    if (child.errorPipe < 0)
+        return false;
+    char buffer[4096];
+    for (;;) {
+        const ssize_t n = ::read(child.errorPipe, buffer, sizeof buffer);
+        if (n > 0) {
+            writeAll(STDERR_FILENO, buffer, static_cast<size_t>(n));
+            child.tail.append(buffer, static_cast<size_t>(n));
+            if (child.tail.size() > kTailBytes)
+                child.tail.erase(0, child.tail.size() - kTailBytes);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return true;
+        ::close(child.errorPipe);
+        child.errorPipe = -1;
+        return false;
+    }
+}
+
 int exitCodeOf(int status) {
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
@@ -39,7 +90,38 @@ int exitCodeOf(int status) {
     return 1;
 }
 
+/// "exited with status 3" / "was killed by signal 9 (Killed)", from exitCodeOf()'s code.
+std::string endedHow(int code) {
+    if (code > 128) {
+        const char* name = ::strsignal(code - 128);
+        return "was killed by signal " + std::to_string(code - 128) +
+               (name ? std::string(" (") + name + ")" : std::string());
+    }
+    return "exited with status " + std::to_string(code);
+}
+
 } // namespace
+
+std::string lastLines(const std::string& text, int lines, const std::string& indent) {
+    std::vector<std::string> kept;
+    size_t end = text.size();
+    while (end > 0 && static_cast<int>(kept.size()) < lines) {
+        const size_t newline = text.rfind('\n', end - 1);
+        const size_t begin = newline == std::string::npos ? 0 : newline + 1;
+        std::string line = text.substr(begin, end - begin);
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
+            line.pop_back();
+        if (!line.empty())
+            kept.push_back(line);
+        if (newline == std::string::npos)
+            break;
+        end = newline;
+    }
+    std::string out;
+    for (auto it = kept.rbegin(); it != kept.rend(); ++it)
+        out += indent + *it + "\n";
+    return out;
+}
 
 std::vector<std::string> ownArguments() {
     std::ifstream in("/proc/self/cmdline", std::ios::binary);
@@ -107,7 +189,18 @@ WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace) {
         argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
 
-    std::vector<pid_t> pids;
+    std::vector<Child> children;
+    const auto startFailed = [&](int local, const std::string& why) {
+        outcome.exitCode = 1;
+        outcome.summary =
+            "cannot start worker " + std::to_string(local) + " (" + executable + "): " + why;
+        for (Child& started : children) {
+            ::kill(started.pid, SIGTERM);
+            ::waitpid(started.pid, nullptr, 0);
+            ::close(started.errorPipe);
+        }
+        return outcome;
+    };
     for (int local = 0; local < plan.nproc; ++local) {
         std::vector<std::string> env = inherited;
         env.push_back("RANK=" + std::to_string(plan.nodeRank * plan.nproc + local));
@@ -120,20 +213,30 @@ WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace) {
         for (auto& e : env)
             envp.push_back(e.data());
         envp.push_back(nullptr);
+        // The worker's stderr is a pipe to this process (both ends close-on-exec; dup2 makes
+        // the worker's fd 2 inheritable).
+        int errorPipe[2];
+        if (::pipe2(errorPipe, O_CLOEXEC) != 0)
+            return startFailed(local,
+                               std::string("no pipe for its output: ") + std::strerror(errno));
+        posix_spawn_file_actions_t actions;
+        ::posix_spawn_file_actions_init(&actions);
+        ::posix_spawn_file_actions_adddup2(&actions, errorPipe[1], STDERR_FILENO);
         pid_t pid = 0;
         const int rc =
-            ::posix_spawn(&pid, executable.c_str(), nullptr, nullptr, argv.data(), envp.data());
+            ::posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv.data(), envp.data());
+        ::posix_spawn_file_actions_destroy(&actions);
+        ::close(errorPipe[1]);
         if (rc != 0) {
-            outcome.exitCode = 1;
-            outcome.summary = "cannot start worker " + std::to_string(local) + " (" + executable +
-                              "): " + std::strerror(rc);
-            for (const pid_t started : pids)
-                ::kill(started, SIGTERM);
-            for (const pid_t started : pids)
-                ::waitpid(started, nullptr, 0);
-            return outcome;
+            ::close(errorPipe[0]);
+            return startFailed(local, std::strerror(rc));
         }
-        pids.push_back(pid);
+        ::fcntl(errorPipe[0], F_SETFL, ::fcntl(errorPipe[0], F_GETFL) | O_NONBLOCK);
+        Child child;
+        child.pid = pid;
+        child.rank = plan.nodeRank * plan.nproc + local;
+        child.errorPipe = errorPipe[0];
+        children.push_back(child);
     }
 
     // Interrupts are the workers' to handle (they agree to stop at the same step).
@@ -142,45 +245,76 @@ WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace) {
     ignore.sa_handler = SIG_IGN;
     ::sigaction(SIGINT, &ignore, &previous);
 
-    outcome.statuses.assign(pids.size(), -1);
-    size_t running = pids.size();
-    bool failed = false;
+    size_t running = children.size();
     auto deadline = std::chrono::steady_clock::time_point::max();
-    bool terminated = false;
+    bool killed = false;
+    std::string later; // what became of the others after the first failure
     while (running > 0) {
+        // Forward the workers' output as it comes; wake at least every 50 ms to reap.
+        std::vector<pollfd> open;
+        for (const Child& child : children)
+            if (child.errorPipe >= 0)
+                open.push_back({child.errorPipe, POLLIN, 0});
+        if (open.empty())
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        else if (::poll(open.data(), open.size(), 50) > 0)
+            for (Child& child : children)
+                pump(child);
+
         int status = 0;
-        const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-        if (pid > 0) {
-            for (size_t i = 0; i < pids.size(); ++i)
-                if (pids[i] == pid && outcome.statuses[i] < 0) {
-                    outcome.statuses[i] = exitCodeOf(status);
-                    --running;
-                    if (outcome.statuses[i] != 0) {
-                        outcome.summary +=
-                            "worker " + std::to_string(i) + " (rank " +
-                            std::to_string(plan.nodeRank * plan.nproc + static_cast<int>(i)) +
-                            ") exited with status " + std::to_string(outcome.statuses[i]) + "\n";
-                        if (!failed) {
-                            failed = true;
-                            outcome.exitCode = outcome.statuses[i];
-                            deadline = std::chrono::steady_clock::now() + grace;
-                        }
-                    }
+        pid_t pid = 0;
+        while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+            for (Child& child : children) {
+                if (child.pid != pid || child.status >= 0)
+                    continue;
+                child.status = exitCodeOf(status);
+                --running;
+                if (child.status == 0)
+                    continue;
+                pump(child); // its last words are in the pipe already
+                if (outcome.firstFailedRank >= 0) {
+                    later += "then rank " + std::to_string(child.rank) + " " +
+                             endedHow(child.status) + "\n";
+                    continue;
                 }
-            continue;
+                outcome.firstFailedRank = child.rank;
+                outcome.exitCode = child.status;
+                const std::string tail = lastLines(child.tail, kTailLines, "    | ");
+                outcome.summary = "rank " + std::to_string(child.rank) + " " +
+                                  endedHow(child.status) + " before the run ended" +
+                                  (tail.empty() ? std::string("; it wrote nothing to stderr\n")
+                                                : "; the end of its output:\n" + tail);
+                // Without it the others cannot go on: a Headroom worker ends its rendezvous
+                // wait or its run at the next batch on SIGTERM.
+                size_t signalled = 0;
+                for (const Child& other : children)
+                    if (other.status < 0 && ::kill(other.pid, SIGTERM) == 0)
+                        ++signalled;
+                if (signalled > 0)
+                    outcome.summary += "the other " + std::to_string(signalled) +
+                                       " worker(s) were asked to end (SIGTERM) at once\n";
+                deadline = std::chrono::steady_clock::now() + grace;
+            }
         }
         if (pid < 0 && errno != EINTR)
             break;
-        if (failed && !terminated && std::chrono::steady_clock::now() >= deadline) {
-            for (size_t i = 0; i < pids.size(); ++i)
-                if (outcome.statuses[i] < 0)
-                    ::kill(pids[i], SIGTERM);
-            terminated = true;
-            outcome.summary += "the remaining workers were terminated " +
-                               std::to_string(grace.count()) + " s after the first failure\n";
+        if (!killed && std::chrono::steady_clock::now() >= deadline) {
+            for (const Child& child : children)
+                if (child.status < 0 && ::kill(child.pid, SIGKILL) == 0)
+                    later += "rank " + std::to_string(child.rank) + " was still running " +
+                             std::to_string(grace.count()) + " s later and was killed\n";
+            killed = true;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
+    for (Child& child : children) {
+        // What is there now; a process the worker left behind may keep the pipe open.
+        if (pump(child))
+            ::close(child.errorPipe);
+        child.errorPipe = -1;
+        outcome.statuses.push_back(child.status);
+        outcome.errorTails.push_back(lastLines(child.tail, kTailLines, ""));
+    }
+    outcome.summary += later;
     ::sigaction(SIGINT, &previous, nullptr);
     return outcome;
 }

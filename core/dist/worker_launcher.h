@@ -20,17 +20,27 @@ struct WorkerPlan {
 
 /// How the workers ended.
 struct WorkerOutcome {
-    int exitCode = 0;          ///< 0 when all succeeded, else the first failure's code
-    std::string summary;       ///< one line per worker that failed, or why none started
+    int exitCode = 0;    ///< 0 when all succeeded, else the first failure's code
+    std::string summary; ///< the first failure (rank, status, its last output), what became
+                         ///< of the others, and one line per later failure; or why none started
     std::vector<int> statuses; ///< exit code per local worker (128 + signal when killed)
+    int firstFailedRank = -1;  ///< global rank of the first worker that failed, -1 if none
+    std::vector<std::string> errorTails; ///< the end of each local worker's stderr
 };
 
 /// Starts the workers with RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and
-/// MASTER_PORT set (other variables inherited) and waits for all of them. When one fails, the
-/// others get `grace` to end on their own (their collectives fail when a rank is gone) and are
-/// then terminated, so a dead worker never leaves the rest hanging. Interrupts (Ctrl-C) reach
-/// the workers through the terminal; this process waits for them.
+/// MASTER_PORT set (other variables inherited) and waits for all of them, watching them the
+/// whole time. Each worker's stderr passes through this process (so its end can be quoted).
+/// When a worker exits with a non-zero status or is killed, before the run ended or during
+/// it, the others are sent SIGTERM at once - a Headroom worker then gives up its wait for the
+/// other ranks or fails at its next batch, where it would otherwise wait in the rendezvous
+/// until HEADROOM_DIST_TIMEOUT - and any still running after `grace` are killed (SIGKILL).
+/// A worker that exits with 0 has finished its part. Interrupts (Ctrl-C) reach the workers
+/// through the terminal; this process waits for them.
 WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace);
+
+/// The last `lines` non-empty lines of `text`, each indented by `indent`.
+std::string lastLines(const std::string& text, int lines, const std::string& indent);
 
 /// This process's own argv (from /proc/self/cmdline); empty when it cannot be read.
 std::vector<std::string> ownArguments();

@@ -29,6 +29,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <filesystem>
 #include <mutex>
 #include <sstream>
@@ -175,6 +176,11 @@ struct Trainer::Impl {
     OomHandler oomHandler;
     std::atomic<bool> paused{false};
     std::atomic<bool> stopRequested{false};
+    // abort(): the reason (under abortMutex), or only the signal from abortFromSignal().
+    std::atomic<bool> aborted{false};
+    std::atomic<int> abortSignal{0};
+    std::mutex abortMutex;
+    std::string abortText;
     std::mutex pauseMutex;
     std::condition_variable pauseChanged;
 
@@ -212,6 +218,26 @@ struct Trainer::Impl {
         return runDir + "/weights/last.rank" + std::to_string(launch.rank) + ".pt";
     }
     void saveOptimizerShard();
+    /// Why the run was aborted from outside; empty while it was not.
+    std::string abortReason() {
+        if (!aborted)
+            return {};
+        {
+            std::lock_guard<std::mutex> lock(abortMutex);
+            if (!abortText.empty())
+                return abortText;
+        }
+        return "rank " + std::to_string(launch.rank) + " received signal " +
+               std::to_string(abortSignal.load()) +
+               (abortSignal == SIGTERM ? " (SIGTERM: the launcher ends every worker when one "
+                                         "has failed, and says which)"
+                                       : "");
+    }
+    /// Throws the abort reason as the run's failure; called before each batch.
+    void throwIfAborted() {
+        if (const std::string why = abortReason(); !why.empty())
+            throw RunError(why);
+    }
     /// True on every rank when any rank was asked to stop (they leave at the same step).
     bool stopAgreed() {
         if (!group)
@@ -351,7 +377,8 @@ void Trainer::Impl::setUp() {
                 "it trains alone; `headroom-cli train --nproc N` starts them");
     if (launch.distributed()) {
         std::string error;
-        group = DataParallelGroup::connect(launch, collectiveTimeout(), &error);
+        group = DataParallelGroup::connect(launch, collectiveTimeout(), &error,
+                                           [this] { return abortReason(); });
         if (!group)
             throw RunError(error);
         if (config.sync_bn && leader())
@@ -631,6 +658,7 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
     const auto epochStart = Clock::now();
     while (index < nb) {
         waitWhilePaused();
+        throwIfAborted();
         if (stopAgreed())
             return EpochOutcome::Stopped;
         if (!positioned) {
@@ -749,6 +777,7 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
             valLoader->startEpoch(0);
             Batch batch;
             while (valLoader->next(batch)) {
+                throwIfAborted();
                 const ValidationOutput out = step->validateBatch(batch, &metrics);
                 for (int k = 0; k < 3; ++k)
                     sum[k] += out.items[k];
@@ -933,6 +962,21 @@ void Trainer::requestStop() {
         d->stopRequested = true;
     }
     d->pauseChanged.notify_all();
+}
+
+void Trainer::abort(const std::string& reason) {
+    {
+        std::lock_guard<std::mutex> lock(d->abortMutex);
+        d->abortText = reason;
+    }
+    d->aborted = true;
+    requestStop();
+}
+
+void Trainer::abortFromSignal(int signal) {
+    d->abortSignal = signal;
+    d->aborted = true;
+    d->stopRequested = true;
 }
 
 void Trainer::setOomHandler(OomHandler handler) {

@@ -46,6 +46,14 @@ public:
     void requestPause(bool paused);
     /// Stops after the current step; the run folder keeps the last checkpoint.
     void requestStop();
+    /// Ends a data-parallel run from outside because it cannot go on (whoever started the
+    /// workers saw one end): the wait for the other ranks gives up at once, and a training or
+    /// validation loop throws at its next batch; the run fails with `reason` (RunFailed).
+    /// Weights are not saved (last.pt keeps the last finished epoch). Any thread.
+    void abort(const std::string& reason);
+    /// abort() for a signal handler (async-signal-safe: it only sets flags); the reason names
+    /// the signal, e.g. the SIGTERM a launcher sends when another worker failed.
+    void abortFromSignal(int signal);
 
     /// Sets who decides what happens after an OOM. Call before run().
     void setOomHandler(OomHandler handler);
