@@ -45,6 +45,7 @@ private slots:
     void labelsAreValidBoxes();
     void dataSetHasVariety();
     void sameSeedGivesByteIdenticalFiles();
+    void fewerClassesMakeASmallerTask();
     void builtinDataSetIsCreatedOnceUnderRace();
 };
 
@@ -128,6 +129,27 @@ void TestDataSynthetic::sameSeedGivesByteIdenticalFiles() {
     QVERIFY(yaml.contains("train: images/train"));
     QVERIFY(yaml.contains("val: images/val"));
     QVERIFY(yaml.contains("0: circle"));
+}
+
+void TestDataSynthetic::fewerClassesMakeASmallerTask() {
+    hr::SyntheticOptions o = small(3);
+    o.train = 40;
+    o.classes = 3;
+    std::set<int> seen;
+    for (int i = 0; i < o.train; ++i)
+        for (const auto& b : hr::renderSyntheticImage(o, false, i).labels)
+            seen.insert(b.cls);
+    QCOMPARE(seen, (std::set<int>{0, 1, 2}));
+    QTemporaryDir dir;
+    std::string error;
+    QVERIFY2(hr::makeSyntheticDataset(dir.path().toStdString(), o, &error), error.c_str());
+    const QString yaml = QString::fromUtf8(readTree(dir.path())["data.yaml"]);
+    QVERIFY2(yaml.contains("nc: 3\n") && yaml.contains("2: triangle") &&
+                 !yaml.contains("3: star") && yaml.contains("--classes 3"),
+             qPrintable(yaml));
+    o.classes = 8;
+    QVERIFY(!hr::makeSyntheticDataset(dir.path().toStdString() + "/b", o, &error));
+    QVERIFY2(error.find("classes 1..7") != std::string::npos, error.c_str());
 }
 
 void TestDataSynthetic::builtinDataSetIsCreatedOnceUnderRace() {

@@ -28,10 +28,19 @@ int runMakeDataset(const ParsedArgs& args) {
         return ExitUsage;
     }
     SyntheticOptions options;
-    long long train = options.train, val = options.val, imgsz = options.imgsz, seed = 0;
+    long long train = options.train, val = options.val, imgsz = options.imgsz, seed = 0,
+              classes = options.classes;
     if (!readCount(args, "--train", 1, train) || !readCount(args, "--val", 0, val) ||
-        !readCount(args, "--imgsz", 32, imgsz) || !readCount(args, "--seed", 0, seed))
+        !readCount(args, "--imgsz", 32, imgsz) || !readCount(args, "--seed", 0, seed) ||
+        !readCount(args, "--classes", 1, classes))
         return ExitUsage;
+    const long long allClasses = static_cast<long long>(syntheticClassNames().size());
+    if (classes > allClasses) {
+        std::cerr << "make-dataset: --classes " << classes << " is more than the " << allClasses
+                  << " shape classes there are (give 1.." << allClasses << ")\n";
+        return ExitUsage;
+    }
+    options.classes = static_cast<int>(classes);
     options.train = static_cast<int>(train);
     options.val = static_cast<int>(val);
     options.imgsz = static_cast<int>(imgsz);
@@ -43,8 +52,8 @@ int runMakeDataset(const ParsedArgs& args) {
         return ExitFailure;
     }
     std::cout << "wrote " << options.train << " train and " << options.val << " val images of "
-              << options.imgsz << " px (seed " << options.seed << ", "
-              << syntheticClassNames().size() << " classes) to " << out << "\n"
+              << options.imgsz << " px (seed " << options.seed << ", " << options.classes
+              << " classes) to " << out << "\n"
               << "data set: " << out << "/data.yaml\n";
     return ExitOk;
 }
@@ -53,7 +62,8 @@ Command makeDatasetCommand() {
     Command c;
     c.name = "make-dataset";
     c.summary = "Write the built-in synthetic detection data set (YOLO format)";
-    c.usage = "headroom-cli make-dataset --out DIR [--train N] [--val M] [--imgsz S] [--seed K]";
+    c.usage = "headroom-cli make-dataset --out DIR [--train N] [--val M] [--imgsz S] [--seed K] "
+              "[--classes C]";
     c.description =
         "Renders shapes of several classes (circle, square, triangle, star, cross, ellipse, "
         "hexagon) with varied size, colour, rotation and partial overlap on textured "
@@ -63,7 +73,8 @@ Command makeDatasetCommand() {
                  {"--train", "N", "training images (default 256)"},
                  {"--val", "M", "validation images (default 64)"},
                  {"--imgsz", "S", "image side in pixels (default 320)"},
-                 {"--seed", "K", "random seed (default 0)"}};
+                 {"--seed", "K", "random seed (default 0)"},
+                 {"--classes", "C", "draw only the first C shape classes (default all 7)"}};
     c.run = runMakeDataset;
     return c;
 }

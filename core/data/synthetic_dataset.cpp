@@ -249,7 +249,7 @@ SyntheticImage renderSyntheticImage(const SyntheticOptions& options, bool valida
     const int count = rng.chance(0.05) ? 0 : rng.integer(1, 8);
     std::vector<cv::Rect2d> placed;
     for (int k = 0; k < count; ++k) {
-        const int cls = rng.integer(0, ClassCount - 1);
+        const int cls = rng.integer(0, options.classes - 1);
         // Log-uniform radius: small objects are common, as in real data.
         const double radius = n * std::exp(rng.uniform(std::log(0.035), std::log(0.2)));
         const double aspect = rng.uniform(0.35, 0.65);
@@ -326,9 +326,11 @@ SyntheticImage renderSyntheticImage(const SyntheticOptions& options, bool valida
 
 bool makeSyntheticDataset(const std::string& outDir, const SyntheticOptions& options,
                           std::string* error) {
-    if (options.train < 1 || options.val < 0 || options.imgsz < 32) {
+    if (options.train < 1 || options.val < 0 || options.imgsz < 32 || options.classes < 1 ||
+        options.classes > ClassCount) {
         if (error)
-            *error = "make-dataset needs train >= 1, val >= 0 and imgsz >= 32";
+            *error = "make-dataset needs train >= 1, val >= 0, imgsz >= 32 and classes 1.." +
+                     std::to_string(int(ClassCount));
         return false;
     }
     const fs::path root(outDir);
@@ -369,10 +371,11 @@ bool makeSyntheticDataset(const std::string& outDir, const SyntheticOptions& opt
          << options.val << " val images of " << options.imgsz << " px, seed " << options.seed
          << ".\n# Regenerate: headroom-cli make-dataset --out DIR --train " << options.train
          << " --val " << options.val << " --imgsz " << options.imgsz << " --seed " << options.seed
+         << (options.classes == ClassCount ? "" : " --classes " + std::to_string(options.classes))
          << "\n"
          << "path: .\ntrain: images/train\nval: images/" << (options.val > 0 ? "val" : "train")
-         << "\nnc: " << syntheticClassNames().size() << "\nnames:\n";
-    for (size_t i = 0; i < syntheticClassNames().size(); ++i)
+         << "\nnc: " << options.classes << "\nnames:\n";
+    for (int i = 0; i < options.classes; ++i)
         yaml << "  " << i << ": " << syntheticClassNames()[i] << "\n";
     return writeBytes(root / "data.yaml", yaml.str(), error);
 }

@@ -17,6 +17,9 @@ struct SyntheticOptions {
     int val = 64;    ///< validation images
     int imgsz = 320; ///< square image side in pixels
     std::uint64_t seed = 0;
+    /// How many of the shape classes to draw: the first `classes` of syntheticClassNames()
+    /// (1..7). Fewer classes make a smaller task; 7 is the built-in set.
+    int classes = 7;
 };
 
 /// One rendered image and its labels (normalised boxes, class ids into syntheticClassNames()).
