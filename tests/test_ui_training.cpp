@@ -11,7 +11,10 @@
 #include "trainpage.h"
 #include "ui_test_env.h"
 
+#include "compare/comparison.h"
 #include "data/synthetic_dataset.h"
+#include "runs/run_store.h"
+#include "util/bytes.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -24,6 +27,9 @@
 #include <QTimer>
 #include <QTreeWidget>
 #include <QtTest>
+
+#include <algorithm>
+#include <optional>
 
 using hr::TrainConfig;
 
@@ -141,6 +147,24 @@ void TestUiTraining::runsPageListsFinishedRun() {
     bool ok = false;
     run->text(3).toDouble(&ok);
     QVERIFY2(ok, qPrintable(run->text(3)));
+    // Training and validation peaks in columns of their own, as the Compare page splits them.
+    QTreeWidgetItem* header = page.runList()->headerItem();
+    QCOMPARE(header->text(5), QString("Training peak"));
+    QCOMPARE(header->text(6), QString("Validation peak"));
+    QCOMPARE(header->text(7), QString("State"));
+    const std::optional<hr::RunRecord> record =
+        hr::RunStore::load(run->data(0, Qt::UserRole).toString().toStdString());
+    QVERIFY(record);
+    const hr::PeakSplit peaks = hr::splitPeaks(*record);
+    QVERIFY(peaks.trainPeak() > 0);
+    QVERIFY(peaks.valPeak() > 0);
+    QCOMPARE(run->data(5, Qt::UserRole).toLongLong(), qlonglong(peaks.trainPeak()));
+    QCOMPARE(run->data(6, Qt::UserRole).toLongLong(), qlonglong(peaks.valPeak()));
+    QCOMPARE(run->text(5), QString::fromStdString(hr::formatBytes(peaks.trainPeak())));
+    QCOMPARE(run->text(6), QString::fromStdString(hr::formatBytes(peaks.valPeak())));
+    // The combined per-epoch peak of results.csv is the larger of the two.
+    QVERIFY(record->summary.peakMemoryBytes >= std::max(peaks.trainPeak(), peaks.valPeak()));
+    QCOMPARE(run->text(7), QString("finished"));
     QVERIFY(page.openRun(run->data(0, Qt::UserRole).toString()));
     QCOMPARE(page.mapPlot()->pointCount(0), 2);
     QCOMPARE(page.lossPlot()->pointCount(0), 2);

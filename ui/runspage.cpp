@@ -2,6 +2,8 @@
 #include "runspage.h"
 
 #include "plotwidget.h"
+
+#include "compare/comparison.h"
 #include "runs/run_store.h"
 #include "util/bytes.h"
 
@@ -20,12 +22,19 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace hr::ui {
 
 namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
+constexpr int kTrainPeakColumn = 5;
+constexpr int kValPeakColumn = 6;
+
+QString bytesOrDash(std::int64_t bytes) {
+    return bytes > 0 ? QString::fromStdString(hr::formatBytes(bytes)) : QStringLiteral("–");
+}
 } // namespace
 
 RunsPage::RunsPage(QWidget* parent) : QWidget(parent) {
@@ -53,7 +62,14 @@ RunsPage::RunsPage(QWidget* parent) : QWidget(parent) {
     m_list->setSortingEnabled(true);
     m_list->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_list->setHeaderLabels({tr("Run"), tr("Modified"), tr("Epochs"), tr("Best mAP50"),
-                             tr("Best mAP50-95"), tr("Peak memory"), tr("State"), tr("Folder")});
+                             tr("Best mAP50-95"), tr("Training peak"), tr("Validation peak"),
+                             tr("State"), tr("Folder")});
+    m_list->headerItem()->setToolTip(
+        kTrainPeakColumn, tr("The highest memory peak of the training steps (exact, from the "
+                             "allocator), as in the Compare page's table"));
+    m_list->headerItem()->setToolTip(
+        kValPeakColumn, tr("The highest memory during validation (sampled, so a short spike "
+                           "can be missed); a large val_batch can make it the larger one"));
     m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
     m_runLabel = new QLabel(tr("Double-click a run to see its curves."), this);
@@ -118,7 +134,17 @@ void RunsPage::refresh() {
     m_folderLabel->setText(tr("Runs in %1").arg(QDir::toNativeSeparators(m_folder)));
     m_list->setSortingEnabled(false);
     m_list->clear();
-    for (const RunSummary& run : RunStore::list(m_folder.toStdString())) {
+    // Each run folder is loaded once for its summary and its training/validation peak split
+    // (the list sorts itself by the chosen column).
+    const QFileInfoList folders =
+        QDir(m_folder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+    for (const QFileInfo& folder : folders) {
+        const std::optional<RunRecord> record =
+            RunStore::load(folder.absoluteFilePath().toStdString());
+        if (!record)
+            continue;
+        const RunSummary& run = record->summary;
+        const PeakSplit peaks = splitPeaks(*record);
         auto* item = new QTreeWidgetItem(m_list);
         const QString path = QString::fromStdString(run.path);
         item->setData(0, Qt::UserRole, path);
@@ -131,16 +157,17 @@ void RunsPage::refresh() {
         const bool any = run.bestEpoch > 0;
         item->setText(3, any ? QString::number(run.bestMap50, 'f', 4) : QStringLiteral("–"));
         item->setText(4, any ? QString::number(run.bestMap, 'f', 4) : QStringLiteral("–"));
-        item->setText(5, run.peakMemoryBytes > 0
-                             ? QString::fromStdString(hr::formatBytes(run.peakMemoryBytes))
-                             : QStringLiteral("–"));
+        item->setText(kTrainPeakColumn, bytesOrDash(peaks.trainPeak()));
+        item->setData(kTrainPeakColumn, Qt::UserRole, static_cast<qlonglong>(peaks.trainPeak()));
+        item->setText(kValPeakColumn, bytesOrDash(peaks.valPeak()));
+        item->setData(kValPeakColumn, Qt::UserRole, static_cast<qlonglong>(peaks.valPeak()));
         QString state = run.failed     ? tr("failed")
                         : run.finished ? tr("finished")
                                        : tr("unfinished");
         if (run.ooms > 0)
             state += QLatin1Char(' ') + tr("(%1 OOM, %2 fixes)").arg(run.ooms).arg(run.fixes);
-        item->setText(6, state);
-        item->setText(7, QDir::toNativeSeparators(path));
+        item->setText(7, state);
+        item->setText(8, QDir::toNativeSeparators(path));
     }
     m_list->setSortingEnabled(true);
 }

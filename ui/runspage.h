@@ -12,7 +12,9 @@ namespace hr::ui {
 class PlotWidget;
 
 /// The Runs page: the runs under a runs folder (runs/<name>/ with results.csv) with their key
-/// numbers (epochs, best mAP50 and mAP50-95, peak memory); opening one shows its curves.
+/// numbers (epochs, best mAP50 and mAP50-95, the training peak and the validation peak apart as
+/// core's PeakSplit measures them for the Compare page; their bytes are the cells' UserRole
+/// data); opening one shows its curves.
 class RunsPage : public QWidget {
     Q_OBJECT
 public:
