@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "screenshottour.h"
 
+#include "comparepage.h"
 #include "datapage.h"
 #include "imageview.h"
 #include "mainwindow.h"
@@ -9,10 +10,14 @@
 #include "runspage.h"
 #include "settingsform.h"
 #include "settingspage.h"
+#include "strategyeditor.h"
 #include "trainingsession.h"
+
+#include "compare/strategy.h"
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QListWidget>
 #include <QPixmap>
 #include <QPushButton>
@@ -33,6 +38,13 @@ constexpr int kWaitMs = 10 * 60 * 1000;
 ScreenshotTour::ScreenshotTour(MainWindow* window, const QString& outDir, QObject* parent)
     : QObject(parent), m_window(window), m_dir(outDir) {}
 
+bool ScreenshotTour::setOnly(const QString& shot) {
+    if (shot != QLatin1String("compare"))
+        return false;
+    m_only = shot;
+    return true;
+}
+
 void ScreenshotTour::start() {
     QDir().mkpath(m_dir);
     m_window->resize(1400, 900);
@@ -40,7 +52,11 @@ void ScreenshotTour::start() {
     DataPage* data = m_window->dataPage();
     connect(
         data, &DataPage::datasetChosen, this,
-        [this] { QTimer::singleShot(kSettleMs, this, &ScreenshotTour::afterData); },
+        [this] {
+            QTimer::singleShot(kSettleMs, this,
+                               m_only.isEmpty() ? &ScreenshotTour::afterData
+                                                : &ScreenshotTour::compareStrategies);
+        },
         Qt::SingleShotConnection);
     m_window->showPage(MainWindow::Page::Data);
     data->useBuiltin();
@@ -171,7 +187,7 @@ void ScreenshotTour::afterTraining() {
             Qt::SingleShotConnection);
         connect(session, &TrainingSession::runningChanged, this, [this](bool running) {
             if (!running && !m_window->advisor())
-                emit done(m_ok);
+                compareStrategies();
         });
         if (!m_window->startTraining())
             fail(QStringLiteral("could not start the OOM run"));
@@ -187,6 +203,45 @@ void ScreenshotTour::afterAdvisor() {
     save(advisor, QStringLiteral("oom-advisor.png"));
     m_window->session()->stop();
     advisor->reject();
+}
+
+void ScreenshotTour::compareStrategies() {
+    if (m_comparing)
+        return;
+    m_comparing = true;
+    // Three of the default strategies on the tour's small settings, three epochs each so that
+    // the curves over epochs have points to join.
+    TrainConfig base = m_window->settingsPage()->form()->config();
+    base.model = "yolov8n.yaml";
+    base.imgsz = 128;
+    base.epochs = 3;
+    base.workers = 2;
+    base.fraction = 0.25;
+    base.batch = 16;
+    base.amp = false;
+    base.checkpointing = Checkpointing::None;
+    base.memory_budget = 0;
+    base.project = QDir(m_dir).filePath(QStringLiteral("runs")).toStdString();
+    base.name = "tour-compare";
+    const std::vector<Strategy> defaults = defaultStrategies();
+    ComparePage* page = m_window->comparePage();
+    page->strategyEditor()->setStrategies({defaults.begin(), defaults.begin() + 3});
+    m_window->showPage(MainWindow::Page::Compare);
+    connect(
+        page, &ComparePage::matrixFinished, this,
+        [this, page] {
+            QTimer::singleShot(kSettleMs, this, [this, page] {
+                if (page->comparison().rows.size() < 3) {
+                    fail(QStringLiteral("the strategy matrix ended with fewer than 3 rows"));
+                    return;
+                }
+                save(m_window, QStringLiteral("compare.png"));
+                emit done(m_ok);
+            });
+        },
+        Qt::SingleShotConnection);
+    if (!page->runMatrix(base))
+        fail(QStringLiteral("could not start the strategy matrix: ") + page->statusLabel()->text());
 }
 
 } // namespace hr::ui

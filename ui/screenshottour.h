@@ -16,13 +16,17 @@ class MainWindow;
 
 /// Drives the main window through each page on the built-in data set and saves a PNG of each
 /// (QWidget::grab): data, settings (the memory panel after Auto-fit fitted a budget), a short
-/// training run at the fitted batch, the runs page, and the OOM advisor (a second short run
-/// with a budget that the first step cannot fit). Used by scripts/screenshots.sh under Xvfb. Emits
-/// done() once, with false when a step failed.
+/// training run at the fitted batch, the runs page, the OOM advisor (a second short run
+/// with a budget that the first step cannot fit), and the Compare page after three of the
+/// default strategies (native, B/4 + accumulate 4, B/4 + AMP) ran for three epochs each. Used by
+/// scripts/screenshots.sh under Xvfb. Emits done() once, with false when a step failed.
 class ScreenshotTour : public QObject {
     Q_OBJECT
 public:
     ScreenshotTour(MainWindow* window, const QString& outDir, QObject* parent = nullptr);
+    /// Makes only this shot ("compare"); the default is every one. Returns false for a name
+    /// the tour cannot make alone.
+    bool setOnly(const QString& shot);
     void start();
 
 signals:
@@ -37,10 +41,13 @@ private:
     void waitFor(std::function<bool()> ready, const QString& what, std::function<void()> then);
     void afterTraining();
     void afterAdvisor();
+    void compareStrategies();
 
     MainWindow* m_window;
     QString m_dir;
     bool m_ok = true;
+    QString m_only;
+    bool m_comparing = false;
 };
 
 } // namespace hr::ui

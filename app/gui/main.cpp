@@ -8,6 +8,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include <cstdio>
+
 int main(int argc, char* argv[]) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Headroom"));
@@ -25,8 +27,13 @@ int main(int argc, char* argv[]) {
         QStringLiteral("screenshot-dir"),
         QStringLiteral("Open each page on the built-in data set, save PNGs there and quit."),
         QStringLiteral("dir"));
+    const QCommandLineOption only(
+        QStringLiteral("screenshot-only"),
+        QStringLiteral("With --screenshot-dir: make only this shot (compare)."),
+        QStringLiteral("shot"));
     parser.addOption(language);
     parser.addOption(screenshots);
+    parser.addOption(only);
     parser.process(app);
 
     const QString chosen =
@@ -37,6 +44,11 @@ int main(int argc, char* argv[]) {
     window.show();
     if (parser.isSet(screenshots)) {
         auto* tour = new hr::ui::ScreenshotTour(&window, parser.value(screenshots), &window);
+        if (parser.isSet(only) && !tour->setOnly(parser.value(only))) {
+            std::fprintf(stderr, "--screenshot-only: no shot named %s (compare)\n",
+                         qPrintable(parser.value(only)));
+            return 2;
+        }
         QObject::connect(tour, &hr::ui::ScreenshotTour::done, &app,
                          [](bool ok) { QApplication::exit(ok ? 0 : 1); });
         tour->start();
