@@ -64,6 +64,7 @@ void TestEstimate::predictionMatchesMeasurement_data() {
     QTest::newRow("128 b4 fp32") << 128 << 4 << false << false;
     QTest::newRow("160 b8 amp") << 160 << 8 << true << false;
     QTest::newRow("128 b6 ckpt") << 128 << 6 << false << true;
+    QTest::newRow("160 b16 amp ckpt") << 160 << 16 << true << true;
 }
 
 void TestEstimate::predictionMatchesMeasurement() {
@@ -109,7 +110,11 @@ void TestEstimate::calibrationIsCachedAndLinear() {
     const hr::MemoryEstimate twelve = hr::estimateMemory(c, &error);
     QVERIFY(timer.elapsed() < 1000); // a cached calibration: no probe steps
     QVERIFY(four.perImageTrain > 0);
-    QCOMPARE(twelve.stepPeak - four.stepPeak, 8 * four.perImageTrain);
+    // The step's peak is the largest of one line per part of the step (forward, loss,
+    // backward, optimizer): convex in the batch, so 8 more images add at least 8 x the slope
+    // of the part that peaks at batch 4 and at most 8 x that of the part peaking at 12.
+    QVERIFY(twelve.stepPeak - four.stepPeak >= 8 * four.perImageTrain);
+    QVERIFY(twelve.stepPeak - four.stepPeak <= 8 * twelve.perImageTrain);
     const auto predicted = hr::predictTrainPeak(c);
     QVERIFY(predicted.has_value());
     QCOMPARE(*predicted, twelve.trainPeak);

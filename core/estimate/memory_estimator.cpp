@@ -9,13 +9,16 @@
 #include "eval/metrics_accumulator.h"
 #include "memory/cpu_memory_tracker.h"
 #include "memory/memory_probe.h"
+#include "memory/phase.h"
 #include "model/detection_model.h"
 #include "train/train_step.h"
 #include "util/bytes.h"
+#include "util/text.h"
 
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -49,13 +52,56 @@ struct DataFacts {
     int trainImages = 0;
 };
 
-/// Peak = intercept + slope x batch, for a training step and a validation batch.
+/// Peak bytes = intercept + slope x images.
+struct Line {
+    double intercept = 0, slope = 0;
+    double at(double images) const { return intercept + slope * images; }
+};
+
+/// The parts of a training step whose peaks are fitted apart. One line through the step's
+/// overall peaks is wrong when the part that peaks changes with the batch: with gradient
+/// checkpointing the optimizer step (weights, gradients, optimizer state, its snapshot and
+/// temporaries: about constant) can be the step's peak at batch 2-4 while backward's recompute
+/// (growing with the batch) takes over at larger batches; and the loss (the assigner's
+/// temporaries, per image) grows faster than the model's forward: yolov8s 256 px with AMP and
+/// checkpointing peaks in the forward pass at batch 2-4 and in the loss at batch 32, and one
+/// line through forward and loss together under-predicted that by 12% (estimate --matrix).
+enum StepPart { PartForward, PartLoss, PartBackward, PartOptimizer, kStepParts };
+
+/// The part of the step a trainer phase belongs to.
+StepPart partOf(Phase phase) {
+    switch (phase) {
+    case Phase::Loss:
+        return PartLoss;
+    case Phase::Backward:
+        return PartBackward;
+    case Phase::Optimizer:
+    case Phase::Ema:
+        return PartOptimizer;
+    default:
+        return PartForward; // data, forward
+    }
+}
+
+using StepPeaks = std::array<std::int64_t, kStepParts>;
+
+using StepLines = std::array<Line, kStepParts>;
+
+/// Peaks as the per-image model: a line per step part for training, one for validation.
 struct Calibration {
-    double trainIntercept = 0, trainSlope = 0;
-    double valIntercept = 0, valSlope = 0;
+    /// A step that starts without gradients: every step without accumulation, the first batch
+    /// of an accumulation group.
+    StepLines fresh;
+    /// A step that starts with the previous batch's gradients (accumulation). Measured, not
+    /// fresh + the gradients' bytes: that over-predicted yolov8s 320 px batch 2 with
+    /// checkpointing by 13% (estimate --matrix), because backward's peak comes late, when most
+    /// of the step's own gradients exist in a fresh step too (the recompute of the first,
+    /// largest layers runs last); the optimizer step holds all gradients either way.
+    StepLines held;
+    Line val;
     /// Validation at kValLargeFrom images and more: from probes at kValProbeSmall/Large.
     bool valLargeProbed = false;
-    double valLargeIntercept = 0, valLargeSlope = 0;
+    Line valLarge;
     MemoryBreakdown resident;
     std::string device;
     int objectsPerImage = 1;
@@ -157,9 +203,11 @@ std::optional<Calibration> scaledCalibration(const std::string& family, int imgs
         return std::nullopt;
     Calibration out = *nearest;
     const double ratio = double(imgsz) * imgsz / (double(nearest->imgsz) * nearest->imgsz);
-    out.trainSlope *= ratio;
-    out.valSlope *= ratio;
-    out.valLargeSlope *= ratio;
+    for (StepLines* lines : {&out.fresh, &out.held})
+        for (Line& line : *lines)
+            line.slope *= ratio;
+    out.val.slope *= ratio;
+    out.valLarge.slope *= ratio;
     out.imgsz = imgsz;
     out.derived = true;
     return out;
@@ -206,6 +254,7 @@ public:
         StepSchedule schedule = m_step->schedule();
         schedule.accumulate = 1; // every probe step also runs the optimizer
         m_step->setSchedule(schedule);
+        m_step->setPhaseCallback([this](Phase next) { enterPhase(next); });
     }
     ~ProbeSession() {
         m_step.reset();
@@ -218,11 +267,25 @@ public:
     MemoryProbe& probe() { return *m_probe; }
     TrainStep& step() { return *m_step; }
 
-    /// Peak of one training step on `batch` (already built, so it counts as live data).
-    std::int64_t trainPeak(const Batch& batch) {
+    /// Peaks of one training step on `batch` (already built, so it counts as live data), per
+    /// part of the step: the allocator's peak is read and reset whenever the phase changes.
+    StepPeaks trainPeaks(const Batch& batch) {
+        m_parts.fill(0);
         m_probe->resetPeak();
-        m_step->step(batch);
-        return m_probe->peak() - m_baseline;
+        m_recording = true;
+        try {
+            m_step->step(batch);
+        } catch (...) {
+            m_recording = false;
+            throw;
+        }
+        m_recording = false;
+        return m_parts;
+    }
+    /// Peak of one whole training step on `batch`.
+    std::int64_t trainPeak(const Batch& batch) {
+        const StepPeaks parts = trainPeaks(batch);
+        return *std::max_element(parts.begin(), parts.end());
     }
     /// Peak of one validation batch as the trainer runs it: forward, losses, decode, NMS and
     /// the metrics of every image.
@@ -234,19 +297,34 @@ public:
     }
 
 private:
+    /// Closes the phase that ends: its peak goes to its part of the step.
+    void enterPhase(Phase next) {
+        if (m_recording) {
+            std::int64_t& part = m_parts[partOf(m_phase)];
+            part = std::max(part, m_probe->peak() - m_baseline);
+            m_probe->resetPeak();
+        }
+        m_phase = next;
+    }
+
     std::unique_ptr<MemoryProbe> m_probe;
     std::unique_ptr<TrainStep> m_step;
     std::int64_t m_savedBudget = 0;
     std::int64_t m_baseline = 0;
     int m_nc = 1;
+    Phase m_phase = Phase::Idle;
+    bool m_recording = false;
+    StepPeaks m_parts{};
 };
 
 /// The line through two probe points (x1, y1) and (x2, y2), images against peak bytes: the
 /// slope is never negative (a lower second peak is noise, not memory a larger batch frees) and
 /// the intercept passes through the first point.
-void fitLine(double x1, double y1, double x2, double y2, double& intercept, double& slope) {
-    slope = std::max(0.0, (y2 - y1) / (x2 - x1));
-    intercept = y1 - slope * x1;
+Line fitLine(double x1, double y1, double x2, double y2) {
+    Line line;
+    line.slope = std::max(0.0, (y2 - y1) / (x2 - x1));
+    line.intercept = y1 - line.slope * x1;
+    return line;
 }
 
 bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& out,
@@ -259,12 +337,27 @@ bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& o
     const Batch small = probeBatch(kProbeBatchSmall, config.imgsz, objects, nc);
     const Batch large = probeBatch(kProbeBatchLarge, config.imgsz, objects, nc);
     session.step().step(small); // creates gradients, optimizer state: the steady state
-    const auto p1 = double(session.trainPeak(small));
-    const auto p2 = double(session.trainPeak(large));
+    // Pairs of steps accumulating two batches: the first starts without gradients and does
+    // not step the optimizer, the second starts with the first one's gradients and steps.
+    StepSchedule schedule = session.step().schedule();
+    schedule.accumulate = 2;
+    session.step().setSchedule(schedule);
+    StepPeaks fresh1 = session.trainPeaks(small);
+    const StepPeaks held1 = session.trainPeaks(small);
+    StepPeaks fresh2 = session.trainPeaks(large);
+    const StepPeaks held2 = session.trainPeaks(large);
+    // Without accumulation every step runs the optimizer as the second of a pair does.
+    fresh1[PartOptimizer] = held1[PartOptimizer];
+    fresh2[PartOptimizer] = held2[PartOptimizer];
     const auto v1 = double(session.valPeak(small));
     const auto v2 = double(session.valPeak(large));
-    fitLine(kProbeBatchSmall, p1, kProbeBatchLarge, p2, out.trainIntercept, out.trainSlope);
-    fitLine(kProbeBatchSmall, v1, kProbeBatchLarge, v2, out.valIntercept, out.valSlope);
+    for (int part = 0; part < kStepParts; ++part) {
+        out.fresh[part] =
+            fitLine(kProbeBatchSmall, double(fresh1[part]), kProbeBatchLarge, double(fresh2[part]));
+        out.held[part] =
+            fitLine(kProbeBatchSmall, double(held1[part]), kProbeBatchLarge, double(held2[part]));
+    }
+    out.val = fitLine(kProbeBatchSmall, v1, kProbeBatchLarge, v2);
     out.resident = session.step().residentMemory();
     out.gradientBytes = 0;
     out.trainableNumels.clear();
@@ -293,7 +386,7 @@ bool calibrateLargeValidation(const TrainConfig& config, const DataFacts& facts,
         double(session.valPeak(probeBatch(kValProbeSmall, config.imgsz, objects, facts.nc)));
     const auto v2 =
         double(session.valPeak(probeBatch(kValProbeLarge, config.imgsz, objects, facts.nc)));
-    fitLine(kValProbeSmall, v1, kValProbeLarge, v2, out.valLargeIntercept, out.valLargeSlope);
+    out.valLarge = fitLine(kValProbeSmall, v1, kValProbeLarge, v2);
     out.valLargeProbed = true;
     return true;
 }
@@ -404,24 +497,24 @@ MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibr
     estimate.valBatch = valBatch;
     estimate.device = calibration.device;
     estimate.objectsPerImage = calibration.objectsPerImage;
-    estimate.perImageTrain = std::llround(calibration.trainSlope);
-    estimate.perImageVal = std::llround(valBatch >= kValLargeFrom && calibration.valLargeProbed
-                                            ? calibration.valLargeSlope
-                                            : calibration.valSlope);
-    estimate.stepPeak =
-        std::llround(calibration.trainIntercept + calibration.trainSlope * rankBatch) +
-        bucketCopies - stateSaved;
+    const bool large = valBatch >= kValLargeFrom && calibration.valLargeProbed;
+    const Line& val = large ? calibration.valLarge : calibration.val;
+    estimate.perImageVal = std::llround(val.slope);
     // Accumulating over several batches keeps the gradients between them (Ultralytics' rule:
-    // accumulate = round(nbs / batch), batch being the total over the ranks).
+    // accumulate = round(nbs / batch), batch being the total over the ranks): every batch of a
+    // group but the first starts with them.
     const int accumulate =
         std::max(1, static_cast<int>(std::lround(double(std::max(config.nbs, 1)) / double(batch))));
-    if (accumulate > 1)
-        estimate.stepPeak += calibration.gradientBytes;
+    const StepLines& lines = accumulate > 1 ? calibration.held : calibration.fresh;
+    int peakPart = PartForward;
+    for (int part = 1; part < kStepParts; ++part)
+        if (lines[part].at(rankBatch) > lines[peakPart].at(rankBatch))
+            peakPart = part;
+    const double stepPeak = lines[peakPart].at(rankBatch);
+    estimate.perImageTrain = std::llround(lines[peakPart].slope);
+    estimate.stepPeak = std::llround(stepPeak) + bucketCopies - stateSaved;
     estimate.trainPeak = estimate.stepPeak + queued;
-    const bool large = valBatch >= kValLargeFrom && calibration.valLargeProbed;
-    const double valIntercept = large ? calibration.valLargeIntercept : calibration.valIntercept;
-    const double valSlope = large ? calibration.valLargeSlope : calibration.valSlope;
-    estimate.valStepPeak = std::llround(valIntercept + valSlope * valBatch) - stateSaved;
+    estimate.valStepPeak = std::llround(val.at(valBatch)) - stateSaved;
     estimate.valPeak = estimate.valStepPeak + valQueued;
 
     MemoryBreakdown& b = estimate.breakdown;
@@ -440,6 +533,9 @@ MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibr
     note << "calibrated with real training steps at batch " << kProbeBatchSmall << " and "
          << kProbeBatchLarge << " on " << calibration.device << " (" << calibration.objectsPerImage
          << " targets per image)";
+    static const char* const kPartNames[kStepParts] = {"forward pass", "loss", "backward pass",
+                                                       "optimizer step"};
+    note << "; the step peaks in its " << kPartNames[peakPart];
     if (hostDevice)
         note << "; includes " << kQueuedBatches << " batches queued by the loader";
     if (ranks > 1) {
@@ -510,6 +606,44 @@ std::optional<std::int64_t> predictPeak(const TrainConfig& config) {
 
 std::optional<std::int64_t> predictPeakWithoutProbing(const TrainConfig& config) {
     return peakWithoutProbing(config, true);
+}
+
+MemoryBreakdown residentFloor(const TrainConfig& config, std::string* error) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    MemoryBreakdown floor;
+    DataFacts facts;
+    if (!dataFacts(config, facts, error))
+        return floor;
+    try {
+        ProbeSession session(config, facts, kProbeBatchSmall, error);
+        if (!session.ready())
+            return floor;
+        // Before the first step: weights and the EMA copy exist, gradients and optimizer state
+        // not yet; they are sized from the trainable parameters.
+        const MemoryBreakdown built = session.step().residentMemory();
+        std::int64_t trainable = 0;
+        for (const auto& p : session.step().model()->parameters())
+            if (p.requires_grad())
+                trainable += p.numel() * static_cast<std::int64_t>(p.element_size());
+        const OptimizerChoice& choice = session.step().optimizerChoice();
+        const bool sgd = toLower(choice.name) == "sgd";
+        const int stateTensors = sgd ? (choice.momentum != 0.0 ? 1 : 0) : 2;
+        const bool stateElsewhere =
+            (config.optimizer_offload && session.probe().deviceName() != "cpu") ||
+            (config.nproc > 1 && config.zero == 1);
+        floor.weights = built.weights;
+        floor.ema = built.ema;
+        floor.gradients = trainable;
+        floor.optimizerState = stateElsewhere ? 0 : stateTensors * trainable;
+        floor.total = floor.resident();
+    } catch (const c10::Error& e) {
+        if (error)
+            *error = std::string("building the model failed: ") + e.what_without_backtrace();
+    } catch (const std::exception& e) {
+        if (error)
+            *error = std::string("building the model failed: ") + e.what();
+    }
+    return floor;
 }
 
 int assignerObjectsPerImage(const TrainConfig& config) {

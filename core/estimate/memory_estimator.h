@@ -56,6 +56,15 @@ std::optional<std::int64_t> predictPeak(const TrainConfig& config);
 /// predictPeak without probe steps (see predictTrainPeakWithoutProbing).
 std::optional<std::int64_t> predictPeakWithoutProbing(const TrainConfig& config);
 
+/// What a training step holds at its optimizer step whatever the image size, batch, AMP or
+/// checkpointing: the weights, the gradients of the trainable parameters, the optimizer state
+/// they will get (SGD: one tensor per weight, Adam/AdamW: two; none when offloaded) and the EMA
+/// copy, from the built model and optimizer without running a step (milliseconds). A lower
+/// bound of every peak estimateMemory() predicts for this model, optimizer and freeze; total =
+/// resident(). With nproc > 1 and zero: 1 the optimizer state is left out (a rank keeps a
+/// share). total is 0, with `error` filled, when the model or data cannot be loaded.
+MemoryBreakdown residentFloor(const TrainConfig& config, std::string* error);
+
 /// Ground-truth boxes per image the loss' assigner is sized for with this config's data set:
 /// its most per image, x4 with mosaic, at most 300. 0 when the data set cannot be read.
 int assignerObjectsPerImage(const TrainConfig& config);
