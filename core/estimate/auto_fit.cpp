@@ -25,11 +25,20 @@ std::string describe(const TrainConfig& c) {
 }
 
 /// The largest batch in [1, maxBatch] whose training and validation peaks stay under `target`;
-/// 0 when even batch 1 does not fit. The estimate is linear in the batch, so each probe is a
-/// cached lookup.
+/// 0 when even batch 1 does not fit. After the calibration each prediction is a cached
+/// lookup (validation batches of 12 and more add one more calibration).
 int largestBatch(TrainConfig config, int maxBatch, std::int64_t target, MemoryEstimate& at,
                  std::string* error) {
-    int lo = 0, hi = maxBatch; // invariant: lo fits (0 = none), everything above hi does not
+    // Batch 1 first: a variant where it does not fit needs no larger batch's prediction (a
+    // validation batch of 12 or more would add probes at 16 and 24 images).
+    config.batch = 1;
+    const MemoryEstimate one = estimateMemory(config, error);
+    if (one.trainPeak <= 0)
+        return -1;
+    if (peakOf(one) > target)
+        return 0;
+    at = one;
+    int lo = 1, hi = maxBatch; // invariant: lo fits, everything above hi does not
     while (lo < hi) {
         const int mid = (lo + hi + 1) / 2;
         config.batch = mid;
@@ -46,6 +55,52 @@ int largestBatch(TrainConfig config, int maxBatch, std::int64_t target, MemoryEs
     return lo;
 }
 
+/// The smallest budget whose usable part holds `peak`.
+std::int64_t budgetFor(std::int64_t peak) {
+    auto budget = static_cast<std::int64_t>(std::ceil(double(peak) / kUsableFraction));
+    while (static_cast<std::int64_t>(double(budget) * kUsableFraction) < peak)
+        ++budget;
+    return budget;
+}
+
+/// The predicted peak of `config` at batch 1, or -1 when estimation fails.
+std::int64_t batchOnePeak(TrainConfig config, std::string* error) {
+    config.batch = 1;
+    const MemoryEstimate e = estimateMemory(config, error);
+    return e.trainPeak > 0 ? peakOf(e) : -1;
+}
+
+/// "Nothing fits" when the resident state alone passes the target: no batch, image size, AMP
+/// or checkpointing changes it, so no variant needs calibrating. The smallest budget is that
+/// of the decision flow's last variant at batch 1 (one calibration, at its small image size).
+bool explainResidentFloor(const TrainConfig& config, const TrainConfig& last,
+                          const MemoryBreakdown& floor, FitResult& result, std::string* error) {
+    const std::int64_t lastPeak = batchOnePeak(last, error);
+    if (lastPeak < 0)
+        return false;
+    result.minimumBudget = budgetFor(std::max(lastPeak, floor.total));
+    result.reasons.push_back("the weights (" + formatBytes(floor.weights) + "), gradients (" +
+                             formatBytes(floor.gradients) + "), optimizer state (" +
+                             formatBytes(floor.optimizerState) + ") and EMA (" +
+                             formatBytes(floor.ema) + ") of " + config.model + " take " +
+                             formatBytes(floor.total) +
+                             " whatever the batch, image size, AMP or checkpointing: more than " +
+                             formatBytes(result.target) + " (90% of " + formatBytes(result.budget) +
+                             "), so no variant was tried");
+    std::string alternatives = "a smaller model scale";
+    if (floor.optimizerState > floor.gradients) // Adam/AdamW: two state tensors per weight
+        alternatives += ", SGD instead of Adam/AdamW (one state tensor per weight, not two)";
+    alternatives += " or freezing layers (no gradients or optimizer state for them)";
+    result.summary = "Nothing fits in " + formatBytes(result.budget) +
+                     ": the weights, gradients, optimizer state and EMA of " + config.model +
+                     " alone need " + formatBytes(floor.total) +
+                     ", whatever the batch, image size, AMP or checkpointing. The smallest "
+                     "budget that would work is " +
+                     formatBytes(result.minimumBudget) + " (batch 1 with " + describe(last) +
+                     " needs " + formatBytes(lastPeak) + "); below it, use " + alternatives + ".";
+    return true;
+}
+
 } // namespace
 
 FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::string* error) {
@@ -56,7 +111,7 @@ FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::strin
     const int maxBatch = config.batch > 0 ? config.batch : std::max(config.nbs, 1);
 
     // The variants in the order of the decision flow: as configured, then AMP, then
-    // checkpointing, then smaller images.
+    // checkpointing, then smaller images (the ladder, from index `ladder` on).
     std::vector<std::pair<TrainConfig, std::string>> variants;
     variants.emplace_back(config, "");
     TrainConfig next = config;
@@ -69,57 +124,130 @@ FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::strin
         variants.emplace_back(next, "turned gradient checkpointing on (batch 1 did not fit with "
                                     "AMP alone)");
     }
+    const std::size_t ladder = variants.size();
     for (int imgsz = (next.imgsz - 1) / 32 * 32; imgsz >= kSmallestImgsz; imgsz -= 32) {
-        next.imgsz = imgsz;
-        variants.emplace_back(next, "lowered the image size to " + std::to_string(imgsz) +
-                                        " (batch 1 did not fit at the larger size)");
+        TrainConfig smaller = next;
+        smaller.imgsz = imgsz;
+        variants.emplace_back(smaller, "");
+    }
+    const int smallestImgsz = variants.back().first.imgsz;
+
+    // Weights, gradients, optimizer state and EMA do not shrink with any variant: when they
+    // alone pass the target, nothing fits, and no variant needs its probe steps.
+    const MemoryBreakdown floor = residentFloor(config, error);
+    if (floor.total <= 0)
+        return result; // estimation failed; `error` says why
+    if (floor.total > result.target) {
+        if (!explainResidentFloor(config, variants.back().first, floor, result, error))
+            result.summary.clear();
+        return result;
     }
 
+    // Peaks grow with the image size at the same settings (every activation does; the
+    // resident part stays). So a variant whose batch 1 does not fit at the smallest image size
+    // does not fit at its own (it is skipped after one calibration at that cheap size), and the
+    // ladder's largest image size at which batch 1 fits is found by bisection.
     std::int64_t smallestPeak = 0;
     std::int64_t firstPeak = 0;
-    for (const auto& [variant, why] : variants) {
-        if (!why.empty())
-            result.reasons.push_back(why);
+    auto fitsAtOne = [&](const TrainConfig& variant, bool flowVariant) -> int {
+        const std::int64_t peak = batchOnePeak(variant, error);
+        if (peak < 0)
+            return -1;
+        if (flowVariant) {
+            if (firstPeak == 0)
+                firstPeak = peak;
+            smallestPeak = smallestPeak == 0 ? peak : std::min(smallestPeak, peak);
+        }
+        return peak <= result.target ? 1 : 0;
+    };
+    auto choose = [&](const TrainConfig& variant) -> int {
         MemoryEstimate at;
         const int batch = largestBatch(variant, maxBatch, result.target, at, error);
+        if (batch <= 0)
+            return batch;
+        result.fits = true;
+        result.config = variant;
+        result.config.batch = batch;
+        result.trainPeak = at.trainPeak;
+        result.valPeak = at.valPeak;
+        result.accumulate = accumulateSteps(result.config);
+        result.reasons.push_back("batch " + std::to_string(batch) + " is the largest that fits (" +
+                                 describe(variant) + "): training peak " +
+                                 formatBytes(at.trainPeak) + ", validation peak " +
+                                 formatBytes(at.valPeak) + " of " + formatBytes(result.target) +
+                                 " (90% of " + formatBytes(budget) + ")");
+        if (result.accumulate > 1)
+            result.reasons.push_back("accumulating " + std::to_string(result.accumulate) +
+                                     " batches keeps the nominal batch of " +
+                                     std::to_string(config.nbs));
+        result.summary = "batch " + std::to_string(batch) + " x accumulate " +
+                         std::to_string(result.accumulate) + ", " + describe(result.config) +
+                         ": predicted peak " + formatBytes(peakOf(at)) + " of a " +
+                         formatBytes(budget) + " budget";
+        return batch;
+    };
+
+    for (std::size_t i = 0; i < ladder; ++i) {
+        const auto& [variant, why] = variants[i];
+        if (!why.empty())
+            result.reasons.push_back(why);
+        if (i > 0 && variant.imgsz > smallestImgsz) {
+            TrainConfig small = variant;
+            small.imgsz = smallestImgsz;
+            const int fits = fitsAtOne(small, false);
+            if (fits < 0)
+                return result;
+            if (fits == 0) {
+                result.reasons.push_back("batch 1 with " + describe(variant) +
+                                         " does not fit even at " + std::to_string(smallestImgsz) +
+                                         " px");
+                continue;
+            }
+        }
+        const int batch = choose(variant);
         if (batch < 0) {
             result.summary.clear();
             return result; // estimation failed; `error` says why
         }
-        if (batch > 0) {
-            result.fits = true;
-            result.config = variant;
-            result.config.batch = batch;
-            result.trainPeak = at.trainPeak;
-            result.valPeak = at.valPeak;
-            result.accumulate = accumulateSteps(result.config);
-            result.reasons.push_back(
-                "batch " + std::to_string(batch) + " is the largest that fits (" +
-                describe(variant) + "): training peak " + formatBytes(at.trainPeak) +
-                ", validation peak " + formatBytes(at.valPeak) + " of " +
-                formatBytes(result.target) + " (90% of " + formatBytes(budget) + ")");
-            if (result.accumulate > 1)
-                result.reasons.push_back("accumulating " + std::to_string(result.accumulate) +
-                                         " batches keeps the nominal batch of " +
-                                         std::to_string(config.nbs));
-            result.summary = "batch " + std::to_string(batch) + " x accumulate " +
-                             std::to_string(result.accumulate) + ", " + describe(result.config) +
-                             ": predicted peak " + formatBytes(peakOf(at)) + " of a " +
-                             formatBytes(budget) + " budget";
+        if (batch > 0)
             return result;
-        }
-        TrainConfig one = variant;
-        one.batch = 1;
-        const MemoryEstimate e = estimateMemory(one, error);
-        if (e.trainPeak <= 0)
+        if (fitsAtOne(variant, true) < 0)
             return result;
-        if (firstPeak == 0)
-            firstPeak = peakOf(e);
-        smallestPeak = smallestPeak == 0 ? peakOf(e) : std::min(smallestPeak, peakOf(e));
     }
 
-    result.minimumBudget =
-        static_cast<std::int64_t>(std::ceil(double(smallestPeak) / kUsableFraction));
+    if (ladder < variants.size()) {
+        // Bisection over the ladder (image sizes falling): the first size whose batch 1 fits.
+        std::size_t lo = ladder, hi = variants.size() - 1;
+        const int smallestFits = fitsAtOne(variants[hi].first, true);
+        if (smallestFits < 0)
+            return result;
+        if (smallestFits == 1) {
+            while (lo < hi) {
+                const std::size_t mid = (lo + hi) / 2;
+                const int fits = fitsAtOne(variants[mid].first, true);
+                if (fits < 0)
+                    return result;
+                if (fits == 1)
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            const TrainConfig& chosen = variants[hi].first;
+            result.reasons.push_back(
+                "lowered the image size to " + std::to_string(chosen.imgsz) +
+                " (batch 1 did not fit at " +
+                std::to_string(hi > ladder ? chosen.imgsz + 32 : config.imgsz) +
+                "; the largest multiple of 32 that fits, found by bisection)");
+            if (choose(chosen) <= 0) {
+                result.fits = false;
+                result.summary.clear();
+                return result;
+            }
+            return result;
+        }
+    }
+
+    result.minimumBudget = budgetFor(smallestPeak);
     const TrainConfig& last = variants.back().first;
     result.summary = "Nothing fits in " + formatBytes(budget) + ": even batch 1 with " +
                      describe(last) + " needs " + formatBytes(smallestPeak) +
