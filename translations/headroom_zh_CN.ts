@@ -21,6 +21,220 @@
     </message>
 </context>
 <context>
+    <name>hr::ui::ComparePage</name>
+    <message>
+        <source>Add runs…</source>
+        <translation>添加运行…</translation>
+    </message>
+    <message>
+        <source>Run strategy matrix</source>
+        <translation>运行策略矩阵</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Export report…</source>
+        <translation>导出报告…</translation>
+    </message>
+    <message>
+        <source>Writes compare.csv and a self-contained compare.html</source>
+        <translation>写出 compare.csv 和独立的 compare.html</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>批量</translation>
+    </message>
+    <message>
+        <source>AMP</source>
+        <translation>AMP</translation>
+    </message>
+    <message>
+        <source>Checkpointing</source>
+        <translation>梯度检查点</translation>
+    </message>
+    <message>
+        <source>vs first</source>
+        <translation>相对首行</translation>
+    </message>
+    <message>
+        <source>Epoch (s)</source>
+        <translation>每轮（秒）</translation>
+    </message>
+    <message>
+        <source>Images/s</source>
+        <translation>图像/秒</translation>
+    </message>
+    <message>
+        <source>mAP50</source>
+        <translation>mAP50</translation>
+    </message>
+    <message>
+        <source>mAP50-95</source>
+        <translation>mAP50-95</translation>
+    </message>
+    <message>
+        <source>Pareto</source>
+        <translation>帕累托</translation>
+    </message>
+    <message>
+        <source>Memory over time</source>
+        <translation>内存随时间变化</translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>mAP50-95 over epochs</source>
+        <translation>mAP50-95 随轮次变化</translation>
+    </message>
+    <message>
+        <source>epoch</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>mAP50-95 over wall time</source>
+        <translation>mAP50-95 随实际时间变化</translation>
+    </message>
+    <message>
+        <source>Training loss</source>
+        <translation>训练损失</translation>
+    </message>
+    <message>
+        <source>box + cls + dfl</source>
+        <translation>box + cls + dfl</translation>
+    </message>
+    <message>
+        <source>Strategy %1: %2 → %3</source>
+        <translation>策略 %1：%2 → %3</translation>
+    </message>
+    <message>
+        <source>Strategy %1: epoch %2/%3, mAP50-95 %4</source>
+        <translation>策略 %1：第 %2/%3 轮，mAP50-95 %4</translation>
+    </message>
+    <message>
+        <source>Strategy %1 ran out of memory in the %2 phase; recorded.</source>
+        <translation>策略 %1 在 %2 阶段显存不足；已记录。</translation>
+    </message>
+    <message>
+        <source>Run folder to add</source>
+        <translation>要添加的运行文件夹</translation>
+    </message>
+    <message>
+        <source>Folder for the report</source>
+        <translation>报告所在文件夹</translation>
+    </message>
+    <message>
+        <source>Wrote %1 and %2</source>
+        <translation>已写出 %1 和 %2</translation>
+    </message>
+    <message>
+        <source>Cannot write the report: %1</source>
+        <translation>无法写出报告：%1</translation>
+    </message>
+    <message>
+        <source>OOM (%1)</source>
+        <translation>显存不足（%1）</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>%1 (claim ×%2)</source>
+        <translation>%1（公开数据 ×%2）</translation>
+    </message>
+    <message>
+        <source>%1 (claim %2)</source>
+        <translation>%1（公开数据 %2）</translation>
+    </message>
+    <message>
+        <source>Pareto front</source>
+        <translation>帕累托前沿</translation>
+    </message>
+    <message>
+        <source>Pick runs on the Runs page and choose &quot;Compare selected&quot;, add run folders, or edit the strategies at the left and run them on the current settings.</source>
+        <translation>在“运行记录”页选择运行并点击“比较所选”，添加运行文件夹，或编辑左侧的策略并用当前设置运行它们。</translation>
+    </message>
+    <message>
+        <source>Trains the current settings once per strategy in the list, one after another, as normal runs (B is the settings&apos; batch). An out-of-memory failure is recorded, not fixed.</source>
+        <translation>按列表中的每个策略依次用当前设置训练一次，每次都是普通运行（B 为设置中的批量）。显存不足会被记录，而不会被修复。</translation>
+    </message>
+    <message>
+        <source>Training peak</source>
+        <translation>训练峰值</translation>
+    </message>
+    <message>
+        <source>Validation peak</source>
+        <translation>验证峰值</translation>
+    </message>
+    <message>
+        <source>Training peak over the first row&apos;s; the published claim&apos;s ratio beside it</source>
+        <translation>训练峰值与首行之比；旁边是公开数据的比例</translation>
+    </message>
+    <message>
+        <source>Highest memory while validating, apart from training (a large val_batch can exceed the training peak)</source>
+        <translation>验证时的最高内存，与训练分开（较大的 val_batch 可能超过训练峰值）</translation>
+    </message>
+    <message>
+        <source>Training peak vs mAP50-95</source>
+        <translation>训练峰值与 mAP50-95</translation>
+    </message>
+    <message>
+        <source>training peak (MiB)</source>
+        <translation>训练峰值 (MiB)</translation>
+    </message>
+    <message>
+        <source>Strategy matrix</source>
+        <translation>策略矩阵</translation>
+    </message>
+    <message>
+        <source>The strategies are relative to a fixed batch B; set batch to a number first (batch -1 lets Auto-fit choose one).</source>
+        <translation>策略相对于固定批量 B；请先把批量设为一个数字（批量 -1 表示由自动适配选择）。</translation>
+    </message>
+    <message>
+        <source>The strategies have problems; fix them first:
+%1</source>
+        <translation>策略有问题，请先修正：
+%1</translation>
+    </message>
+    <message>
+        <source>%1 runs compared: %2 with results, %3 out of memory; ★ = Pareto front of training peak and mAP50-95.</source>
+        <translation>已比较 %1 个运行：%2 个有结果，%3 个显存不足；★ = 训练峰值与 mAP50-95 的帕累托前沿。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Running %n strategies on batch %1…</source>
+        <translation>
+            <numerusform>正在以批量 %1 运行 %n 个策略…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::ComparisonSession</name>
+    <message>
+        <source>A comparison is already running.</source>
+        <translation>已有比较正在运行。</translation>
+    </message>
+</context>
+<context>
     <name>hr::ui::DataPage</name>
     <message>
         <source>error</source>
@@ -373,6 +587,157 @@
     </message>
 </context>
 <context>
+    <name>hr::ui::MemoryPanel</name>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>Optimizer state</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <source>EMA</source>
+        <translation>EMA</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>激活</translation>
+    </message>
+    <message>
+        <source>Batch data</source>
+        <translation>批数据</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Predicted memory</source>
+        <translation>预测内存</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Training peak</source>
+        <translation>训练峰值</translation>
+    </message>
+    <message>
+        <source>Validation peak</source>
+        <translation>验证峰值</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>Auto-fit</source>
+        <translation>自动适配</translation>
+    </message>
+    <message>
+        <source>Pick the largest batch whose predicted peaks stay under 90% of the budget (or of the device&apos;s memory when no budget is set), keeping the nominal batch through accumulation; then AMP, checkpointing and a smaller image size if even batch 1 does not fit.</source>
+        <translation>选择预测峰值不超过预算 90%（未设预算时为设备内存的 90%）的最大批大小，并通过梯度累积保持名义批大小；若连批大小 1 也放不下，再依次启用 AMP、梯度检查点并缩小图像尺寸。</translation>
+    </message>
+    <message>
+        <source>Auto-fit failed: %1</source>
+        <translation>自动适配失败：%1</translation>
+    </message>
+    <message>
+        <source>Fix the settings first: %1</source>
+        <translation>请先修正设置：%1</translation>
+    </message>
+    <message>
+        <source>Auto-fit: predicting the peaks of each candidate…</source>
+        <translation>自动适配：正在预测每个候选设置的峰值…</translation>
+    </message>
+    <message>
+        <source>The prediction appears here when the settings are shown.</source>
+        <translation>显示设置页时，预测结果会出现在这里。</translation>
+    </message>
+    <message>
+        <source>Predictions wait while a run trains: the estimator&apos;s probe steps would share the device with it.</source>
+        <translation>训练进行时暂停预测：估算器的探测步骤会与训练共用设备。</translation>
+    </message>
+    <message>
+        <source>No prediction until the settings are valid.</source>
+        <translation>设置有效后才能预测。</translation>
+    </message>
+    <message>
+        <source>Waiting for the settings to settle…</source>
+        <translation>等待设置稳定…</translation>
+    </message>
+    <message>
+        <source>Calibrating… (short probe steps of the real training step; a new model or image size takes a few seconds)</source>
+        <translation>正在校准…（用真实训练步骤做几次简短探测；换模型或图像尺寸需要几秒钟）</translation>
+    </message>
+    <message>
+        <source>Training peak %1, validation peak %2: %3% of the %4 budget. This run would go out of memory; Auto-fit finds settings that fit.</source>
+        <translation>训练峰值 %1，验证峰值 %2：占 %4 预算的 %3%。此次训练会内存不足；“自动适配”可找到放得下的设置。</translation>
+    </message>
+    <message>
+        <source>Training peak %1, validation peak %2: %3% of the %4 budget, above the 10% margin Auto-fit leaves for fragmentation and growth.</source>
+        <translation>训练峰值 %1，验证峰值 %2：占 %4 预算的 %3%，超出了自动适配为碎片和增长预留的 10% 余量。</translation>
+    </message>
+    <message>
+        <source>Training peak %1, validation peak %2: %3% of the %4 budget.</source>
+        <translation>训练峰值 %1，验证峰值 %2：占 %4 预算的 %3%。</translation>
+    </message>
+    <message>
+        <source>Training peak %1, validation peak %2 on %3, which has %4. No budget is set.</source>
+        <translation>训练峰值 %1，验证峰值 %2，设备 %3（共 %4）。未设置预算。</translation>
+    </message>
+    <message>
+        <source>Training peak %1, validation peak %2 on %3. No budget is set.</source>
+        <translation>训练峰值 %1，验证峰值 %2，设备 %3。未设置预算。</translation>
+    </message>
+    <message>
+        <source>Batch -1: auto-fit picks batch %1.</source>
+        <translation>批大小 -1：自动适配选择批大小 %1。</translation>
+    </message>
+    <message>
+        <source>Batch %1, validation batch %2; each more image adds %3 to a training step. How: %4.</source>
+        <translation>批大小 %1，验证批大小 %2；每多一张图像，训练步骤增加 %3。方法：%4。</translation>
+    </message>
+    <message>
+        <source>No prediction: %1</source>
+        <translation>无法预测：%1</translation>
+    </message>
+    <message>
+        <source>Auto-fit applied:</source>
+        <translation>已应用自动适配：</translation>
+    </message>
+    <message>
+        <source>Nothing fits:</source>
+        <translation>无法放下：</translation>
+    </message>
+    <message>
+        <source>GiB</source>
+        <translation>GiB</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>budget %1</source>
+        <translation>预算 %1</translation>
+    </message>
+</context>
+<context>
     <name>hr::ui::OomAdvisorDialog</name>
     <message>
         <source>moving the batch to the device</source>
@@ -435,7 +800,7 @@
         <translation>未知大小</translation>
     </message>
     <message>
-        <source>the device's capacity</source>
+        <source>the device&apos;s capacity</source>
         <translation>设备容量</translation>
     </message>
     <message>
@@ -610,7 +975,7 @@
     </message>
     <message>
         <source>Peak memory</source>
-        <translation>峰值显存</translation>
+        <translation type="vanished">峰值显存</translation>
     </message>
     <message>
         <source>Folder</source>
@@ -731,6 +1096,22 @@
     <message>
         <source>Cannot open %1: %2</source>
         <translation>无法打开 %1：%2</translation>
+    </message>
+    <message>
+        <source>Training peak</source>
+        <translation>训练峰值</translation>
+    </message>
+    <message>
+        <source>Validation peak</source>
+        <translation>验证峰值</translation>
+    </message>
+    <message>
+        <source>The highest memory peak of the training steps (exact, from the allocator), as in the Compare page&apos;s table</source>
+        <translation>训练步骤的最高显存峰值（来自分配器的精确值），与“比较”页表格中的相同</translation>
+    </message>
+    <message>
+        <source>The highest memory during validation (sampled, so a short spike can be missed); a large val_batch can make it the larger one</source>
+        <translation>验证期间的最高显存（采样得到，可能漏掉短暂的尖峰）；val_batch 较大时它可能是两者中较大的那个</translation>
     </message>
 </context>
 <context>
@@ -1060,7 +1441,7 @@
         <translation>优化器状态放在主机</translation>
     </message>
     <message>
-        <source>Keep the optimizer's state tensors in host memory.</source>
+        <source>Keep the optimizer&apos;s state tensors in host memory.</source>
         <translation>把优化器的状态张量保存在主机内存中。</translation>
     </message>
     <message>
@@ -1240,7 +1621,7 @@
         <translation>最终学习率系数</translation>
     </message>
     <message>
-        <source>The last epoch's learning rate as a fraction of the initial one.</source>
+        <source>The last epoch&apos;s learning rate as a fraction of the initial one.</source>
         <translation>最后一轮的学习率占初始学习率的比例。</translation>
     </message>
     <message>
@@ -1252,7 +1633,7 @@
         <translation>动量</translation>
     </message>
     <message>
-        <source>SGD momentum, or Adam's beta1.</source>
+        <source>SGD momentum, or Adam&apos;s beta1.</source>
         <translation>SGD 的动量，或 Adam 的 beta1。</translation>
     </message>
     <message>
@@ -1652,7 +2033,7 @@
         <translation>运行名称</translation>
     </message>
     <message>
-        <source>Name of this run's folder; numbered when it exists.</source>
+        <source>Name of this run&apos;s folder; numbered when it exists.</source>
         <translation>本次运行的文件夹名；已存在时自动编号。</translation>
     </message>
     <message>
@@ -1757,11 +2138,39 @@
     </message>
     <message>
         <source>Slower: one extra exchange per layer.</source>
-        <translation>更慢：每层多一次数据交换。</translation>
+        <translation type="vanished">更慢：每层多一次数据交换。</translation>
     </message>
     <message>
         <source>Better with small per-device batches.</source>
         <translation>每个设备批次较小时效果更好。</translation>
+    </message>
+    <message>
+        <source>Assigner boxes per slice</source>
+        <translation>分配器每片的框数</translation>
+    </message>
+    <message>
+        <source>How many labelled boxes the loss&apos;s label assignment compares with every anchor at once.</source>
+        <translation>损失的标签分配一次将多少个标注框与每个锚点进行比较。</translation>
+    </message>
+    <message>
+        <source>Lower needs less in the loss phase on images with many objects.</source>
+        <translation>越低，在目标很多的图像上损失阶段所需显存越少。</translation>
+    </message>
+    <message>
+        <source>Lower is a little slower (more, smaller passes).</source>
+        <translation>越低略慢（更多、更小的批次处理）。</translation>
+    </message>
+    <message>
+        <source>No effect: the targets are the same.</source>
+        <translation>无影响：目标完全相同。</translation>
+    </message>
+    <message>
+        <source>automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Slower: each batch all-reduces twice per BatchNorm layer (its statistics in forward, its gradient sums in backward; once more in backward for layers that checkpointing recomputes) and twice more to close forward and backward, every message the size of the widest layer: 116 per batch for yolov8n&apos;s 57 BatchNorm layers.</source>
+        <translation>更慢：每个批次对每个 BatchNorm 层做两次全归约（前向中的统计量、反向中的梯度和；被梯度检查点重算的层在反向中再多一次），另外还有两次用于结束前向和反向，每条消息的大小都等于最宽的层：yolov8n 有 57 个 BatchNorm 层，每批 116 次。</translation>
     </message>
 </context>
 <context>
@@ -1785,6 +2194,205 @@
     <message>
         <source>Settings saved to %1</source>
         <translation>设置已保存到 %1</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::StrategyEditor</name>
+    <message>
+        <source>Strategy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <source>What it changes</source>
+        <translation>改动内容</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>Defaults</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>The default matrix relative to the base batch B: native B; B/4 + accumulate 4; B/4 + AMP; B/8 + AMP + accumulate 8; B/4 + AMP + checkpointing</source>
+        <translation>相对于基准批量 B 的默认矩阵：原生 B；B/4 + 累积 4；B/4 + AMP；B/8 + AMP + 累积 8；B/4 + AMP + 梯度检查点</translation>
+    </message>
+    <message>
+        <source>Load…</source>
+        <translation>加载…</translation>
+    </message>
+    <message>
+        <source>Reads a strategies file (the one headroom-cli compare --strategies reads)</source>
+        <translation>读取策略文件（即 headroom-cli compare --strategies 读取的文件）</translation>
+    </message>
+    <message>
+        <source>Save…</source>
+        <translation>保存…</translation>
+    </message>
+    <message>
+        <source>Writes the list as a strategies file for headroom-cli compare --strategies</source>
+        <translation>把列表写成供 headroom-cli compare --strategies 使用的策略文件</translation>
+    </message>
+    <message>
+        <source>Part of the run folder&apos;s name: letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos;</source>
+        <translation>运行文件夹名称的一部分：字母、数字、“-”、“_”和“.”</translation>
+    </message>
+    <message>
+        <source>the base batch</source>
+        <translation>基准批量</translation>
+    </message>
+    <message>
+        <source>Images per step: a number, or relative to the base batch B: B, B/4, B*2. Empty keeps the base batch.</source>
+        <translation>每步图像数：一个数字，或相对于基准批量 B：B、B/4、B*2。留空则保持基准批量。</translation>
+    </message>
+    <message>
+        <source>not set</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <source>Batches per optimizer step, written as nbs = batch × accumulate. &quot;not set&quot; keeps the base settings&apos; nbs.</source>
+        <translation>每次优化器更新的批次数，写作 nbs = 批量 × 累积。“未设置”保持基准设置的 nbs。</translation>
+    </message>
+    <message>
+        <source>as the base settings</source>
+        <translation>同基准设置</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>key=value, one a line, e.g. imgsz=320</source>
+        <translation>key=value，每行一个，例如 imgsz=320</translation>
+    </message>
+    <message>
+        <source>Any other setting, as on headroom-cli&apos;s command line: key=value, one a line. Values may use B.</source>
+        <translation>其他任意设置，写法同 headroom-cli 命令行：key=value，每行一个。值可以使用 B。</translation>
+    </message>
+    <message>
+        <source>made from the settings</source>
+        <translation>由设置生成</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>批量</translation>
+    </message>
+    <message>
+        <source>Accumulate</source>
+        <translation>累积</translation>
+    </message>
+    <message>
+        <source>AMP</source>
+        <translation>AMP</translation>
+    </message>
+    <message>
+        <source>Checkpointing</source>
+        <translation>梯度检查点</translation>
+    </message>
+    <message>
+        <source>Other settings</source>
+        <translation>其他设置</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>说明</translation>
+    </message>
+    <message>
+        <source>Published</source>
+        <translation>公开数据</translation>
+    </message>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>%1 min/epoch</source>
+        <translation>每轮 %1 分钟</translation>
+    </message>
+    <message>
+        <source>mAP50 %1</source>
+        <translation>mAP50 %1</translation>
+    </message>
+    <message>
+        <source>no published claim</source>
+        <translation>无公开数据</translation>
+    </message>
+    <message>
+        <source>a second strategy named &apos;%1&apos;</source>
+        <translation>另一个同名策略“%1”</translation>
+    </message>
+    <message>
+        <source>The default strategy matrix (relative to the base batch B).</source>
+        <translation>默认策略矩阵（相对于基准批量 B）。</translation>
+    </message>
+    <message>
+        <source>%1 was not loaded:
+%2</source>
+        <translation>%1 未加载：
+%2</translation>
+    </message>
+    <message>
+        <source>%1 was not loaded; the problems are under the list.</source>
+        <translation>%1 未加载；问题列在列表下方。</translation>
+    </message>
+    <message>
+        <source>Not saved: fix the strategies first.
+%1</source>
+        <translation>未保存：请先修正策略。
+%1</translation>
+    </message>
+    <message>
+        <source>Not saved: the strategies have problems (listed under the form).</source>
+        <translation>未保存：策略有问题（列在表单下方）。</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Load strategies</source>
+        <translation>加载策略</translation>
+    </message>
+    <message>
+        <source>Strategies (*.yaml *.yml);;All files (*)</source>
+        <translation>策略 (*.yaml *.yml);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Save strategies</source>
+        <translation>保存策略</translation>
+    </message>
+    <message numerus="yes">
+        <source>Loaded %n strategies from %1.</source>
+        <translation>
+            <numerusform>已从 %1 加载 %n 个策略。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Saved %n strategies to %1.</source>
+        <translation>
+            <numerusform>已将 %n 个策略保存到 %1。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1914,7 +2522,7 @@
         <translation>学习率</translation>
     </message>
     <message>
-        <source>The run's log appears here.</source>
+        <source>The run&apos;s log appears here.</source>
         <translation>运行日志显示在这里。</translation>
     </message>
     <message>
@@ -2005,6 +2613,22 @@
         <source>Out of memory in %1 at epoch %2, batch %3: %4 requested with %5 allocated.</source>
         <translation>第 %2 轮第 %3 批在 %1 阶段显存不足：已分配 %5，请求 %4。</translation>
     </message>
+    <message>
+        <source>rank 0 allocated</source>
+        <translation>rank 0 已分配</translation>
+    </message>
+    <message>
+        <source>rank 0 peak</source>
+        <translation>rank 0 峰值</translation>
+    </message>
+    <message>
+        <source>Data parallel over %1 processes on this machine: batch %2 in total, %3 per process; this window trains as rank 0, the others are headroom-cli workers; the memory plot has one curve per rank.</source>
+        <translation>在本机上以 %1 个进程进行数据并行：总批大小 %2，每个进程 %3；本窗口作为 rank 0 训练，其余为 headroom-cli 工作进程；显存图中每个 rank 一条曲线。</translation>
+    </message>
+    <message>
+        <source>rank %1 allocated</source>
+        <translation>rank %1 已分配</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::TrainingSession</name>
@@ -2012,569 +2636,69 @@
         <source>Out of memory again: applying the best fix, %1</source>
         <translation>再次显存不足：应用最佳修复，%1</translation>
     </message>
-</context>
-<context>
-    <name>hr::ui::ComparePage</name>
     <message>
-        <source>Add runs…</source>
-        <translation>添加运行…</translation>
+        <source>rank %1 is still running %2 s after rank 0 ended; terminating it</source>
+        <translation>rank 0 结束 %2 秒后 rank %1 仍在运行；正在终止它</translation>
     </message>
     <message>
-        <source>Run strategy matrix</source>
-        <translation>运行策略矩阵</translation>
+        <source>Pause is not available in a data-parallel run: while rank 0 pauses, the other %1 processes wait in a collective and give up after its timeout. Stop ends every rank at the same step.</source>
+        <translation>数据并行运行不能暂停：rank 0 暂停时，其余 %1 个进程会在集合通信中等待，并在超时后放弃。“停止”会让所有 rank 在同一步结束。</translation>
     </message>
     <message>
-        <source>Stop</source>
-        <translation>停止</translation>
+        <source>Cannot start the data-parallel run: %1</source>
+        <translation>无法启动数据并行运行：%1</translation>
     </message>
     <message>
-        <source>Export report…</source>
-        <translation>导出报告…</translation>
+        <source>the worker program %1 does not exist or is not executable (set HEADROOM_CLI to the path of headroom-cli)</source>
+        <translation>工作进程程序 %1 不存在或不可执行（请将 HEADROOM_CLI 设为 headroom-cli 的路径）</translation>
     </message>
     <message>
-        <source>Writes compare.csv and a self-contained compare.html</source>
-        <translation>写出 compare.csv 和独立的 compare.html</translation>
+        <source>no free TCP port on the loopback interface for the rendezvous</source>
+        <translation>回环接口上没有可用于会合的空闲 TCP 端口</translation>
     </message>
     <message>
-        <source>Strategy</source>
-        <translation>策略</translation>
+        <source>cannot write the workers&apos; settings file: %1</source>
+        <translation>无法写入工作进程的设置文件：%1</translation>
     </message>
     <message>
-        <source>Status</source>
-        <translation>状态</translation>
+        <source>rank %1 (%2) did not start: %3</source>
+        <translation>rank %1（%2）未能启动：%3</translation>
     </message>
     <message>
-        <source>Batch</source>
-        <translation>批量</translation>
+        <source>Started ranks 1-%1 as %2 (rendezvous on 127.0.0.1:%3).</source>
+        <translation>已用 %2 启动 rank 1-%1（会合地址 127.0.0.1:%3）。</translation>
     </message>
     <message>
-        <source>AMP</source>
-        <translation>AMP</translation>
+        <source>could not start (%1)</source>
+        <translation>未能启动（%1）</translation>
     </message>
     <message>
-        <source>Checkpointing</source>
-        <translation>梯度检查点</translation>
+        <source>crashed (ended by a signal)</source>
+        <translation>崩溃（被信号终止）</translation>
     </message>
     <message>
-        <source>vs first</source>
-        <translation>相对首行</translation>
+        <source>exited with status %1</source>
+        <translation>以状态 %1 退出</translation>
     </message>
     <message>
-        <source>Epoch (s)</source>
-        <translation>每轮（秒）</translation>
+        <source>rank %1 %2</source>
+        <translation>rank %1 %2</translation>
     </message>
     <message>
-        <source>Images/s</source>
-        <translation>图像/秒</translation>
+        <source>Rank %1 %2 before the run ended, so the run cannot go on; the other ranks were stopped.</source>
+        <translation>Rank %1 在运行结束前%2，运行无法继续；其余 rank 已被停止。</translation>
     </message>
     <message>
-        <source>mAP50</source>
-        <translation>mAP50</translation>
+        <source>It wrote nothing.</source>
+        <translation>它没有任何输出。</translation>
     </message>
     <message>
-        <source>mAP50-95</source>
-        <translation>mAP50-95</translation>
+        <source>The end of its output:</source>
+        <translation>其输出的末尾：</translation>
     </message>
     <message>
-        <source>Pareto</source>
-        <translation>帕累托</translation>
-    </message>
-    <message>
-        <source>Memory over time</source>
-        <translation>内存随时间变化</translation>
-    </message>
-    <message>
-        <source>seconds</source>
-        <translation>秒</translation>
-    </message>
-    <message>
-        <source>MiB</source>
-        <translation>MiB</translation>
-    </message>
-    <message>
-        <source>mAP50-95 over epochs</source>
-        <translation>mAP50-95 随轮次变化</translation>
-    </message>
-    <message>
-        <source>epoch</source>
-        <translation>轮次</translation>
-    </message>
-    <message>
-        <source>mAP50-95 over wall time</source>
-        <translation>mAP50-95 随实际时间变化</translation>
-    </message>
-    <message>
-        <source>Training loss</source>
-        <translation>训练损失</translation>
-    </message>
-    <message>
-        <source>box + cls + dfl</source>
-        <translation>box + cls + dfl</translation>
-    </message>
-    <message>
-        <source>Strategy %1: %2 → %3</source>
-        <translation>策略 %1：%2 → %3</translation>
-    </message>
-    <message>
-        <source>Strategy %1: epoch %2/%3, mAP50-95 %4</source>
-        <translation>策略 %1：第 %2/%3 轮，mAP50-95 %4</translation>
-    </message>
-    <message>
-        <source>Strategy %1 ran out of memory in the %2 phase; recorded.</source>
-        <translation>策略 %1 在 %2 阶段显存不足；已记录。</translation>
-    </message>
-    <message>
-        <source>Run folder to add</source>
-        <translation>要添加的运行文件夹</translation>
-    </message>
-    <message>
-        <source>Folder for the report</source>
-        <translation>报告所在文件夹</translation>
-    </message>
-    <message>
-        <source>Wrote %1 and %2</source>
-        <translation>已写出 %1 和 %2</translation>
-    </message>
-    <message>
-        <source>Cannot write the report: %1</source>
-        <translation>无法写出报告：%1</translation>
-    </message>
-    <message>
-        <source>OOM (%1)</source>
-        <translation>显存不足（%1）</translation>
-    </message>
-    <message>
-        <source>yes</source>
-        <translation>是</translation>
-    </message>
-    <message>
-        <source>no</source>
-        <translation>否</translation>
-    </message>
-    <message>
-        <source>%1 (claim ×%2)</source>
-        <translation>%1（公开数据 ×%2）</translation>
-    </message>
-    <message>
-        <source>%1 (claim %2)</source>
-        <translation>%1（公开数据 %2）</translation>
-    </message>
-    <message>
-        <source>Pareto front</source>
-        <translation>帕累托前沿</translation>
-    </message>
-    <message>
-        <source>Pick runs on the Runs page and choose "Compare selected", add run folders, or edit the strategies at the left and run them on the current settings.</source>
-        <translation>在“运行记录”页选择运行并点击“比较所选”，添加运行文件夹，或编辑左侧的策略并用当前设置运行它们。</translation>
-    </message>
-    <message>
-        <source>Trains the current settings once per strategy in the list, one after another, as normal runs (B is the settings' batch). An out-of-memory failure is recorded, not fixed.</source>
-        <translation>按列表中的每个策略依次用当前设置训练一次，每次都是普通运行（B 为设置中的批量）。显存不足会被记录，而不会被修复。</translation>
-    </message>
-    <message>
-        <source>Training peak</source>
-        <translation>训练峰值</translation>
-    </message>
-    <message>
-        <source>Validation peak</source>
-        <translation>验证峰值</translation>
-    </message>
-    <message>
-        <source>Training peak over the first row's; the published claim's ratio beside it</source>
-        <translation>训练峰值与首行之比；旁边是公开数据的比例</translation>
-    </message>
-    <message>
-        <source>Highest memory while validating, apart from training (a large val_batch can exceed the training peak)</source>
-        <translation>验证时的最高内存，与训练分开（较大的 val_batch 可能超过训练峰值）</translation>
-    </message>
-    <message>
-        <source>Training peak vs mAP50-95</source>
-        <translation>训练峰值与 mAP50-95</translation>
-    </message>
-    <message>
-        <source>training peak (MiB)</source>
-        <translation>训练峰值 (MiB)</translation>
-    </message>
-    <message>
-        <source>Strategy matrix</source>
-        <translation>策略矩阵</translation>
-    </message>
-    <message>
-        <source>The strategies are relative to a fixed batch B; set batch to a number first (batch -1 lets Auto-fit choose one).</source>
-        <translation>策略相对于固定批量 B；请先把批量设为一个数字（批量 -1 表示由自动适配选择）。</translation>
-    </message>
-    <message>
-        <source>The strategies have problems; fix them first:
-%1</source>
-        <translation>策略有问题，请先修正：
-%1</translation>
-    </message>
-    <message>
-        <source>%1 runs compared: %2 with results, %3 out of memory; ★ = Pareto front of training peak and mAP50-95.</source>
-        <translation>已比较 %1 个运行：%2 个有结果，%3 个显存不足；★ = 训练峰值与 mAP50-95 的帕累托前沿。</translation>
-    </message>
-    <message numerus="yes">
-        <source>Running %n strategies on batch %1…</source>
-        <translation>
-            <numerusform>正在以批量 %1 运行 %n 个策略…</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>hr::ui::ComparisonSession</name>
-    <message>
-        <source>A comparison is already running.</source>
-        <translation>已有比较正在运行。</translation>
-    </message>
-</context>
-<context>
-    <name>hr::ui::MemoryPanel</name>
-    <message>
-        <source>Weights</source>
-        <translation>权重</translation>
-    </message>
-    <message>
-        <source>Gradients</source>
-        <translation>梯度</translation>
-    </message>
-    <message>
-        <source>Optimizer state</source>
-        <translation>优化器状态</translation>
-    </message>
-    <message>
-        <source>EMA</source>
-        <translation>EMA</translation>
-    </message>
-    <message>
-        <source>Activations</source>
-        <translation>激活</translation>
-    </message>
-    <message>
-        <source>Batch data</source>
-        <translation>批数据</translation>
-    </message>
-    <message>
-        <source>Other</source>
-        <translation>其他</translation>
-    </message>
-    <message>
-        <source>Predicted memory</source>
-        <translation>预测内存</translation>
-    </message>
-    <message>
-        <source>Training</source>
-        <translation>训练</translation>
-    </message>
-    <message>
-        <source>Validation</source>
-        <translation>验证</translation>
-    </message>
-    <message>
-        <source>Training peak</source>
-        <translation>训练峰值</translation>
-    </message>
-    <message>
-        <source>Validation peak</source>
-        <translation>验证峰值</translation>
-    </message>
-    <message>
-        <source>Budget</source>
-        <translation>预算</translation>
-    </message>
-    <message>
-        <source>Auto-fit</source>
-        <translation>自动适配</translation>
-    </message>
-    <message>
-        <source>Pick the largest batch whose predicted peaks stay under 90% of the budget (or of the device&apos;s memory when no budget is set), keeping the nominal batch through accumulation; then AMP, checkpointing and a smaller image size if even batch 1 does not fit.</source>
-        <translation>选择预测峰值不超过预算 90%（未设预算时为设备内存的 90%）的最大批大小，并通过梯度累积保持名义批大小；若连批大小 1 也放不下，再依次启用 AMP、梯度检查点并缩小图像尺寸。</translation>
-    </message>
-    <message>
-        <source>Auto-fit failed: %1</source>
-        <translation>自动适配失败：%1</translation>
-    </message>
-    <message>
-        <source>Fix the settings first: %1</source>
-        <translation>请先修正设置：%1</translation>
-    </message>
-    <message>
-        <source>Auto-fit: predicting the peaks of each candidate…</source>
-        <translation>自动适配：正在预测每个候选设置的峰值…</translation>
-    </message>
-    <message>
-        <source>The prediction appears here when the settings are shown.</source>
-        <translation>显示设置页时，预测结果会出现在这里。</translation>
-    </message>
-    <message>
-        <source>Predictions wait while a run trains: the estimator&apos;s probe steps would share the device with it.</source>
-        <translation>训练进行时暂停预测：估算器的探测步骤会与训练共用设备。</translation>
-    </message>
-    <message>
-        <source>No prediction until the settings are valid.</source>
-        <translation>设置有效后才能预测。</translation>
-    </message>
-    <message>
-        <source>Waiting for the settings to settle…</source>
-        <translation>等待设置稳定…</translation>
-    </message>
-    <message>
-        <source>Calibrating… (short probe steps of the real training step; a new model or image size takes a few seconds)</source>
-        <translation>正在校准…（用真实训练步骤做几次简短探测；换模型或图像尺寸需要几秒钟）</translation>
-    </message>
-    <message>
-        <source>Training peak %1, validation peak %2: %3% of the %4 budget. This run would go out of memory; Auto-fit finds settings that fit.</source>
-        <translation>训练峰值 %1，验证峰值 %2：占 %4 预算的 %3%。此次训练会内存不足；“自动适配”可找到放得下的设置。</translation>
-    </message>
-    <message>
-        <source>Training peak %1, validation peak %2: %3% of the %4 budget, above the 10% margin Auto-fit leaves for fragmentation and growth.</source>
-        <translation>训练峰值 %1，验证峰值 %2：占 %4 预算的 %3%，超出了自动适配为碎片和增长预留的 10% 余量。</translation>
-    </message>
-    <message>
-        <source>Training peak %1, validation peak %2: %3% of the %4 budget.</source>
-        <translation>训练峰值 %1，验证峰值 %2：占 %4 预算的 %3%。</translation>
-    </message>
-    <message>
-        <source>Training peak %1, validation peak %2 on %3, which has %4. No budget is set.</source>
-        <translation>训练峰值 %1，验证峰值 %2，设备 %3（共 %4）。未设置预算。</translation>
-    </message>
-    <message>
-        <source>Training peak %1, validation peak %2 on %3. No budget is set.</source>
-        <translation>训练峰值 %1，验证峰值 %2，设备 %3。未设置预算。</translation>
-    </message>
-    <message>
-        <source>Batch -1: auto-fit picks batch %1.</source>
-        <translation>批大小 -1：自动适配选择批大小 %1。</translation>
-    </message>
-    <message>
-        <source>Batch %1, validation batch %2; each more image adds %3 to a training step. How: %4.</source>
-        <translation>批大小 %1，验证批大小 %2；每多一张图像，训练步骤增加 %3。方法：%4。</translation>
-    </message>
-    <message>
-        <source>No prediction: %1</source>
-        <translation>无法预测：%1</translation>
-    </message>
-    <message>
-        <source>Auto-fit applied:</source>
-        <translation>已应用自动适配：</translation>
-    </message>
-    <message>
-        <source>Nothing fits:</source>
-        <translation>无法放下：</translation>
-    </message>
-    <message>
-        <source>GiB</source>
-        <translation>GiB</translation>
-    </message>
-    <message>
-        <source>MiB</source>
-        <translation>MiB</translation>
-    </message>
-    <message>
-        <source>none</source>
-        <translation>无</translation>
-    </message>
-    <message>
-        <source>budget %1</source>
-        <translation>预算 %1</translation>
-    </message>
-</context>
-<context>
-    <name>hr::ui::StrategyEditor</name>
-    <message>
-        <source>Strategy</source>
-        <translation>策略</translation>
-    </message>
-    <message>
-        <source>What it changes</source>
-        <translation>改动内容</translation>
-    </message>
-    <message>
-        <source>Add</source>
-        <translation>添加</translation>
-    </message>
-    <message>
-        <source>Remove</source>
-        <translation>删除</translation>
-    </message>
-    <message>
-        <source>Up</source>
-        <translation>上移</translation>
-    </message>
-    <message>
-        <source>Down</source>
-        <translation>下移</translation>
-    </message>
-    <message>
-        <source>Defaults</source>
-        <translation>默认</translation>
-    </message>
-    <message>
-        <source>The default matrix relative to the base batch B: native B; B/4 + accumulate 4; B/4 + AMP; B/8 + AMP + accumulate 8; B/4 + AMP + checkpointing</source>
-        <translation>相对于基准批量 B 的默认矩阵：原生 B；B/4 + 累积 4；B/4 + AMP；B/8 + AMP + 累积 8；B/4 + AMP + 梯度检查点</translation>
-    </message>
-    <message>
-        <source>Load…</source>
-        <translation>加载…</translation>
-    </message>
-    <message>
-        <source>Reads a strategies file (the one headroom-cli compare --strategies reads)</source>
-        <translation>读取策略文件（即 headroom-cli compare --strategies 读取的文件）</translation>
-    </message>
-    <message>
-        <source>Save…</source>
-        <translation>保存…</translation>
-    </message>
-    <message>
-        <source>Writes the list as a strategies file for headroom-cli compare --strategies</source>
-        <translation>把列表写成供 headroom-cli compare --strategies 使用的策略文件</translation>
-    </message>
-    <message>
-        <source>Part of the run folder's name: letters, digits, '-', '_' and '.'</source>
-        <translation>运行文件夹名称的一部分：字母、数字、“-”、“_”和“.”</translation>
-    </message>
-    <message>
-        <source>the base batch</source>
-        <translation>基准批量</translation>
-    </message>
-    <message>
-        <source>Images per step: a number, or relative to the base batch B: B, B/4, B*2. Empty keeps the base batch.</source>
-        <translation>每步图像数：一个数字，或相对于基准批量 B：B、B/4、B*2。留空则保持基准批量。</translation>
-    </message>
-    <message>
-        <source>not set</source>
-        <translation>未设置</translation>
-    </message>
-    <message>
-        <source>Batches per optimizer step, written as nbs = batch × accumulate. "not set" keeps the base settings' nbs.</source>
-        <translation>每次优化器更新的批次数，写作 nbs = 批量 × 累积。“未设置”保持基准设置的 nbs。</translation>
-    </message>
-    <message>
-        <source>as the base settings</source>
-        <translation>同基准设置</translation>
-    </message>
-    <message>
-        <source>on</source>
-        <translation>开</translation>
-    </message>
-    <message>
-        <source>off</source>
-        <translation>关</translation>
-    </message>
-    <message>
-        <source>key=value, one a line, e.g. imgsz=320</source>
-        <translation>key=value，每行一个，例如 imgsz=320</translation>
-    </message>
-    <message>
-        <source>Any other setting, as on headroom-cli's command line: key=value, one a line. Values may use B.</source>
-        <translation>其他任意设置，写法同 headroom-cli 命令行：key=value，每行一个。值可以使用 B。</translation>
-    </message>
-    <message>
-        <source>made from the settings</source>
-        <translation>由设置生成</translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <source>Batch</source>
-        <translation>批量</translation>
-    </message>
-    <message>
-        <source>Accumulate</source>
-        <translation>累积</translation>
-    </message>
-    <message>
-        <source>AMP</source>
-        <translation>AMP</translation>
-    </message>
-    <message>
-        <source>Checkpointing</source>
-        <translation>梯度检查点</translation>
-    </message>
-    <message>
-        <source>Other settings</source>
-        <translation>其他设置</translation>
-    </message>
-    <message>
-        <source>Description</source>
-        <translation>说明</translation>
-    </message>
-    <message>
-        <source>Published</source>
-        <translation>公开数据</translation>
-    </message>
-    <message>
-        <source>%1 GB</source>
-        <translation>%1 GB</translation>
-    </message>
-    <message>
-        <source>%1 min/epoch</source>
-        <translation>每轮 %1 分钟</translation>
-    </message>
-    <message>
-        <source>mAP50 %1</source>
-        <translation>mAP50 %1</translation>
-    </message>
-    <message>
-        <source>no published claim</source>
-        <translation>无公开数据</translation>
-    </message>
-    <message>
-        <source>a second strategy named '%1'</source>
-        <translation>另一个同名策略“%1”</translation>
-    </message>
-    <message>
-        <source>The default strategy matrix (relative to the base batch B).</source>
-        <translation>默认策略矩阵（相对于基准批量 B）。</translation>
-    </message>
-    <message>
-        <source>%1 was not loaded:
-%2</source>
-        <translation>%1 未加载：
-%2</translation>
-    </message>
-    <message>
-        <source>%1 was not loaded; the problems are under the list.</source>
-        <translation>%1 未加载；问题列在列表下方。</translation>
-    </message>
-    <message>
-        <source>Not saved: fix the strategies first.
-%1</source>
-        <translation>未保存：请先修正策略。
-%1</translation>
-    </message>
-    <message>
-        <source>Not saved: the strategies have problems (listed under the form).</source>
-        <translation>未保存：策略有问题（列在表单下方）。</translation>
-    </message>
-    <message>
-        <source>Cannot write %1: %2</source>
-        <translation>无法写入 %1：%2</translation>
-    </message>
-    <message>
-        <source>Load strategies</source>
-        <translation>加载策略</translation>
-    </message>
-    <message>
-        <source>Strategies (*.yaml *.yml);;All files (*)</source>
-        <translation>策略 (*.yaml *.yml);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <source>Save strategies</source>
-        <translation>保存策略</translation>
-    </message>
-    <message numerus="yes">
-        <source>Loaded %n strategies from %1.</source>
-        <translation>
-            <numerusform>已从 %1 加载 %n 个策略。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Saved %n strategies to %1.</source>
-        <translation>
-            <numerusform>已将 %n 个策略保存到 %1。</numerusform>
-        </translation>
+        <source>Fix what it says and start again; Resume continues from the last finished epoch.</source>
+        <translation>请按输出所述修正问题后重新开始；“继续训练”会从最后完成的一轮接着训练。</translation>
     </message>
 </context>
 </TS>

@@ -590,7 +590,11 @@ void SettingsForm::buildFields() {
                tr("A little communication overhead."), none));
     addBool(f, QStringLiteral("sync_bn"), tr("Synchronised BatchNorm"), &TrainConfig::sync_bn,
             tip(tr("Compute BatchNorm statistics over all processes."), none,
-                tr("Slower: one extra exchange per layer."),
+                tr("Slower: each batch all-reduces twice per BatchNorm layer (its statistics in "
+                   "forward, its gradient sums in backward; once more in backward for layers "
+                   "that checkpointing recomputes) and twice more to close forward and "
+                   "backward, every message the size of the widest layer: 116 per batch for "
+                   "yolov8n's 57 BatchNorm layers."),
                 tr("Better with small per-device batches.")));
 }
 
