@@ -521,11 +521,16 @@ void TestDist::launcherEndsWorkersAfterAFailure() {
                       "if test \"$RANK\" = 1; then echo 'loading the settings' >&2; "
                       "echo \"rank $RANK: batch: not a number\" >&2; exit 3; fi; "
                       "exec sleep 60"};
-    const auto start = std::chrono::steady_clock::now();
-    const hr::WorkerOutcome outcome = hr::runWorkers(plan, 30s);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    qInfo("%s(after %.2f s)", outcome.summary.c_str(), seconds);
+    // Runs the plan's workers; `seconds`: how long the launcher took.
+    const auto timedRun = [&plan](std::chrono::seconds grace, double& seconds) {
+        const auto start = std::chrono::steady_clock::now();
+        hr::WorkerOutcome outcome = hr::runWorkers(plan, grace);
+        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        qInfo("%s(after %.2f s)", outcome.summary.c_str(), seconds);
+        return outcome;
+    };
+    double seconds = 0;
+    const hr::WorkerOutcome outcome = timedRun(30s, seconds);
     QCOMPARE(outcome.exitCode, 3);
     QCOMPARE(outcome.firstFailedRank, 1);
     QCOMPARE(outcome.statuses, (std::vector<int>{128 + SIGTERM, 3}));
@@ -545,11 +550,8 @@ void TestDist::launcherEndsWorkersAfterAFailure() {
     plan.arguments = {"sh", "-c",
                       "if test \"$RANK\" = 1; then exit 4; fi; trap '' TERM; "
                       "while :; do sleep 0.1; done"};
-    const auto stubborn = std::chrono::steady_clock::now();
-    const hr::WorkerOutcome killed = hr::runWorkers(plan, 1s);
-    const double killSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - stubborn).count();
-    qInfo("%s(after %.2f s)", killed.summary.c_str(), killSeconds);
+    double killSeconds = 0;
+    const hr::WorkerOutcome killed = timedRun(1s, killSeconds);
     QCOMPARE(killed.statuses, (std::vector<int>{128 + SIGKILL, 4}));
     QVERIFY2(killed.summary.find("it wrote nothing to stderr") != std::string::npos,
              killed.summary.c_str());
