@@ -627,12 +627,19 @@ void TestAdvisor::costModelNumbers() {
     // yolov8s -> yolov8n: 8.7 / 28.6 GFLOPs.
     QVERIFY(std::abs(hr::fixcost::smallerScale(8, 's', 'n').speedFactor - 8.7 / 28.6) < 1e-9);
     QCOMPARE(hr::fixcost::smallerScale(8, 's', 'n').accuracyCost, 3);
-    // Chunked assignment: slower with more slices, never a cost in accuracy.
-    const auto quarter = hr::fixcost::chunkedAssignment(40, 10, 200);
-    const auto single = hr::fixcost::chunkedAssignment(40, 1, 200);
+    // Chunked assignment (batch 16 at 640 px: 8400 anchors): slower with more slices, never a
+    // cost in accuracy; a larger model's longer step makes the same slices a smaller share,
+    // and so does a larger batch (the slice's fixed cost is spread over more images).
+    const auto quarter = hr::fixcost::chunkedAssignment(40, 10, 200, 16, 8400, 8, 'n');
+    const auto single = hr::fixcost::chunkedAssignment(40, 1, 200, 16, 8400, 8, 'n');
     QVERIFY(quarter.speedFactor > 1.0 && single.speedFactor > quarter.speedFactor);
     QCOMPARE(single.accuracyCost, 0);
-    QCOMPARE(hr::fixcost::chunkedAssignment(40, 40, 200).speedFactor, 1.0);
+    QCOMPARE(hr::fixcost::chunkedAssignment(40, 40, 200, 16, 8400, 8, 'n').speedFactor, 1.0);
+    QVERIFY(hr::fixcost::chunkedAssignment(40, 1, 200, 16, 8400, 8, 's').speedFactor <
+            single.speedFactor);
+    QVERIFY(hr::fixcost::chunkedAssignment(40, 1, 200, 2, 8400, 8, 'n').speedFactor >
+            single.speedFactor);
+    QVERIFY(single.speedBasis.find("bench loss") != std::string::npos);
 }
 
 QTEST_APPLESS_MAIN(TestAdvisor)

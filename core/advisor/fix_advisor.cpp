@@ -308,6 +308,7 @@ Lever assignChunkLever(const TrainConfig& c, Phase phase, int objects) {
     // Unknown object count: size for Ultralytics' detection cap, the most a data set offers.
     const std::int64_t boxes = objects > 0 ? objects : 300;
     const std::int64_t now = assignerBoxesPerSlice(c.assign_chunk, images, boxes, anchors);
+    const ModelScale model = parseModelScale(c);
     // A quarter of the slice, then one box at a time: the temporaries shrink in proportion.
     std::vector<std::int64_t> sizes;
     for (std::int64_t to : {now / 4, std::int64_t(1)})
@@ -320,8 +321,8 @@ Lever assignChunkLever(const TrainConfig& c, Phase phase, int objects) {
         s.changes = {{"assign_chunk", std::to_string(to)}};
         const int value = static_cast<int>(to);
         s.apply = [value](TrainConfig& t) { t.assign_chunk = value; };
-        s.effect =
-            fixcost::chunkedAssignment(static_cast<int>(now), value, static_cast<int>(boxes));
+        s.effect = fixcost::chunkedAssignment(static_cast<int>(now), value, static_cast<int>(boxes),
+                                              images, anchors, model.family, model.scale);
         s.reason = "the label assigner compares each box with all " + std::to_string(anchors) +
                    " anchors of every image at once; " +
                    (objects > 0 ? "up to " + std::to_string(objects) + " boxes per image"

@@ -43,11 +43,18 @@ constexpr double kCheckpointAll = 1.0 + 1.0 / 3.0;
 constexpr double kBackboneForwardShare = 0.5;
 constexpr double kCheckpointBackbone = 1.0 + kBackboneForwardShare / 3.0;
 
-// Chunked assignment: every extra slice of the assigner runs its ~30 small tensor operations
-// once more per step (the arithmetic itself is the same). An estimate, not yet measured:
-// ~30 operations of ~10 us each against a ~1.5 s CPU training step (yolov8n, 320 px,
-// batch 8) is 2e-4 of the step per extra slice.
-constexpr double kAssignSliceStepShare = 2e-4;
+// Chunked assignment: every extra slice of the assigner runs its ~30 tensor operations once
+// more (the arithmetic over boxes x anchors is the same): a fixed cost per operation plus the
+// per-anchor running reductions over images x anchors values. Measured with `headroom-cli
+// bench loss` (CPU time, 1 thread, 160 boxes per image, assign_chunk auto/40/10/1, the slope of
+// loss time against slices), and the training step's CPU time at the same settings:
+//   yolov8n 256 px batch 2  (images x anchors   2688): 0.215 ms per slice, step 130.0 ms
+//   yolov8n 416 px batch 16 (images x anchors  56784): 1.274 ms per slice, step 2680.8 ms
+// One more slice costs kSliceFixedMs + kSliceNsPerValue x images x anchors; a yolov8n step
+// costs kStepNsPerValue x images x anchors (x the model's GFLOPs over yolov8n's for others).
+constexpr double kSliceFixedMs = 0.162;
+constexpr double kSliceNsPerValue = 19.6;
+constexpr double kStepNsPerValue = 47800.0;
 
 // Published COCO val2017 figures at 640 px (Ultralytics' model tables): mAP50-95 and GFLOPs.
 struct ScaleFigures {
@@ -202,18 +209,30 @@ FixEffect smallerValidationBatch() {
     return e;
 }
 
-FixEffect chunkedAssignment(int fromBoxes, int toBoxes, int objects) {
+FixEffect chunkedAssignment(int fromBoxes, int toBoxes, int objects, std::int64_t images,
+                            std::int64_t anchors, int family, char scale) {
     auto slices = [objects](int boxes) {
         const int per = std::max(boxes, 1);
         return (std::max(objects, 1) + per - 1) / per;
     };
     const int extra = std::max(0, slices(toBoxes) - slices(fromBoxes));
+    const double values =
+        double(std::max<std::int64_t>(images, 1)) * double(std::max<std::int64_t>(anchors, 1));
+    // Larger models' steps take longer in proportion to their FLOPs; the assigner does not.
+    const ScaleFigures* figures = findScale(family, scale);
+    const double smallest = (family == 9 ? kYolov9 : kYolov8)[0].gflops;
+    const double modelFactor = figures ? figures->gflops / smallest : 1.0;
+    const double sliceMs = kSliceFixedMs + kSliceNsPerValue * values * 1e-6;
+    const double stepMs = kStepNsPerValue * values * 1e-6 * modelFactor;
     FixEffect e;
-    e.speedFactor = 1.0 + kAssignSliceStepShare * extra;
+    e.speedFactor = 1.0 + extra * sliceMs / stepMs;
+    char perSlice[64];
+    std::snprintf(perSlice, sizeof perSlice, "%.2f ms", sliceMs);
     e.speedBasis = "the same arithmetic in " + std::to_string(slices(toBoxes)) +
-                   " passes instead of " + std::to_string(slices(fromBoxes)) +
-                   "; each pass adds a fixed cost, estimated for a CPU step (" +
-                   percent(e.speedFactor) + ")";
+                   " passes instead of " + std::to_string(slices(fromBoxes)) + "; each more " +
+                   "pass costs ~" + perSlice + " of CPU time against a step of ~" +
+                   std::to_string(std::lround(stepMs)) + " ms at this batch and image size " +
+                   "(measured with bench loss on CPU; " + percent(e.speedFactor) + ")";
     e.accuracyCost = 0;
     e.accuracyEffect = "no accuracy effect: same targets (each slice's results are combined "
                        "exactly; tested against one pass over all boxes)";

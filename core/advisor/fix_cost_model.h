@@ -3,6 +3,7 @@
 
 #include "config/train_config.h"
 
+#include <cstdint>
 #include <string>
 
 namespace hr {
@@ -41,8 +42,11 @@ FixEffect optimizerOffload(bool cuda);
 /// Smaller validation batch (training untouched).
 FixEffect smallerValidationBatch();
 /// The assigner taking `toBoxes` ground-truth boxes per slice instead of `fromBoxes`, with
-/// `objects` boxes per image (more, smaller passes over the anchors).
-FixEffect chunkedAssignment(int fromBoxes, int toBoxes, int objects);
+/// `objects` boxes per image (more, smaller passes over the anchors), for `images` images per
+/// step and `anchors` anchors per image, on a model of scale `scale` of YOLO `family` (8 or 9;
+/// 0 = unknown). CPU figures measured with `headroom-cli bench loss`.
+FixEffect chunkedAssignment(int fromBoxes, int toBoxes, int objects, std::int64_t images,
+                            std::int64_t anchors, int family = 0, char scale = 0);
 /// Releasing the CUDA allocator's cached blocks before retrying.
 FixEffect releaseCachedBlocks();
 /// Data parallel training on `devices` devices with sharded optimizer state.
