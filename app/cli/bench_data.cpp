@@ -86,6 +86,7 @@ int runBenchData(const ParsedArgs& args) {
     }
     const double firstSeconds = std::chrono::duration<double>(Clock::now() - startFirst).count();
     std::int64_t images = 0, peakBytes = 0;
+    std::vector<float> sides; // longer box side in pixels, every object of every batch
     const auto start = Clock::now();
     const double cpuStart = processCpuSeconds();
     for (long long i = 0; i < batches; ++i) {
@@ -100,6 +101,10 @@ int runBenchData(const ParsedArgs& args) {
         }
         images += b.images.size(0);
         peakBytes = std::max(peakBytes, loader.hostBytesInFlight());
+        const torch::Tensor side = std::get<0>(b.targets.slice(1, 4, 6).max(1))
+                                       .mul(static_cast<float>(imgsz))
+                                       .contiguous();
+        sides.insert(sides.end(), side.data_ptr<float>(), side.data_ptr<float>() + side.numel());
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const double cpuSeconds = processCpuSeconds() - cpuStart;
@@ -115,6 +120,16 @@ int runBenchData(const ParsedArgs& args) {
               << "cpu: " << std::setprecision(1) << images / std::max(cpuSeconds, 1e-9)
               << " images per CPU-second (" << std::setprecision(2) << cpuSeconds
               << " CPU-s): the rate on idle cores is about this times the cores used\n";
+    // What augmentation does to the objects: how many a training image holds and how big.
+    std::sort(sides.begin(), sides.end());
+    const auto sidePercentile = [&](double q) {
+        return sides.empty() ? 0.0 : sides[static_cast<size_t>(q * (sides.size() - 1))];
+    };
+    std::cout << std::setprecision(2)
+              << "objects: " << double(sides.size()) / std::max<std::int64_t>(images, 1)
+              << " per training image; longer side p10 / p50 / p90: " << std::setprecision(1)
+              << sidePercentile(0.1) << " / " << sidePercentile(0.5) << " / " << sidePercentile(0.9)
+              << " px\n";
     return ExitOk;
 }
 
@@ -128,7 +143,8 @@ Command benchDataCommand() {
         "Builds training batches (decode, mosaic, random affine, HSV, flips, collate) as fast "
         "as the loader can and prints images per second, without any model. Compare it with "
         "the images per second a training run consumes: the loader should be several times "
-        "faster so that training never waits for data.";
+        "faster so that training never waits for data. It also prints what augmentation did "
+        "to the objects: how many a training image holds and their sizes in pixels.";
     c.options = {{"--data", "FILE", "data.yaml (default: the built-in data set)"},
                  {"--imgsz", "S", "training image size (default 320)"},
                  {"--batch", "B", "images per batch (default 16)"},
