@@ -4,6 +4,7 @@
 #include "config/train_config.h"
 #include "data/batch.h"
 #include "data/synthetic_dataset.h"
+#include "loss/detection_loss.h"
 #include "memory/cpu_memory_tracker.h"
 #include "memory/memory_probe.h"
 #include "model/detection_model.h"
@@ -110,6 +111,7 @@ class TestTrainRun : public QObject {
 private slots:
     void initTestCase();
     void checkpointingKeepsGradients();
+    void channelsLastKeepsGradients();
     void oomInStepKeepsWeights();
     void endToEndRunFolder();
     void resumeMatchesStraightRun();
@@ -192,6 +194,52 @@ void TestTrainRun::checkpointingKeepsGradients() {
         if (ba[i].is_floating_point())
             bufferDiff = std::max(bufferDiff, (ba[i] - bb[i]).abs().max().item<double>());
     QVERIFY2(bufferDiff < 1e-6, qPrintable(QString::number(bufferDiff)));
+}
+
+void TestTrainRun::channelsLastKeepsGradients() {
+    // The trainer keeps weights and inputs channels-last on the CPU for speed; the loss and every
+    // gradient must match the plain (contiguous) layout's, in training mode with BatchNorm.
+    hr::TrainConfig config;
+    config.amp = false;
+    config.batch = 4;
+    config.nbs = 8; // accumulate 2: no optimizer step, the gradients stay to be compared
+    config.optimizer = "SGD";
+    hr::DetectionModel plain = makeModel(2, 1);
+    hr::DetectionModel viaStep = makeModel(2, 2);
+    copyWeights(plain, viaStep);
+    const hr::Batch batch = makeBatch(4, 96, 5);
+    plain->train();
+    hr::LossConfig lossConfig;
+    lossConfig.nc = 2;
+    lossConfig.regMax = plain->regMax();
+    lossConfig.strides = plain->strides();
+    const hr::DetectionLoss loss(lossConfig);
+    const torch::Tensor total =
+        loss.compute(plain->forward(batch.images.contiguous()), batch.targets, 96, 96).total;
+    total.backward();
+    hr::TrainStep step(config, viaStep, 2, torch::kCPU);
+    const hr::StepOutput out = step.step(batch);
+    QVERIFY(!out.optimizerStepped);
+    QVERIFY2(viaStep->parameters()[0].is_contiguous(at::MemoryFormat::ChannelsLast),
+             "the trainer should train channels-last on the CPU");
+    auto pa = plain->parameters(), pb = viaStep->parameters();
+    double worst = 0;
+    int compared = 0;
+    for (size_t i = 0; i < pa.size(); ++i) {
+        if (!pa[i].grad().defined())
+            continue;
+        QVERIFY(pb[i].grad().defined());
+        const double scale = std::max(1e-3, pa[i].grad().abs().max().item<double>());
+        worst = std::max(worst, (pa[i].grad() - pb[i].grad()).abs().max().item<double>() / scale);
+        ++compared;
+    }
+    QVERIFY(compared > 50);
+    QVERIFY2(worst < 1e-4,
+             qPrintable(QString("largest relative gradient difference %1").arg(worst)));
+    auto ba = plain->buffers(), bb = viaStep->buffers();
+    for (size_t i = 0; i < ba.size(); ++i)
+        if (ba[i].is_floating_point())
+            QVERIFY((ba[i] - bb[i]).abs().max().item<double>() < 1e-5);
 }
 
 void TestTrainRun::oomInStepKeepsWeights() {
