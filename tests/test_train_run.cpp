@@ -240,6 +240,19 @@ void TestTrainRun::channelsLastKeepsGradients() {
     for (size_t i = 0; i < ba.size(); ++i)
         if (ba[i].is_floating_point())
             QVERIFY((ba[i] - bb[i]).abs().max().item<double>() < 1e-5);
+    // Evaluation (running statistics) gives the same raw outputs in both layouts.
+    torch::NoGradGuard noGrad;
+    plain->eval();
+    viaStep->eval();
+    const std::vector<torch::Tensor> ea = plain->forward(batch.images.contiguous());
+    const std::vector<torch::Tensor> eb =
+        viaStep->forward(batch.images.contiguous(at::MemoryFormat::ChannelsLast));
+    for (size_t i = 0; i < ea.size(); ++i) {
+        const double scale = std::max(1.0, ea[i].abs().max().item<double>());
+        const double diff = (ea[i] - eb[i]).abs().max().item<double>() / scale;
+        QVERIFY2(diff < 1e-4,
+                 qPrintable(QString("level %1: relative output difference %2").arg(i).arg(diff)));
+    }
 }
 
 void TestTrainRun::oomInStepKeepsWeights() {
