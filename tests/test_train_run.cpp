@@ -59,6 +59,39 @@ void copyWeights(hr::DetectionModel& from, hr::DetectionModel& to) {
         y[i].copy_(x[i]);
 }
 
+/// The largest difference between the two models' gradients: absolute, or with `relative` each
+/// divided by the largest gradient of that tensor in `a` (at least 1e-3). `compared` counts the
+/// tensors with a gradient; -1 when `b` lacks one that `a` has.
+double largestGradientDifference(hr::DetectionModel& a, hr::DetectionModel& b, bool relative,
+                                 int& compared) {
+    auto pa = a->parameters(), pb = b->parameters();
+    double worst = 0;
+    compared = 0;
+    for (size_t i = 0; i < pa.size(); ++i) {
+        if (!pa[i].grad().defined())
+            continue;
+        if (!pb[i].grad().defined()) {
+            compared = -1;
+            return 0;
+        }
+        const double scale =
+            relative ? std::max(1e-3, pa[i].grad().abs().max().item<double>()) : 1.0;
+        worst = std::max(worst, (pa[i].grad() - pb[i].grad()).abs().max().item<double>() / scale);
+        ++compared;
+    }
+    return worst;
+}
+
+/// The largest difference between the two models' floating-point buffers (BatchNorm statistics).
+double largestBufferDifference(hr::DetectionModel& a, hr::DetectionModel& b) {
+    auto ba = a->buffers(), bb = b->buffers();
+    double worst = 0;
+    for (size_t i = 0; i < ba.size(); ++i)
+        if (ba[i].is_floating_point())
+            worst = std::max(worst, (ba[i] - bb[i]).abs().max().item<double>());
+    return worst;
+}
+
 /// Every floating-point parameter and buffer of the model stored in a checkpoint's "train_model".
 std::vector<torch::Tensor> trainedWeights(const std::string& checkpoint) {
     torch::serialize::InputArchive archive;
@@ -175,24 +208,12 @@ void TestTrainRun::checkpointingKeepsGradients() {
     const hr::StepOutput outB = b.step(batch);
     QVERIFY(!outA.optimizerStepped && !outB.optimizerStepped);
     QVERIFY(std::abs(outA.loss - outB.loss) < 1e-5 * std::max(1.0, std::abs(outA.loss)));
-    auto pa = plain->parameters(), pb = recomputed->parameters();
-    double worst = 0;
     int compared = 0;
-    for (size_t i = 0; i < pa.size(); ++i) {
-        if (!pa[i].grad().defined())
-            continue;
-        QVERIFY(pb[i].grad().defined());
-        worst = std::max(worst, (pa[i].grad() - pb[i].grad()).abs().max().item<double>());
-        ++compared;
-    }
+    const double worst = largestGradientDifference(plain, recomputed, false, compared);
     QVERIFY(compared > 50);
     QVERIFY2(worst < 1e-5, qPrintable(QString("max gradient difference %1").arg(worst)));
     // BatchNorm running statistics were updated once, not twice.
-    auto ba = plain->buffers(), bb = recomputed->buffers();
-    double bufferDiff = 0;
-    for (size_t i = 0; i < ba.size(); ++i)
-        if (ba[i].is_floating_point())
-            bufferDiff = std::max(bufferDiff, (ba[i] - bb[i]).abs().max().item<double>());
+    const double bufferDiff = largestBufferDifference(plain, recomputed);
     QVERIFY2(bufferDiff < 1e-6, qPrintable(QString::number(bufferDiff)));
 }
 
@@ -222,24 +243,12 @@ void TestTrainRun::channelsLastKeepsGradients() {
     QVERIFY(!out.optimizerStepped);
     QVERIFY2(viaStep->parameters()[0].is_contiguous(at::MemoryFormat::ChannelsLast),
              "the trainer should train channels-last on the CPU");
-    auto pa = plain->parameters(), pb = viaStep->parameters();
-    double worst = 0;
     int compared = 0;
-    for (size_t i = 0; i < pa.size(); ++i) {
-        if (!pa[i].grad().defined())
-            continue;
-        QVERIFY(pb[i].grad().defined());
-        const double scale = std::max(1e-3, pa[i].grad().abs().max().item<double>());
-        worst = std::max(worst, (pa[i].grad() - pb[i].grad()).abs().max().item<double>() / scale);
-        ++compared;
-    }
+    const double worst = largestGradientDifference(plain, viaStep, true, compared);
     QVERIFY(compared > 50);
     QVERIFY2(worst < 1e-4,
              qPrintable(QString("largest relative gradient difference %1").arg(worst)));
-    auto ba = plain->buffers(), bb = viaStep->buffers();
-    for (size_t i = 0; i < ba.size(); ++i)
-        if (ba[i].is_floating_point())
-            QVERIFY((ba[i] - bb[i]).abs().max().item<double>() < 1e-5);
+    QVERIFY(largestBufferDifference(plain, viaStep) < 1e-5);
     // Evaluation (running statistics) gives the same raw outputs in both layouts.
     torch::NoGradGuard noGrad;
     plain->eval();
