@@ -12,18 +12,9 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
-#include <sys/resource.h>
 
 namespace hr::cli {
 namespace {
-
-/// CPU seconds (user + system, all threads) this process has used so far.
-double processCpuSeconds() {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-           (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
 
 bool readInteger(const ParsedArgs& args, const char* name, long long minimum, long long& value) {
     if (!args.has(name))

@@ -6,6 +6,7 @@
 #include "common.h"
 
 #include "data/batch.h"
+#include "estimate/probe_batch.h"
 #include "loss/detection_loss.h"
 #include "memory/cpu_memory_tracker.h"
 #include "model/detection_model.h"
@@ -25,33 +26,10 @@
 namespace hr::cli {
 namespace {
 
-/// CPU seconds of the whole process (every thread), robust to other processes' load.
-double cpuSeconds() {
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-}
-
 double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
     const std::size_t n = values.size();
     return n == 0 ? 0.0 : (n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]));
-}
-
-/// `objects` boxes per image, centres in the middle 60% and sides 5-30% of the image: crowded
-/// and overlapping, so every box has anchors inside it (as real many-object images do).
-Batch crowdedBatch(int batch, int imgsz, int objects, int nc) {
-    Batch out;
-    out.images = torch::rand({batch, 3, imgsz, imgsz});
-    const std::int64_t n = std::int64_t(batch) * objects;
-    auto targets = torch::empty({n, 6});
-    targets.select(1, 0).copy_(torch::arange(batch).repeat_interleave(objects).to(torch::kFloat));
-    targets.select(1, 1).copy_(torch::randint(nc, {n}).to(torch::kFloat));
-    targets.narrow(1, 2, 2).copy_(torch::rand({n, 2}) * 0.6 + 0.2);
-    targets.narrow(1, 4, 2).copy_(torch::rand({n, 2}) * 0.25 + 0.05);
-    out.targets = targets;
-    out.paths.assign(std::size_t(batch), std::string());
-    return out;
 }
 
 /// A positive integer option; false (with a message) when it is not one.
@@ -118,7 +96,7 @@ int runBenchLoss(const ParsedArgs& args) {
         return ExitFailure;
     }
     DetectionModel model = build.model;
-    const Batch data = crowdedBatch(batch, imgsz, objects, nc);
+    const Batch data = probeBatch(batch, imgsz, objects, nc);
 
     // The head's training output once; the loss runs on it as in a step (with a graph).
     std::vector<torch::Tensor> raw;
@@ -151,9 +129,9 @@ int runBenchLoss(const ParsedArgs& args) {
     // a change of the machine's load falls on all of them alike.
     for (int r = -1; r < repeats; ++r)
         for (std::size_t i = 0; i < rows.size(); ++i) {
-            const double t0 = cpuSeconds();
+            const double t0 = processCpuSeconds();
             const LossOutput out = losses[i].compute(raw, data.targets, imgsz, imgsz);
-            const double t = cpuSeconds() - t0;
+            const double t = processCpuSeconds() - t0;
             if (r >= 0)
                 rows[i].seconds.push_back(t);
             if (!out.total.defined())
@@ -170,10 +148,10 @@ int runBenchLoss(const ParsedArgs& args) {
     {
         TrainStep step(stepConfig, model, nc, torch::Device(torch::kCPU));
         for (int s = -1; s < steps; ++s) {
-            const double t0 = cpuSeconds();
+            const double t0 = processCpuSeconds();
             step.step(data);
             if (s >= 0)
-                stepSeconds.push_back(cpuSeconds() - t0);
+                stepSeconds.push_back(processCpuSeconds() - t0);
         }
     }
     const double stepMs = median(stepSeconds) * 1e3;

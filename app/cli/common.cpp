@@ -5,6 +5,7 @@
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
 
+#include <ctime>
 #include <iostream>
 
 namespace hr::cli {
@@ -71,6 +72,12 @@ std::shared_ptr<DatasetReport> scanTrainSplit(const std::string& dataYaml,
         return nullptr;
     }
     return report;
+}
+
+double processCpuSeconds() {
+    timespec now{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return double(now.tv_sec) + double(now.tv_nsec) * 1e-9;
 }
 
 int trainedImageSize(const std::string& trainingConfigYaml) {

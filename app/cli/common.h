@@ -28,6 +28,10 @@ bool buildTrainConfig(const ParsedArgs& args, TrainConfig& config);
 std::shared_ptr<DatasetReport> scanTrainSplit(const std::string& dataYaml,
                                               const std::string& command);
 
+/// CPU seconds (user + system, every thread) this process has used so far: unlike wall time,
+/// barely moved by other processes' load.
+double processCpuSeconds();
+
 /// The image size the weights were trained at, read from the training settings a trainer
 /// checkpoint carries (`trainingConfigYaml` of LoadedModel); 0 when the file has none.
 int trainedImageSize(const std::string& trainingConfigYaml);

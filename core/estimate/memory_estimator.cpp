@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "estimate/memory_estimator.h"
+#include "estimate/probe_batch.h"
 
 #include "config/data_config.h"
 #include "data/batch.h"
@@ -152,21 +153,6 @@ bool dataFacts(const TrainConfig& config, DataFacts& facts, std::string* error) 
     facts.trainImages = report.stats.images;
     g_dataCache[key] = facts;
     return true;
-}
-
-/// Random images and `objects` boxes per image: the shapes a real batch of the data set has.
-Batch probeBatch(int batch, int imgsz, int objects, int nc) {
-    Batch out;
-    out.images = torch::rand({batch, 3, imgsz, imgsz});
-    const std::int64_t n = std::int64_t(batch) * objects;
-    auto targets = torch::empty({n, 6});
-    targets.select(1, 0).copy_(torch::arange(batch).repeat_interleave(objects).to(torch::kFloat));
-    targets.select(1, 1).copy_(torch::randint(std::max(nc, 1), {n}).to(torch::kFloat));
-    targets.narrow(1, 2, 2).copy_(torch::rand({n, 2}) * 0.6 + 0.2);
-    targets.narrow(1, 4, 2).copy_(torch::rand({n, 2}) * 0.25 + 0.05);
-    out.targets = targets;
-    out.paths.assign(std::size_t(batch), std::string());
-    return out;
 }
 
 /// Everything a calibration depends on except the image size.
@@ -695,6 +681,20 @@ void clearEstimateCache() {
     std::lock_guard<std::mutex> lock(g_mutex);
     g_calibrations.clear();
     g_dataCache.clear();
+}
+
+Batch probeBatch(int batch, int imgsz, int objects, int nc) {
+    Batch out;
+    out.images = torch::rand({batch, 3, imgsz, imgsz});
+    const std::int64_t n = std::int64_t(batch) * objects;
+    auto targets = torch::empty({n, 6});
+    targets.select(1, 0).copy_(torch::arange(batch).repeat_interleave(objects).to(torch::kFloat));
+    targets.select(1, 1).copy_(torch::randint(std::max(nc, 1), {n}).to(torch::kFloat));
+    targets.narrow(1, 2, 2).copy_(torch::rand({n, 2}) * 0.6 + 0.2);
+    targets.narrow(1, 4, 2).copy_(torch::rand({n, 2}) * 0.25 + 0.05);
+    out.targets = targets;
+    out.paths.assign(std::size_t(batch), std::string());
+    return out;
 }
 
 } // namespace hr
