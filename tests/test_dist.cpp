@@ -21,6 +21,7 @@
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/torch.h>
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <chrono>
@@ -546,10 +547,15 @@ void TestDist::launcherEndsWorkersAfterAFailure() {
     QVERIFY(outcome.errorTails[0].empty());
     QVERIFY2(seconds < 5, qPrintable(QString::number(seconds)));
 
-    // A worker that ignores SIGTERM is killed after the grace period.
+    // A worker that ignores SIGTERM is killed after the grace period. Rank 1 fails only once
+    // rank 0 has set its trap (a marker file), so the SIGTERM never arrives before the trap.
+    QTemporaryDir marks;
+    QVERIFY(marks.isValid());
+    const std::string marker = marks.filePath("trapped").toStdString();
     plan.arguments = {"sh", "-c",
-                      "if test \"$RANK\" = 1; then exit 4; fi; trap '' TERM; "
-                      "while :; do sleep 0.1; done"};
+                      "if test \"$RANK\" = 1; then while ! test -e '" + marker +
+                          "'; do sleep 0.02; done; exit 4; fi; trap '' TERM; touch '" + marker +
+                          "'; while :; do sleep 0.1; done"};
     double killSeconds = 0;
     const hr::WorkerOutcome killed = timedRun(1s, killSeconds);
     QCOMPARE(killed.statuses, (std::vector<int>{128 + SIGKILL, 4}));
