@@ -267,6 +267,20 @@ void TestCompare::peaksSplitTrainingFromValidation() {
     hr::PeakSplit split = hr::splitPeaks(run);
     QCOMPARE(split.trainPeak(), std::int64_t(120));
     QCOMPARE(split.valPeak(), std::int64_t(150));
+    // The trainer's own validation peak, below the training peak where nothing else shows it.
+    event("epoch_end", {{"epoch", "1"}, {"peak_bytes", "120"}, {"val_peak_bytes", "70"}});
+    QCOMPARE(hr::splitPeaks(run).valPeak(), std::int64_t(150));
+    run.events.erase(run.events.begin() + 3); // without epoch 0's epoch_end: only the 70 is left
+    QCOMPARE(hr::splitPeaks(run).valPeak(), std::int64_t(70));
+    run.events.pop_back();
+    run.events.insert(run.events.begin() + 3, [] {
+        hr::EventRecord e;
+        e.type = "epoch_end";
+        e.fields = {{"epoch", "0"}, {"peak_bytes", "150"}};
+        return e;
+    }());
+    split = hr::splitPeaks(run);
+    QCOMPARE(split.valPeak(), std::int64_t(150));
 
     // Samples: training phases count for training, validation for validation, idle for neither.
     run.events.erase(run.events.begin() + 3); // no epoch_end for epoch 0 any more

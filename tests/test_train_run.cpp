@@ -333,6 +333,14 @@ void TestTrainRun::endToEndRunFolder() {
     QVERIFY(!run->memory.empty());
     QCOMPARE(run->events.front().type, std::string("run_started"));
     QCOMPARE(run->events.back().type, std::string("run_finished"));
+    // Each validated epoch records validation's own peak, however short validation was.
+    int validated = 0;
+    for (const hr::EventRecord& e : run->events)
+        if (e.type == "epoch_end") {
+            QVERIFY2(e.number("val_peak_bytes") > 0, "epoch_end without val_peak_bytes");
+            ++validated;
+        }
+    QCOMPARE(validated, 2);
     // best.pt is a model file: loadModel gives the EMA weights back.
     const hr::LoadedModel best = hr::loadModel(dir + "/weights/best.pt");
     QVERIFY2(best.model, best.error.c_str());

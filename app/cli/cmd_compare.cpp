@@ -51,6 +51,7 @@ public:
                       << std::flush;
         } else if (const auto* e = std::get_if<EpochEnd>(&event)) {
             m_peaks.epochEnd(e->epoch, e->peakBytes);
+            m_peaks.validation(e->valPeakBytes);
             std::snprintf(text, sizeof text,
                           "  %s epoch %d/%d  mAP50 %.3f  mAP50-95 %.3f  %.1f s  %.1f img/s  "
                           "train peak %s  val peak %s\n",

@@ -46,6 +46,10 @@ void PeakSplit::epochEnd(int epoch, std::int64_t peakBytes) {
         m_val = std::max(m_val, peakBytes);
 }
 
+void PeakSplit::validation(std::int64_t peakBytes) {
+    m_val = std::max(m_val, peakBytes);
+}
+
 void PeakSplit::sample(Phase phase, std::int64_t peak, std::int64_t allocated) {
     const std::int64_t bytes = std::max(peak, allocated);
     if (phase == Phase::Validation)
@@ -72,6 +76,9 @@ PeakSplit splitPeaks(const RunRecord& run) {
         } else if (e.type == "epoch_end") {
             split.epochEnd(static_cast<int>(e.number("epoch", -2)),
                            static_cast<std::int64_t>(e.number("peak_bytes")));
+            // Measured by the trainer across every validation batch (runs from before it was
+            // recorded have none: the comparison and the samples decide for them).
+            split.validation(static_cast<std::int64_t>(e.number("val_peak_bytes")));
         } else if (e.type == "oom") {
             Phase phase = Phase::Idle;
             parsePhase(e.text("phase"), phase);

@@ -20,13 +20,16 @@ namespace hr {
 /// - training: each batch_end's peak (the allocator's exact peak of the epoch's steps so far;
 ///   validation comes after the last one), samples taken in a training phase, and the peak of
 ///   an OOM outside validation;
-/// - validation: samples taken in the validation phase (sampled, so it can miss a short spike),
-///   an epoch_end peak above that epoch's training peak (exact: only validation follows the
-///   last step), and the peak of an OOM in validation.
+/// - validation: the epoch_end event's val_peak_bytes (exact: the allocator's peak over the
+///   epoch's validation batches), samples taken in the validation phase, an epoch_end peak above
+///   that epoch's training peak (runs from before val_peak_bytes), and the peak of an OOM in
+///   validation.
 class PeakSplit {
 public:
     void batchEnd(int epoch, std::int64_t peakBytes);
     void epochEnd(int epoch, std::int64_t peakBytes);
+    /// The validation peak an epoch_end event records (val_peak_bytes).
+    void validation(std::int64_t peakBytes);
     void sample(Phase phase, std::int64_t peak, std::int64_t allocated);
     void oom(Phase phase, std::int64_t peakBytes);
 

@@ -162,6 +162,7 @@ std::string eventToJson(const TrainEvent& event, double unixSeconds) {
                     .add("epoch_seconds", e.epochSeconds)
                     .add("images_per_s", e.imagesPerSecond)
                     .add("peak_bytes", e.peakBytes)
+                    .add("val_peak_bytes", e.valPeakBytes)
                     .add("best", e.best);
             } else if constexpr (std::is_same_v<T, MemorySample>) {
                 o.add("seconds", e.seconds)

@@ -46,7 +46,8 @@ struct EpochEnd {
     double epochSeconds = 0;
     double imagesPerSecond = 0;
     std::int64_t peakBytes = 0;
-    bool best = false; ///< this epoch set a new best fitness
+    std::int64_t valPeakBytes = 0; ///< peak while validating; 0 when the epoch did not validate
+    bool best = false;             ///< this epoch set a new best fitness
 };
 
 struct RunFinished {

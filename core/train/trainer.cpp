@@ -773,6 +773,7 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
         std::array<double, 3> sum{0, 0, 0};
         int batches = 0;
         std::optional<OomFailure> failure;
+        notePeak(); // what training held so far is the training peak's
         try {
             valLoader->startEpoch(0);
             Batch batch;
@@ -782,6 +783,8 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
                 for (int k = 0; k < 3; ++k)
                     sum[k] += out.items[k];
                 ++batches;
+                if (probe)
+                    result.valPeakBytes = std::max(result.valPeakBytes, probe->peak());
                 notePeak();
                 drainSamples();
             }
