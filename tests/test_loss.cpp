@@ -32,6 +32,29 @@ std::pair<torch::Tensor, torch::Tensor> pixelAnchors(int64_t size, std::vector<i
 }
 
 /// Indices where a [A] bool tensor is true.
+/// Inputs of an assignment with many overlapping random boxes on a 64 px image (so anchors are
+/// contested): `m` boxes per image with sides 6 to 6 + `sizeSpan` px, each kept with probability
+/// 1 - `dropBelow`, and predicted boxes of about 2 x `halfSide` px around the anchors.
+struct CrowdedAssignment {
+    torch::Tensor points, gt, labels, mask, pred, scores;
+};
+
+CrowdedAssignment crowdedAssignment(int64_t bs, int64_t m, int64_t nc, double sizeSpan,
+                                    double dropBelow, double halfSide) {
+    CrowdedAssignment c;
+    c.points = pixelAnchors(64, {8, 16, 32}).first;
+    const int64_t na = c.points.size(0);
+    auto centre = torch::rand({bs, m, 2}) * 64;
+    auto size = torch::rand({bs, m, 2}) * sizeSpan + 6;
+    c.gt = torch::cat({centre - size / 2, centre + size / 2}, 2);
+    c.labels = torch::randint(0, nc, {bs, m, 1}).to(torch::kFloat);
+    c.mask = (torch::rand({bs, m, 1}) > dropBelow).to(torch::kFloat);
+    c.pred = torch::cat({c.points - halfSide, c.points + halfSide}, 1).unsqueeze(0) +
+             torch::randn({bs, na, 4}) * 3;
+    c.scores = torch::rand({bs, na, nc});
+    return c;
+}
+
 std::vector<int64_t> trueIndices(const torch::Tensor& mask) {
     auto idx = mask.nonzero().view(-1);
     return std::vector<int64_t>(idx.data_ptr<int64_t>(), idx.data_ptr<int64_t>() + idx.numel());
@@ -228,21 +251,14 @@ void TestLoss::assignerIgnoresPaddingAndEmptyImages() {
 void TestLoss::assignerChunkingKeepsResult() {
     // Many overlapping random boxes (so anchors are contested): slicing the box dimension
     // must give exactly the unsliced assignment.
-    auto [points, stride] = pixelAnchors(64, {8, 16, 32});
-    const int64_t na = points.size(0), bs = 2, m = 40, nc = 4;
-    auto centre = torch::rand({bs, m, 2}) * 64;
-    auto size = torch::rand({bs, m, 2}) * 30 + 6;
-    auto gt = torch::cat({centre - size / 2, centre + size / 2}, 2);
-    auto labels = torch::randint(0, nc, {bs, m, 1}).to(torch::kFloat);
-    auto mask = (torch::rand({bs, m, 1}) > 0.2).to(torch::kFloat);
-    auto pred =
-        torch::cat({points - 10, points + 10}, 1).unsqueeze(0) + torch::randn({bs, na, 4}) * 3;
-    auto scores = torch::rand({bs, na, nc});
+    const int64_t bs = 2, m = 40, nc = 4;
+    const CrowdedAssignment c = crowdedAssignment(bs, m, nc, 30, 0.2, 10);
+    const int64_t na = c.points.size(0);
 
     hr::TaskAlignedAssigner whole(10, nc);
     hr::TaskAlignedAssigner sliced(10, nc, 0.5, 6.0, 1e-9, /*chunkElements=*/bs * na * 3);
-    auto a = whole.assign(scores, pred, points, labels, gt, mask);
-    auto b = sliced.assign(scores, pred, points, labels, gt, mask);
+    auto a = whole.assign(c.scores, c.pred, c.points, c.labels, c.gt, c.mask);
+    auto b = sliced.assign(c.scores, c.pred, c.points, c.labels, c.gt, c.mask);
     QCOMPARE(a.chunks, 1);
     QCOMPARE(b.chunks, 14); // 40 boxes, 3 per slice
     QVERIFY(a.foregroundMask.sum().item<int64_t>() > 20);
@@ -267,16 +283,9 @@ void TestLoss::assignerChunkSizing() {
 void TestLoss::assignerBoxCapKeepsTargets() {
     // assign_chunk: a cap of boxes per slice below what the element limit allows. The slices
     // follow the cap and the targets are exactly those of one pass over all boxes.
-    auto [points, stride] = pixelAnchors(64, {8, 16, 32});
-    const int64_t na = points.size(0), bs = 3, m = 25, nc = 5;
-    auto centre = torch::rand({bs, m, 2}) * 64;
-    auto size = torch::rand({bs, m, 2}) * 28 + 6;
-    auto gt = torch::cat({centre - size / 2, centre + size / 2}, 2);
-    auto labels = torch::randint(0, nc, {bs, m, 1}).to(torch::kFloat);
-    auto mask = (torch::rand({bs, m, 1}) > 0.1).to(torch::kFloat);
-    auto pred =
-        torch::cat({points - 9, points + 9}, 1).unsqueeze(0) + torch::randn({bs, na, 4}) * 3;
-    auto scores = torch::rand({bs, na, nc});
+    const int64_t bs = 3, m = 25, nc = 5;
+    const CrowdedAssignment c = crowdedAssignment(bs, m, nc, 28, 0.1, 9);
+    const int64_t na = c.points.size(0);
 
     hr::TaskAlignedAssigner whole(10, nc);
     hr::TaskAlignedAssigner capped(10, nc, 0.5, 6.0, 1e-9, 0, /*maxBoxesPerChunk=*/4);
@@ -285,8 +294,8 @@ void TestLoss::assignerBoxCapKeepsTargets() {
     // The element limit still wins when it is the smaller one.
     hr::TaskAlignedAssigner both(10, nc, 0.5, 6.0, 1e-9, bs * na * 2, 4);
     QCOMPARE(both.boxesPerChunk(bs, m, na), int64_t(2));
-    auto a = whole.assign(scores, pred, points, labels, gt, mask);
-    auto b = capped.assign(scores, pred, points, labels, gt, mask);
+    auto a = whole.assign(c.scores, c.pred, c.points, c.labels, c.gt, c.mask);
+    auto b = capped.assign(c.scores, c.pred, c.points, c.labels, c.gt, c.mask);
     QCOMPARE(a.chunks, 1);
     QCOMPARE(b.chunks, 7); // 25 boxes, 4 per slice
     QVERIFY(a.foregroundMask.sum().item<int64_t>() > 20);
