@@ -7,6 +7,7 @@
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
 
+#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
@@ -24,8 +25,11 @@ int runDataCheck(const ParsedArgs& args) {
         }
         std::cerr << "data-check: no --data given, checking the built-in data set " << yaml << "\n";
     }
-    if (const FolderLayout layout = detectLayout(yaml);
-        layout.kind != FolderLayout::Kind::DataYaml) {
+    std::error_code ec;
+    const bool folderOrJson = std::filesystem::is_directory(yaml, ec) ||
+                              (yaml.size() > 5 && yaml.compare(yaml.size() - 5, 5, ".json") == 0);
+    if (const FolderLayout layout = folderOrJson ? detectLayout(yaml) : FolderLayout{};
+        folderOrJson && layout.kind != FolderLayout::Kind::DataYaml) {
         // A folder (or a COCO file) instead of a data.yaml: say what it is and how to use it.
         if (layout.kind == FolderLayout::Kind::Nothing) {
             std::cerr << "data-check: " << yaml
@@ -41,7 +45,7 @@ int runDataCheck(const ParsedArgs& args) {
                       << ")\n";
         }
         return ExitFailure;
-    } else {
+    } else if (folderOrJson) {
         yaml = layout.dataYaml;
     }
     DataConfigOptions configOptions;
