@@ -72,7 +72,9 @@ void TestUiData::cocoFolderIsOfferedAndConverted() {
     QCOMPARE(chosen.first().first().toString(), in + "-yolo/data.yaml");
     QCOMPARE(page.dataYaml(), in + "-yolo/data.yaml");
     QCOMPARE(page.classChart()->categoryCount(), 3);
-    QVERIFY2(pageText(page).contains("converted from COCO JSON"), qPrintable(pageText(page)));
+    QVERIFY2(pageText(page).contains("converted from COCO JSON: training: 4 images, 3 objects, "
+                                     "1 backgrounds; validation: 1 images, 1 objects"),
+             qPrintable(pageText(page)));
     // What the conversion left out is in the problem list, under "convert".
     QCOMPARE(problemSplits(page).count("convert"), 4);
 }
@@ -87,6 +89,8 @@ void TestUiData::imagesAndLabelsGetADataYaml() {
     QVERIFY(page.openPath(root));
     QDialog* dialog = nullptr;
     QTRY_VERIFY((dialog = page.findChild<QDialog*>("writeDataYamlDialog")) != nullptr);
+    QVERIFY(pageText(*dialog).contains(root + " holds images/ and labels/ but no data.yaml. "
+                                              "Images found: 20."));
     auto* names = dialog->findChild<QLineEdit*>("classNames");
     QVERIFY(names);
     QCOMPARE(names->text(), QString("class0, class1, class2")); // from the labels' ids

@@ -27,6 +27,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace hr::ui {
 
 namespace {
@@ -247,14 +249,29 @@ void DataPage::askToConvert(const hr::FolderLayout& layout) {
     const QString input = QString::fromStdString(layout.input);
     const QString output = QString::fromStdString(hr::defaultConvertOutput(layout.input));
     const QString format = formatName(*layout.format);
-    auto* box = new QMessageBox(QMessageBox::Question, tr("Convert the data set?"),
-                                tr("%1 holds %2 (%3).\n\nConvert it to a YOLO data set in %4? "
-                                   "The original files stay as they are; images are linked or "
-                                   "copied.")
-                                    .arg(QDir::toNativeSeparators(input), format,
-                                         QString::fromStdString(layout.description),
-                                         QDir::toNativeSeparators(output)),
-                                QMessageBox::Cancel, this);
+    QStringList files;
+    for (const auto& f : layout.files)
+        files << QDir::toNativeSeparators(QString::fromStdString(f));
+    QString found;
+    switch (*layout.format) {
+    case SourceFormat::Coco:
+        found = tr("COCO JSON (%1)").arg(files.join(QStringLiteral(", ")));
+        break;
+    case SourceFormat::Voc:
+        found =
+            tr("Pascal VOC XML (%1 annotation files in %2)").arg(layout.images).arg(files.value(0));
+        break;
+    default:
+        found = format;
+        break;
+    }
+    auto* box = new QMessageBox(
+        QMessageBox::Question, tr("Convert the data set?"),
+        tr("%1 holds %2.\n\nConvert it to a YOLO data set in %3? "
+           "The original files stay as they are; images are linked or "
+           "copied.")
+            .arg(QDir::toNativeSeparators(input), found, QDir::toNativeSeparators(output)),
+        QMessageBox::Cancel, this);
     box->setObjectName(QStringLiteral("convertPrompt"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     QPushButton* convert = box->addButton(tr("Convert"), QMessageBox::AcceptRole);
@@ -284,12 +301,21 @@ void DataPage::askToWriteDataYaml(const hr::FolderLayout& layout) {
     dialog->setWindowTitle(tr("Write a data.yaml"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     auto* layoutBox = new QVBoxLayout(dialog);
+    const QString native = QDir::toNativeSeparators(folder);
+    const QString what =
+        layout.labelStudio
+            ? tr("%1 is a Label Studio YOLO export (classes.txt, images/, labels/) without a "
+                 "data.yaml.")
+                  .arg(native)
+        : layout.labelsBeside
+            ? tr("%1 holds images with YOLO .txt labels beside them but no data.yaml.").arg(native)
+            : tr("%1 holds images/ and labels/ but no data.yaml.").arg(native);
     auto* intro = new QLabel(
-        tr("%1 holds %2: %n image(s) and no data.yaml. Headroom can write one, with the images "
-           "split into training and validation as Ultralytics' autosplit does "
-           "(autosplit_train.txt, autosplit_val.txt).",
-           nullptr, layout.images)
-            .arg(QDir::toNativeSeparators(folder), QString::fromStdString(layout.description)),
+        what + QLatin1Char(' ') +
+            tr("Images found: %1. Headroom can write a data.yaml here, splitting the images into "
+               "training and validation as Ultralytics' autosplit does (autosplit_train.txt, "
+               "autosplit_val.txt).")
+                .arg(layout.images),
         dialog);
     intro->setWordWrap(true);
     layoutBox->addWidget(intro);
@@ -341,14 +367,26 @@ void DataPage::startConversion(hr::SourceFormat from, const QString& input, cons
 void DataPage::showConverted(const hr::ConvertReport& report) {
     m_convertProblems = report.problems;
     QStringList written;
-    for (const auto& line : report.written)
-        written << QString::fromStdString(line);
-    if (!report.skipped.empty()) {
-        int left = 0;
-        for (const auto& entry : report.skipped)
-            left += entry.second;
-        written << tr("%n entry(s) left out or changed, listed below", nullptr, left);
+    for (const auto& split : report.splits) {
+        const QString name = split.split == "train" ? tr("training")
+                             : split.split == "val" ? tr("validation")
+                                                    : tr("test");
+        written << (split.objects >= 0 ? tr("%1: %2 images, %3 objects, %4 backgrounds")
+                                             .arg(name)
+                                             .arg(split.images)
+                                             .arg(split.objects)
+                                             .arg(split.backgrounds)
+                                       : tr("%1: %2 images").arg(name).arg(split.images));
     }
+    if (report.autosplit)
+        written << tr("split %1/%2 by Ultralytics' autosplit")
+                       .arg(std::lround(100 * (1 - report.valFraction)))
+                       .arg(std::lround(100 * report.valFraction));
+    int left = 0;
+    for (const auto& entry : report.skipped)
+        left += entry.second;
+    if (left > 0)
+        written << tr("entries left out or changed: %1, listed below").arg(left);
     m_found += QStringLiteral(": ") + written.join(QStringLiteral("; "));
     setBusy(tr("Reading %1…").arg(QString::fromStdString(report.dataYaml)));
     m_service->scan(QString::fromStdString(report.dataYaml));

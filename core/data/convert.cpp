@@ -169,6 +169,16 @@ bool pixelBoxToYolo(double x1, double y1, double x2, double y2, int width, int h
     return true;
 }
 
+std::string number(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", value);
+    return text;
+}
+
+std::string count(long long n, const std::string& word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
 std::string firstExisting(const std::vector<std::string>& candidates) {
     for (const auto& c : candidates)
         if (isFile(c))
@@ -318,16 +328,16 @@ bool writeYoloDataset(Collected& collected, SourceFormat format, const std::stri
          : role == Role::Val ? config.val
                              : config.test)
             .push_back(folder);
-        report.written.push_back(
-            std::string(split) + ": " + std::to_string(written) + " images, " +
-            std::to_string(objects) + " objects, " + std::to_string(backgrounds) + " backgrounds" +
-            (autosplit && role != Role::Test
-                 ? " (autosplit " +
-                       std::to_string(int(std::lround(100 * (1 - options.valFraction)))) + "/" +
-                       std::to_string(int(std::lround(100 * options.valFraction))) +
-                       " of a source without a validation split)"
-                 : ""));
+        ConvertReport::SplitCount counted;
+        counted.split = split;
+        counted.images = written;
+        counted.objects = objects;
+        counted.backgrounds = backgrounds;
+        report.splits.push_back(counted);
     }
+    report.autosplit = autosplit;
+    report.valFraction = options.valFraction;
+    report.classes = static_cast<int>(collected.names.size());
     if (options.progress)
         options.progress(int(total), int(total));
     std::string error;
@@ -433,8 +443,31 @@ std::string ConvertReport::format(size_t maxProblems) const {
     std::ostringstream out;
     if (!error.empty())
         out << "error: " << error << "\n";
-    for (const auto& line : written)
-        out << "wrote " << line << "\n";
+    for (const auto& s : splits) {
+        out << "wrote " << s.split << ": " << convert::count(s.images, "image");
+        if (!s.list.empty())
+            out << " listed in " << s.list;
+        if (s.objects >= 0)
+            out << ", " << convert::count(s.objects, "object") << ", "
+                << convert::count(s.backgrounds, "background");
+        if (autosplit && s.split != "test")
+            out << " (autosplit " << std::lround(100 * (1 - valFraction)) << "/"
+                << std::lround(100 * valFraction) << ")";
+        out << "\n";
+    }
+    if (!dataYaml.empty()) {
+        out << "data.yaml with " << classes << (classes == 1 ? " class" : " classes");
+        if (numberedNames)
+            out << " (class0.. from the labels' ids; name them with --names or a classes.txt)";
+        if (labelledImages >= 0) {
+            int images = 0;
+            for (const auto& s : splits)
+                images += s.images;
+            out << "; " << labelledImages << " of " << convert::count(images, "image")
+                << " have a label file";
+        }
+        out << "\n";
+    }
     for (const auto& [reason, count] : skipped)
         out << (count == 1 ? "1 entry" : std::to_string(count) + " entries") << ": " << reason
             << "\n";
@@ -566,13 +599,18 @@ ConvertReport writeFolderDataYaml(const std::string& folder, const ConvertOption
         report.error = error + " (is the folder writable?)";
         return report;
     }
-    report.written.push_back("train: " + std::to_string(counts[0]) + " images listed in " +
-                             trainList.string());
-    report.written.push_back("val: " + std::to_string(counts[1]) + " images listed in " +
-                             valList.string());
-    report.written.push_back(std::to_string(labels.size()) + " of " +
-                             std::to_string(images.size()) + " images have a label file; " +
-                             std::to_string(names.size()) + " classes");
+    for (int split : {0, 1}) {
+        ConvertReport::SplitCount counted;
+        counted.split = split == 0 ? "train" : "val";
+        counted.images = counts[split];
+        counted.list = (split == 0 ? trainList : valList).string();
+        report.splits.push_back(counted);
+    }
+    report.autosplit = true;
+    report.valFraction = options.valFraction;
+    report.classes = static_cast<int>(names.size());
+    report.numberedNames = options.names.empty() && names.front() == "class0";
+    report.labelledImages = static_cast<int>(labels.size());
     report.dataYaml = (dir / "data.yaml").string();
     return report;
 }
@@ -619,7 +657,9 @@ FolderLayout detectLayout(const std::string& path) {
         layout.dataYaml = dataYaml.string();
         std::string text;
         readFile(dataYaml.string(), text);
-        layout.description = text.find("roboflow:") != std::string::npos
+        layout.roboflow =
+            text.find("\nroboflow:") != std::string::npos || text.rfind("roboflow:", 0) == 0;
+        layout.description = layout.roboflow
                                  ? "a Roboflow export (" + dataYaml.filename().string() + ")"
                                  : "a YOLO data set (" + dataYaml.filename().string() + ")";
         return layout;
@@ -637,8 +677,10 @@ FolderLayout detectLayout(const std::string& path) {
     const std::vector<std::string> coco = convert::findCocoFiles(p.string());
     if (!coco.empty()) {
         std::string list;
-        for (const auto& f : coco)
-            list += (list.empty() ? "" : ", ") + fs::path(f).lexically_relative(p).string();
+        for (const auto& f : coco) {
+            layout.files.push_back(fs::path(f).lexically_relative(p).string());
+            list += (list.empty() ? "" : ", ") + layout.files.back();
+        }
         convertible(SourceFormat::Coco, "COCO JSON (" + list + ")");
         return layout;
     }
@@ -650,6 +692,7 @@ FolderLayout detectLayout(const std::string& path) {
         convertible(SourceFormat::Voc, "Pascal VOC XML (" + std::to_string(xml) + " files in " +
                                            annotations.filename().string() + "/)");
         layout.images = xml;
+        layout.files = {annotations == p ? "." : annotations.filename().string()};
         return layout;
     }
     const fs::path imagesDir = isDir(p / "images") ? p / "images" : p;
@@ -662,7 +705,9 @@ FolderLayout detectLayout(const std::string& path) {
         // Label Studio's YOLO export is an images/labels folder with classes.txt: it opens in
         // place like any such folder.
         layout.description = "a Label Studio YOLO export (classes.txt, notes.json)";
+        layout.labelStudio = true;
     } else {
+        layout.labelsBeside = !(isDir(p / "images") && isDir(p / "labels"));
         layout.description = isDir(p / "images") && isDir(p / "labels")
                                  ? "images/ and labels/ without a data.yaml"
                                  : "images with YOLO .txt labels beside them, without a data.yaml";

@@ -39,8 +39,22 @@ struct ConvertOptions {
 /// What a conversion wrote and what it left out. On a fatal error (`error` set) nothing was
 /// written: the output is assembled in a temporary folder and renamed into place at the end.
 struct ConvertReport {
-    std::string dataYaml;             ///< the data.yaml written ("" on failure)
-    std::vector<std::string> written; ///< one line per split: images, objects, backgrounds
+    /// What one split of the result holds.
+    struct SplitCount {
+        std::string split; ///< "train", "val", "test"
+        int images = 0;
+        int objects = -1;     ///< -1: not counted (the folder door lists images only)
+        int backgrounds = -1; ///< -1: not counted
+        std::string list;     ///< the folder door: the autosplit_*.txt written
+    };
+
+    std::string dataYaml;           ///< the data.yaml written ("" on failure)
+    std::vector<SplitCount> splits; ///< in order train, val, test
+    bool autosplit = false;         ///< val was drawn by autosplitAssignment
+    double valFraction = 0.1;       ///< the share it drew with
+    int classes = 0;                ///< classes in the data.yaml
+    bool numberedNames = false;     ///< names are class0.. (no names were found or given)
+    int labelledImages = -1;        ///< the folder door: images with a label file
     /// Every entry left out or changed, with its file and entry (annotation id, object
     /// number, line) and why; Notes for changes, Warnings for entries left out.
     Diagnostics problems;
@@ -49,7 +63,7 @@ struct ConvertReport {
     std::string error; ///< why nothing was written
 
     bool ok() const { return error.empty() && !dataYaml.empty(); }
-    /// The report as text for `headroom-cli convert`: written lines, skipped counts, then the
+    /// The report as text for `headroom-cli convert`: the splits written, skipped counts, then the
     /// first `maxProblems` problems.
     std::string format(size_t maxProblems = 20) const;
 };
@@ -75,9 +89,15 @@ struct FolderLayout {
     std::string dataYaml;               ///< DataYaml: the file to open
     std::optional<SourceFormat> format; ///< Convertible and ImagesAndLabels (Folder)
     std::string input;                  ///< what to convert (a folder, or a COCO JSON file)
-    std::string description;            ///< in words, e.g. "a Roboflow export (data.yaml ...)"
-    int images = 0;                     ///< images found (Convertible: annotated entries)
-    std::vector<std::string> names;     ///< class names found (ImagesAndLabels: suggested)
+    std::string description; ///< in words (English, for the CLI), e.g. "a Roboflow export"
+    /// The annotation files found, relative to the folder (COCO: the JSON files; VOC: the
+    /// annotations folder), for a GUI to word the description itself.
+    std::vector<std::string> files;
+    bool roboflow = false;          ///< DataYaml: its data.yaml has a `roboflow:` block
+    bool labelStudio = false;       ///< ImagesAndLabels: classes.txt and notes.json beside them
+    bool labelsBeside = false;      ///< ImagesAndLabels: labels next to the images, no labels/
+    int images = 0;                 ///< images found (Convertible: annotated entries)
+    std::vector<std::string> names; ///< class names found (ImagesAndLabels: suggested)
 };
 
 /// Looks at `path` and says which layout or format it holds. Reads names, counts images and

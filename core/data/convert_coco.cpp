@@ -234,16 +234,14 @@ bool collectCoco(const std::string& input, const ConvertOptions& options, Collec
             bool clipped = false;
             if (w <= 0 || h <= 0) {
                 record(report, Severity::Warning, "box of zero size", files[f], 0,
-                       entry + ": width " + std::to_string(w) + ", height " + std::to_string(h) +
-                           ": left it out");
+                       entry + ": width " + number(w) + ", height " + number(h) + ": left it out");
                 continue;
             }
             if (!pixelBoxToYolo(x, y, x + w, y + h, width, height, box, clipped)) {
                 record(report, Severity::Warning, "box outside the image", files[f], 0,
-                       entry + ": bbox [" + std::to_string(x) + ", " + std::to_string(y) + ", " +
-                           std::to_string(w) + ", " + std::to_string(h) + "] lies outside the " +
-                           std::to_string(width) + "x" + std::to_string(height) + " image " +
-                           item.name + ": left it out");
+                       entry + ": bbox [" + number(x) + ", " + number(y) + ", " + number(w) + ", " +
+                           number(h) + "] lies outside the " + std::to_string(width) + "x" +
+                           std::to_string(height) + " image " + item.name + ": left it out");
                 continue;
             }
             if (clipped)

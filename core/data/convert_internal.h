@@ -51,6 +51,11 @@ void record(ConvertReport& report, Diagnostic::Severity severity, const std::str
 bool pixelBoxToYolo(double x1, double y1, double x2, double y2, int width, int height, Box& out,
                     bool& clipped);
 
+/// A number as a person writes it: "700", "12.5" (not "700.000000").
+std::string number(double value);
+/// "1 image", "3 images".
+std::string count(long long n, const std::string& word);
+
 /// The first of `candidates` that is a regular file, or "".
 std::string firstExisting(const std::vector<std::string>& candidates);
 

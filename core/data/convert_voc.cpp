@@ -366,10 +366,10 @@ bool collectVoc(const std::string& input, const ConvertOptions& options, Collect
                                 voc.height, box, clipped)) {
                 record(report, Severity::Warning, "box outside the image", voc.xml, o.line,
                        "object " + std::to_string(o.number) + " '" + o.name + "': box (" +
-                           std::to_string(o.xmin) + ", " + std::to_string(o.ymin) + ", " +
-                           std::to_string(o.xmax) + ", " + std::to_string(o.ymax) +
-                           ") is empty or outside the " + std::to_string(voc.width) + "x" +
-                           std::to_string(voc.height) + " image: left it out");
+                           number(o.xmin) + ", " + number(o.ymin) + ", " + number(o.xmax) + ", " +
+                           number(o.ymax) + ") is empty or outside the " +
+                           std::to_string(voc.width) + "x" + std::to_string(voc.height) +
+                           " image: left it out");
                 continue;
             }
             if (clipped)
