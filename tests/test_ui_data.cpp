@@ -14,6 +14,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -47,6 +48,7 @@ private slots:
     void imagesAndLabelsGetADataYaml();
     void roboflowExportOpensAsItIs();
     void unknownFolderSaysWhatItAccepts();
+    void droppedFolderTakesTheSameDoor();
 
 private:
     QTemporaryDir m_dir;
@@ -139,6 +141,30 @@ void TestUiData::unknownFolderSaysWhatItAccepts() {
     QVERIFY(page.openPath(root));
     QTRY_VERIFY(pageText(page).contains("no data set Headroom recognises"));
     QVERIFY(!page.findChild<QDialog*>());
+}
+
+void TestUiData::droppedFolderTakesTheSameDoor() {
+    const QString in = m_dir.filePath("dropped-cvat");
+    QVERIFY(fixtures::makeCvat(in));
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(in)});
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&page, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&page, &drop);
+    QMessageBox* prompt = nullptr;
+    QTRY_VERIFY2((prompt = page.findChild<QMessageBox*>("convertPrompt")) != nullptr,
+                 qPrintable(pageText(page)));
+    QVERIFY2(prompt->text().contains("a CVAT YOLO export"), qPrintable(prompt->text()));
+    // Cancel leaves everything as it was.
+    QTest::mouseClick(prompt->button(QMessageBox::Cancel), Qt::LeftButton);
+    QTRY_VERIFY(pageText(page).contains("Not converted."));
+    QVERIFY(!QFileInfo::exists(in + "-yolo"));
 }
 
 QTEST_MAIN(TestUiData)

@@ -6,6 +6,7 @@
 #include "data/convert.h"
 #include "util/text.h"
 
+#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
@@ -24,6 +25,11 @@ int runConvert(const ParsedArgs& args) {
     if (input.empty()) {
         std::cerr << "convert: --in DIR|FILE is required (the export folder, or a COCO JSON)\n";
         return ExitUsage;
+    }
+    std::error_code ec;
+    if (!std::filesystem::exists(input, ec)) {
+        std::cerr << "convert: " << input << " does not exist\n";
+        return ExitFailure;
     }
     std::string output = args.value("--out");
     if (*from == SourceFormat::Folder) {

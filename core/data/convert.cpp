@@ -441,8 +441,6 @@ std::string describe(SourceFormat format) {
 
 std::string ConvertReport::format(size_t maxProblems) const {
     std::ostringstream out;
-    if (!error.empty())
-        out << "error: " << error << "\n";
     for (const auto& s : splits) {
         out << "wrote " << s.split << ": " << convert::count(s.images, "image");
         if (!s.list.empty())
