@@ -271,9 +271,9 @@ void TestDataLoader::stopsCleanlyMidEpochAndBoundsMemory() {
     hr::Batch b;
     QVERIFY(loader.next(b));
     const std::int64_t perBatch = b.bytes();
-    // Give the workers time to fill the queue: it stops at the prefetch depth.
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    QVERIFY(loader.hostBytesInFlight() > 0);
+    // Wait until the workers have filled the queue to the prefetch depth (2 batches).
+    const auto queueFull = 2 * static_cast<std::int64_t>(b.images.nbytes());
+    QTRY_VERIFY_WITH_TIMEOUT(loader.hostBytesInFlight() >= queueFull, 10000);
     QVERIFY2(loader.hostBytesInFlight() <= 2 * perBatch + 2 * 64 * 6 * 4,
              qPrintable(QString::number(loader.hostBytesInFlight())));
     QElapsedTimer timer;

@@ -6,6 +6,8 @@
 #include "memory/resident_memory.h"
 #include "util/bytes.h"
 
+#include "cpu_budget_guard.h"
+
 #include <torch/torch.h>
 
 #include <QTemporaryDir>
@@ -124,9 +126,8 @@ void TestMemory::largeBlocksAreReused() {
         b.fill_(2.0f);
         QCOMPARE(b.sum().item<double>(), 2.0 * double(n));
         // A cached block does not hide the budget: a second one over it still fails.
-        tracker().setBudget(before + n * 4 + (std::int64_t(1) << 20));
+        hr::testing::CpuBudgetGuard budget(before + n * 4 + (std::int64_t(1) << 20));
         QVERIFY_THROWS_EXCEPTION(c10::OutOfMemoryError, torch::empty({n}, torch::kFloat32));
-        tracker().setBudget(0);
     }
     // Another size does not take the cached block; releasing the cache unmaps everything.
     {
@@ -156,7 +157,7 @@ void TestMemory::budgetOomIsCatchableAndRecoverable() {
     const std::int64_t afterFirst = tracker().allocated();
 
     // Half of what the step needs: it must fail with a catchable c10::OutOfMemoryError.
-    tracker().setBudget(afterFirst + need / 2);
+    hr::testing::CpuBudgetGuard budget(afterFirst + need / 2);
     tracker().resetPeak();
     const std::int64_t oomsBefore = tracker().oomCount();
     bool caught = false;
@@ -177,24 +178,24 @@ void TestMemory::budgetOomIsCatchableAndRecoverable() {
     QCOMPARE(tracker().allocated(), afterFirst);
 
     // With room again the same step succeeds, and keeps working inside a sufficient budget.
-    tracker().setBudget(afterFirst + need * 2);
+    budget.set(afterFirst + need * 2);
     forwardBackward(net, input);
     QVERIFY(net->parameters().front().grad().abs().sum().item<double>() > 0);
     QCOMPARE(tracker().allocated(), afterFirst); // nothing leaked from the failed attempt
-    tracker().setBudget(0);
 }
 
 void TestMemory::budgetMessageHasCudaShape() {
     const std::int64_t before = tracker().allocated();
-    tracker().setBudget(before + 1024 * 1024);
     std::string message;
-    try {
-        auto big = torch::empty({4 * 1024 * 1024}, torch::kFloat32); // 16 MiB
-        QFAIL("a 16 MiB tensor passed a 1 MiB budget");
-    } catch (const c10::OutOfMemoryError& error) {
-        message = error.what_without_backtrace();
+    {
+        hr::testing::CpuBudgetGuard budget(before + 1024 * 1024);
+        try {
+            auto big = torch::empty({4 * 1024 * 1024}, torch::kFloat32); // 16 MiB
+            QFAIL("a 16 MiB tensor passed a 1 MiB budget");
+        } catch (const c10::OutOfMemoryError& error) {
+            message = error.what_without_backtrace();
+        }
     }
-    tracker().setBudget(0);
     QCOMPARE(tracker().lastFailedRequest(), std::int64_t(16 * 1024 * 1024));
     const std::string expected = "Headroom budget: tried to allocate 16.0 MiB (" +
                                  hr::formatBytes(before) + " already allocated; " +
@@ -233,7 +234,7 @@ void TestMemory::rawAllocateServesOneDnn() {
 void TestMemory::concurrentAllocationsBalance() {
     const std::int64_t before = tracker().allocated();
     const std::int64_t budget = before + 8 * 1024 * 1024;
-    tracker().setBudget(budget);
+    hr::testing::CpuBudgetGuard guard(budget);
     tracker().resetPeak();
     std::atomic<int> refused{0};
     std::vector<std::thread> threads;
@@ -251,7 +252,7 @@ void TestMemory::concurrentAllocationsBalance() {
     }
     for (auto& thread : threads)
         thread.join();
-    tracker().setBudget(0);
+    guard.set(0);
     QCOMPARE(tracker().allocated(), before);
     QVERIFY(tracker().peak() <= budget);
 }
@@ -339,10 +340,13 @@ void TestMemory::probeFactory() {
     QVERIFY(cpu);
     QCOMPARE(QString::fromStdString(cpu->deviceName()), QString("cpu"));
     QVERIFY(cpu->capacity() > 0);
-    cpu->setBudget(3LL << 30);
-    QCOMPARE(tracker().budget(), std::int64_t(3LL << 30));
-    QCOMPARE(cpu->budget(), std::int64_t(3LL << 30));
-    cpu->setBudget(0);
+    {
+        hr::testing::CpuBudgetGuard lift(0); // the probe's budget is the tracker's
+        cpu->setBudget(3LL << 30);
+        QCOMPARE(tracker().budget(), std::int64_t(3LL << 30));
+        QCOMPARE(cpu->budget(), std::int64_t(3LL << 30));
+    }
+    QCOMPARE(cpu->budget(), std::int64_t(0));
     QCOMPARE(cpu->reserved(), cpu->allocated());
     QCOMPARE(cpu->fragmentation(), std::int64_t(0));
     auto sample = cpu->sample();
@@ -427,23 +431,26 @@ void TestMemory::parseRequestedBytes() {
 void TestMemory::samplerTagsPhases() {
     hr::CpuProbe probe;
     hr::MemorySampler sampler(probe, 200.0);
-    std::atomic<int> calls{0};
-    sampler.setCallback([&calls](const hr::MemorySample&) { calls.fetch_add(1); });
+    std::atomic<int> calls{0}, backwardCalls{0};
+    sampler.setCallback([&](const hr::MemorySample& sample) {
+        calls.fetch_add(1);
+        backwardCalls.fetch_add(sample.phase == hr::Phase::Backward);
+    });
     sampler.setPhase(hr::Phase::Forward);
     sampler.start();
     QVERIFY(sampler.running());
-    std::this_thread::sleep_for(std::chrono::milliseconds(120));
+    // 20 samples per phase: over 0.1 s at 200 Hz, however slowly a loaded machine delivers them.
+    QTRY_VERIFY_WITH_TIMEOUT(calls.load() >= 20, 10000);
     auto held = torch::empty({256 * 1024}, torch::kFloat32); // 1 MiB, visible to later samples
     sampler.setPhase(hr::Phase::Backward);
-    std::this_thread::sleep_for(std::chrono::milliseconds(120));
+    QTRY_VERIFY_WITH_TIMEOUT(backwardCalls.load() >= 20, 10000);
     sampler.stop();
     QVERIFY(!sampler.running());
     sampler.stop(); // idempotent
 
     const auto timeline = sampler.timeline();
     QCOMPARE(calls.load(), int(timeline.size()));
-    // 200 Hz for ~0.24 s: about 48 samples; a loaded machine may deliver fewer.
-    QVERIFY2(timeline.size() >= 10, qPrintable(QString::number(timeline.size())));
+    QVERIFY2(timeline.size() >= 40, qPrintable(QString::number(timeline.size())));
     int forward = 0, backward = 0;
     for (std::size_t i = 0; i < timeline.size(); ++i) {
         if (i > 0)
@@ -457,8 +464,10 @@ void TestMemory::samplerTagsPhases() {
     QCOMPARE(timeline.back().phase, hr::Phase::Backward);
     QVERIFY(timeline.back().allocated >= std::int64_t(held.nbytes()));
 
-    // No new samples after stop; timelineSince keeps only the recent tail.
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    // No new samples after stop, even once several sampling periods (5 ms) have passed;
+    // timelineSince keeps only the recent tail.
+    const double stoppedAt = sampler.elapsed();
+    QTRY_VERIFY(sampler.elapsed() > stoppedAt + 0.03);
     QCOMPARE(sampler.timeline().size(), timeline.size());
     const auto recent = sampler.timelineSince(0.1);
     QVERIFY(recent.size() < timeline.size());

@@ -1,21 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "util/torch_compat.h"
+
 #include <c10/core/Allocator.h>
-#include <torch/version.h>
 
 #include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
-
-// LibTorch 2.3 made Allocator::allocate non-const and added the pure virtual copy_data().
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
-#define HEADROOM_ALLOCATOR_API_2_3 1
-#define HEADROOM_ALLOCATE_CONST
-#else
-#define HEADROOM_ALLOCATE_CONST const
-#endif
 
 namespace hr {
 

@@ -3,11 +3,11 @@
 
 #ifdef HEADROOM_WITH_CUDA
 
+#include "util/torch_compat.h"
+
 #include <ATen/ATen.h>
-#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <cuda_runtime_api.h>
-#include <torch/version.h>
 
 #include <dlfcn.h>
 
@@ -18,10 +18,6 @@
 namespace hr {
 
 namespace {
-
-// Index 0 of every Stat array is StatType::AGGREGATE in every LibTorch release; the enum moved
-// namespaces between releases, so the index is spelled out.
-constexpr std::size_t kAggregate = 0;
 
 // NVML, resolved with dlopen so that a machine without the driver's library still runs.
 struct NvmlMemory {
@@ -59,16 +55,14 @@ const Nvml& nvml() {
 constexpr int kMaxDevices = 64;
 std::array<std::atomic<std::int64_t>, kMaxDevices> g_lastFailed{};
 
-#if TORCH_VERSION_MAJOR >= 2
+#ifdef HEADROOM_CUDA_OOM_OBSERVER
 void attachOomObserver() {
     static std::once_flag once;
     std::call_once(once, [] {
-        c10::cuda::CUDACachingAllocator::attachOutOfMemoryObserver(
-            [](std::int64_t device, std::size_t requested, std::size_t, std::size_t) {
-                if (device >= 0 && device < kMaxDevices)
-                    g_lastFailed[static_cast<std::size_t>(device)].store(
-                        static_cast<std::int64_t>(requested));
-            });
+        compat::attachCudaOomObserver([](std::int64_t device, std::int64_t requested) {
+            if (device >= 0 && device < kMaxDevices)
+                g_lastFailed[static_cast<std::size_t>(device)].store(requested);
+        });
     });
 }
 #endif
@@ -88,7 +82,7 @@ CudaProbe::CudaProbe(int index) : m_index(index) {
         m_capacity = static_cast<std::int64_t>(properties.totalGlobalMem);
     else
         cudaGetLastError(); // clear the sticky-free error so later CUDA calls are unaffected
-#if TORCH_VERSION_MAJOR >= 2
+#ifdef HEADROOM_CUDA_OOM_OBSERVER
     attachOomObserver();
 #endif
     const Nvml& api = nvml();
@@ -111,27 +105,23 @@ std::string CudaProbe::deviceName() const {
 }
 
 std::int64_t CudaProbe::allocated() const {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(deviceIndex(m_index));
-    return stats.allocated_bytes[kAggregate].current;
+    return compat::cudaAllocatorStats(m_index).allocated;
 }
 
 std::int64_t CudaProbe::reserved() const {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(deviceIndex(m_index));
-    return stats.reserved_bytes[kAggregate].current;
+    return compat::cudaAllocatorStats(m_index).reserved;
 }
 
 std::int64_t CudaProbe::peak() const {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(deviceIndex(m_index));
-    return stats.allocated_bytes[kAggregate].peak;
+    return compat::cudaAllocatorStats(m_index).peakAllocated;
 }
 
 std::int64_t CudaProbe::peakReserved() const {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(deviceIndex(m_index));
-    return stats.reserved_bytes[kAggregate].peak;
+    return compat::cudaAllocatorStats(m_index).peakReserved;
 }
 
 void CudaProbe::resetPeak() {
-    c10::cuda::CUDACachingAllocator::resetPeakStats(deviceIndex(m_index));
+    compat::resetCudaPeak(m_index);
 }
 
 void CudaProbe::setBudget(std::int64_t bytes) {
@@ -139,7 +129,7 @@ void CudaProbe::setBudget(std::int64_t bytes) {
     double fraction = 1.0;
     if (budget > 0 && m_capacity > 0)
         fraction = std::min(1.0, static_cast<double>(budget) / static_cast<double>(m_capacity));
-    c10::cuda::CUDACachingAllocator::setMemoryFraction(fraction, deviceIndex(m_index));
+    compat::setCudaMemoryFraction(fraction, m_index);
     m_budget.store(budget);
 }
 
@@ -150,13 +140,12 @@ std::int64_t CudaProbe::lastFailedRequest() const {
 }
 
 std::int64_t CudaProbe::retries() const {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(deviceIndex(m_index));
-    return stats.num_alloc_retries;
+    return compat::cudaAllocatorStats(m_index).retries;
 }
 
 std::int64_t CudaProbe::fragmentation() const {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(deviceIndex(m_index));
-    return stats.reserved_bytes[kAggregate].current - stats.allocated_bytes[kAggregate].current;
+    const compat::CudaAllocatorStats stats = compat::cudaAllocatorStats(m_index);
+    return stats.reserved - stats.allocated;
 }
 
 std::int64_t CudaProbe::deviceUsed() const {

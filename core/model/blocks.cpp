@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/blocks.h"
 
-#include <torch/version.h>
-
 #include "model/anchors.h"
+#include "util/torch_compat.h"
 
 #include <cmath>
 
@@ -113,13 +112,8 @@ torch::Tensor ConvImpl::forward(const torch::Tensor& x) {
 }
 
 namespace {
-// LibTorch 1.13 keeps the padding in a c10::variant, 2.x in a std::variant.
 int64_t paddingOf(const torch::nn::detail::ConvNdOptions<2>& options) {
-#if TORCH_VERSION_MAJOR >= 2
-    return std::get<torch::ExpandingArray<2>>(options.padding())->at(0);
-#else
-    return c10::get<torch::ExpandingArray<2>>(options.padding())->at(0);
-#endif
+    return compat::alternative<torch::ExpandingArray<2>>(options.padding())->at(0);
 }
 } // namespace
 

@@ -2,6 +2,7 @@
 #include "model/checkpoint.h"
 
 #include "model/blocks.h"
+#include "util/torch_compat.h"
 
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
@@ -22,14 +23,16 @@ struct AutocastState {
     at::ScalarType gpuType = at::kHalf, cpuType = at::kBFloat16;
 
     static AutocastState current() {
-        return {at::autocast::is_enabled(), at::autocast::is_cpu_enabled(),
-                at::autocast::get_autocast_gpu_dtype(), at::autocast::get_autocast_cpu_dtype()};
+        return {compat::autocastEnabled(c10::DeviceType::CUDA),
+                compat::autocastEnabled(c10::DeviceType::CPU),
+                compat::autocastDtype(c10::DeviceType::CUDA),
+                compat::autocastDtype(c10::DeviceType::CPU)};
     }
     void apply() const {
-        at::autocast::set_enabled(gpu);
-        at::autocast::set_cpu_enabled(cpu);
-        at::autocast::set_autocast_gpu_dtype(gpuType);
-        at::autocast::set_autocast_cpu_dtype(cpuType);
+        compat::setAutocastEnabled(c10::DeviceType::CUDA, gpu);
+        compat::setAutocastEnabled(c10::DeviceType::CPU, cpu);
+        compat::setAutocastDtype(c10::DeviceType::CUDA, gpuType);
+        compat::setAutocastDtype(c10::DeviceType::CPU, cpuType);
     }
 };
 

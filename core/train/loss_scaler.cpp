@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "train/loss_scaler.h"
 
+#include "util/torch_compat.h"
+
 namespace hr {
 
 LossScaler::LossScaler(bool enabled, double initialScale, double growthFactor, double backoffFactor,
@@ -24,19 +26,12 @@ torch::Tensor LossScaler::scaleLoss(const torch::Tensor& loss) const {
 bool LossScaler::unscale(const std::vector<torch::Tensor>& params) {
     if (!m_enabled)
         return true;
-    torch::NoGradGuard noGrad;
-    const double inverse = 1.0 / m_scale;
-    // Collect one flag on the device and read it once: a sync per tensor would stall CUDA.
-    torch::Tensor bad;
-    for (const auto& p : params) {
-        torch::Tensor g = p.grad();
-        if (!g.defined())
-            continue;
-        g.mul_(inverse);
-        torch::Tensor flag = g.isfinite().logical_not().any();
-        bad = bad.defined() ? bad.logical_or(flag) : flag;
-    }
-    return !bad.defined() || !bad.item<bool>();
+    std::vector<torch::Tensor> grads;
+    grads.reserve(params.size());
+    for (const auto& p : params)
+        if (p.grad().defined())
+            grads.push_back(p.grad());
+    return compat::unscaleGradients(grads, 1.0 / m_scale);
 }
 
 void LossScaler::update(bool finite) {

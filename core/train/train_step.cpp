@@ -14,6 +14,7 @@
 #include "model/model_io.h"
 #include "train/weight_updater.h"
 #include "util/text.h"
+#include "util/torch_compat.h"
 
 #include <ATen/autocast_mode.h>
 
@@ -37,26 +38,22 @@ public:
         : m_enabled(enabled), m_cuda(device.is_cuda()) {
         if (!m_enabled)
             return;
-        if (m_cuda) {
-            m_previous = at::autocast::is_enabled();
-            at::autocast::set_enabled(true);
-        } else {
-            m_previous = at::autocast::is_cpu_enabled();
-            m_previousCpuType = at::autocast::get_autocast_cpu_dtype();
-            at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-            at::autocast::set_cpu_enabled(true);
+        const c10::DeviceType type = m_cuda ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
+        m_previous = compat::autocastEnabled(type);
+        if (!m_cuda) {
+            m_previousCpuType = compat::autocastDtype(type);
+            compat::setAutocastDtype(type, at::kBFloat16);
         }
+        compat::setAutocastEnabled(type, true);
         at::autocast::increment_nesting();
     }
     ~AutocastGuard() {
         if (!m_enabled)
             return;
-        if (m_cuda) {
-            at::autocast::set_enabled(m_previous);
-        } else {
-            at::autocast::set_cpu_enabled(m_previous);
-            at::autocast::set_autocast_cpu_dtype(m_previousCpuType);
-        }
+        const c10::DeviceType type = m_cuda ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
+        compat::setAutocastEnabled(type, m_previous);
+        if (!m_cuda)
+            compat::setAutocastDtype(type, m_previousCpuType);
         if (at::autocast::decrement_nesting() == 0)
             at::autocast::clear_cache();
     }

@@ -5,6 +5,7 @@
 #include "train/loss_scaler.h"
 #include "train/model_ema.h"
 #include "train/optimizer_factory.h"
+#include "util/torch_compat.h"
 
 #include <torch/torch.h>
 
@@ -97,7 +98,7 @@ private:
         std::vector<char> bytes; ///< reused across steps
         std::vector<torch::Tensor> tensors;
         std::vector<size_t> offsets;
-        std::vector<std::string> stateKeys; ///< optimizer state entries that existed
+        std::vector<compat::OptimizerStateKey> stateKeys; ///< state entries that existed
         std::vector<std::int64_t> adamSteps;
     } m_snapshot;
 
