@@ -8,6 +8,8 @@
 #include "data/synthetic_dataset.h"
 #include "util/bytes.h"
 
+#include <opencv2/imgproc.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <iomanip>
@@ -99,6 +101,30 @@ int runBenchData(const ParsedArgs& args) {
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const double cpuSeconds = processCpuSeconds() - cpuStart;
+    // The colour the HSV augmentation leaves, over as many further images (untimed): the
+    // loader's float RGB back to 8-bit BGR, mean H, S, V per image in OpenCV's ranges.
+    cv::Scalar hsvSum(0, 0, 0);
+    std::int64_t colourImages = 0;
+    for (long long i = 0; i < batches; ++i) {
+        if (!loader.next(b)) {
+            loader.startEpoch(++epoch);
+            if (!loader.next(b))
+                break;
+        }
+        const torch::Tensor bgr = b.images.flip(1)
+                                      .mul(255.0)
+                                      .round()
+                                      .to(torch::kUInt8)
+                                      .permute({0, 2, 3, 1})
+                                      .contiguous();
+        for (std::int64_t k = 0; k < bgr.size(0); ++k, ++colourImages) {
+            cv::Mat image(static_cast<int>(bgr.size(1)), static_cast<int>(bgr.size(2)), CV_8UC3,
+                          bgr[k].data_ptr<std::uint8_t>());
+            cv::Mat hsv;
+            cv::cvtColor(image, hsv, cv::COLOR_BGR2HSV);
+            hsvSum += cv::mean(hsv);
+        }
+    }
     loader.stop();
     const double rate = images / std::max(seconds, 1e-9);
     std::cout << std::fixed << std::setprecision(1) << "data loader: " << rate << " images/s ("
@@ -121,6 +147,10 @@ int runBenchData(const ParsedArgs& args) {
               << " per training image; longer side p10 / p50 / p90: " << std::setprecision(1)
               << sidePercentile(0.1) << " / " << sidePercentile(0.5) << " / " << sidePercentile(0.9)
               << " px\n";
+    const double n = static_cast<double>(std::max<std::int64_t>(colourImages, 1));
+    std::cout << std::setprecision(2) << "colour: mean H / S / V " << hsvSum[0] / n << " / "
+              << hsvSum[1] / n << " / " << hsvSum[2] / n << " over " << colourImages
+              << " further images\n";
     return ExitOk;
 }
 
@@ -135,7 +165,8 @@ Command benchDataCommand() {
         "as the loader can and prints images per second, without any model. Compare it with "
         "the images per second a training run consumes: the loader should be several times "
         "faster so that training never waits for data. It also prints what augmentation did "
-        "to the objects: how many a training image holds and their sizes in pixels.";
+        "to the objects: how many a training image holds and their sizes in pixels, and the "
+        "mean hue, saturation and value (OpenCV ranges) of the augmented images.";
     c.options = {{"--data", "FILE", "data.yaml (default: the built-in data set)"},
                  {"--imgsz", "S", "training image size (default 320)"},
                  {"--batch", "B", "images per batch (default 16)"},

@@ -9,18 +9,34 @@
 namespace hr {
 
 namespace {
+/// numpy.interp on two points, with its operation order: the accumulation is rounded from this
+/// value, so a last-bit difference at a half would change which batches step.
 double interpolate(double x, double x0, double x1, double y0, double y1) {
     if (x <= x0)
         return y0;
     if (x >= x1)
         return y1;
-    return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+    const double slope = (y1 - y0) / (x1 - x0);
+    return slope * (x - x0) + y0;
+}
+
+/// Python's round() and numpy's round() take halves to even, as nearbyint does in the default
+/// rounding mode; std::lround would take 2.5 to 3 where Ultralytics takes it to 2.
+int roundHalfEven(double x) {
+    return static_cast<int>(std::nearbyint(x));
 }
 
 int warmupLength(double warmupEpochs, int batchesPerEpoch) {
     if (warmupEpochs <= 0)
         return -1;
-    return std::max(static_cast<int>(std::lround(warmupEpochs * batchesPerEpoch)), 100);
+    return std::max(roundHalfEven(warmupEpochs * batchesPerEpoch), 100);
+}
+
+int baseAccumulate(int nbs, int batch) {
+    TrainConfig c;
+    c.nbs = nbs;
+    c.batch = batch;
+    return accumulateSteps(c);
 }
 } // namespace
 
@@ -51,18 +67,15 @@ void LrSchedule::setBatch(int batch, int batchesPerEpoch) {
 LrSchedule::Point LrSchedule::at(int epoch, int batch) const {
     Point p;
     const double target = m_initialLr * factor(epoch);
-    const int baseAccumulate =
-        std::max(static_cast<int>(std::lround(static_cast<double>(m_nbs) / m_batch)), 1);
     const long long ni = static_cast<long long>(epoch) * m_batchesPerEpoch + batch;
     p.lr = {target, target, target};
     p.momentum = m_momentum;
-    p.accumulate = baseAccumulate;
+    p.accumulate = baseAccumulate(m_nbs, m_batch);
     if (m_warmup > 0 && ni <= m_warmup) {
         p.warmingUp = true;
         const double x = static_cast<double>(ni);
-        p.accumulate =
-            std::max(1, static_cast<int>(std::lround(interpolate(
-                            x, 0, m_warmup, 1.0, static_cast<double>(m_nbs) / m_batch))));
+        p.accumulate = std::max(1, roundHalfEven(interpolate(
+                                       x, 0, m_warmup, 1.0, static_cast<double>(m_nbs) / m_batch)));
         p.lr[0] = interpolate(x, 0, m_warmup, 0.0, target);
         p.lr[1] = interpolate(x, 0, m_warmup, 0.0, target);
         p.lr[2] = interpolate(x, 0, m_warmup, m_warmupBiasLr, target);

@@ -14,8 +14,8 @@ struct TrainConfig;
 /// accumulation from 1 to round(nbs / batch). Pure arithmetic, no state.
 class LrSchedule {
 public:
-    /// `initialLr` is lr0 after `optimizer: auto` was resolved; `warmupBiasLr` is 0 for auto
-    /// (Ultralytics keeps Adam's bias lr low). `batchesPerEpoch` >= 1.
+    /// `initialLr` and `warmupBiasLr` are the OptimizerChoice's lr and warmupBiasLr (what
+    /// `optimizer: auto` resolved to). `batchesPerEpoch` >= 1.
     LrSchedule(const TrainConfig& config, double initialLr, double warmupBiasLr,
                int batchesPerEpoch);
 

@@ -14,6 +14,7 @@ OptimizerChoice resolveOptimizer(const TrainConfig& config, int nc, std::int64_t
     if (name == "auto") {
         choice.automatic = true;
         choice.momentum = 0.9;
+        choice.warmupBiasLr = 0.0;
         if (iterations > 10000) {
             choice.name = "SGD";
             choice.lr = 0.01;
@@ -26,6 +27,7 @@ OptimizerChoice resolveOptimizer(const TrainConfig& config, int nc, std::int64_t
     choice.name = name == "adamw" ? "AdamW" : name == "adam" ? "Adam" : "SGD";
     choice.lr = config.lr0;
     choice.momentum = config.momentum;
+    choice.warmupBiasLr = config.warmup_bias_lr;
     return choice;
 }
 

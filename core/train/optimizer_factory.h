@@ -18,7 +18,10 @@ struct OptimizerChoice {
     std::string name = "SGD"; ///< "SGD", "Adam" or "AdamW"
     double lr = 0.01;
     double momentum = 0.937;
-    bool automatic = false; ///< chosen by `auto` (Ultralytics then warms the bias lr from 0)
+    bool automatic = false; ///< chosen by `auto`
+    /// Where the warmup starts the bias lr: config.warmup_bias_lr, or 0 under `auto`
+    /// (Ultralytics keeps an Adam bias lr that low).
+    double warmupBiasLr = 0.1;
 };
 
 /// Resolves `auto`: AdamW with lr round(0.002 * 5 / (4 + nc), 6) and momentum 0.9 when the run

@@ -453,8 +453,8 @@ void Trainer::Impl::setUp() {
             sampler->setPhase(phase);
     });
     const OptimizerChoice& choice = step->optimizerChoice();
-    schedule = std::make_unique<LrSchedule>(
-        config, choice.lr, choice.automatic ? 0.0 : config.warmup_bias_lr, batchesPerEpoch());
+    schedule =
+        std::make_unique<LrSchedule>(config, choice.lr, choice.warmupBiasLr, batchesPerEpoch());
     if (choice.automatic)
         log(LogMessage::Level::Info, "optimizer auto: " + choice.name +
                                          " lr=" + std::to_string(choice.lr) +

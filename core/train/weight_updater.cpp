@@ -10,16 +10,11 @@ namespace hr {
 
 namespace {
 constexpr double kMaxGradNorm = 10.0;
-
-int baseAccumulate(const TrainConfig& config) {
-    const int batch = std::max(config.batch, 1);
-    return std::max(static_cast<int>(std::lround(static_cast<double>(config.nbs) / batch)), 1);
-}
 } // namespace
 
 double scaledWeightDecay(const TrainConfig& config) {
     const int batch = std::max(config.batch, 1);
-    return config.weight_decay * batch * baseAccumulate(config) / std::max(config.nbs, 1);
+    return config.weight_decay * batch * accumulateSteps(config) / std::max(config.nbs, 1);
 }
 
 WeightUpdater::WeightUpdater(const TrainConfig& config, std::shared_ptr<torch::nn::Module> model,
@@ -29,7 +24,7 @@ WeightUpdater::WeightUpdater(const TrainConfig& config, std::shared_ptr<torch::n
       m_scaler(config.amp && device.is_cuda()), m_device(device),
       m_offload(config.optimizer_offload && !device.is_cpu()),
       m_weightDecay(scaledWeightDecay(config)), m_momentum(m_choice.momentum),
-      m_accumulate(baseAccumulate(config)) {
+      m_accumulate(accumulateSteps(config)) {
     TORCH_CHECK(m_model, "WeightUpdater needs a model");
     m_params = m_model->parameters(true);
     if (ema) {
@@ -254,7 +249,7 @@ void WeightUpdater::applyConfig(const TrainConfig& config, const OptimizerChoice
     setLearningRates(lr);
     if (m_choice.name == "SGD")
         hr::setMomentum(*m_optimizer, m_momentum);
-    m_accumulate = baseAccumulate(config);
+    m_accumulate = accumulateSteps(config);
     resetAccumulation();
 }
 
