@@ -396,7 +396,7 @@ std::vector<Segment> measurePhases(const Setup& s, const hr::TrainConfig& config
         probe->resetPeak();
         step.setPhaseCallback([&](hr::Phase next) {
             synchronize(s);
-            segments.push_back({current, probe->peak()});
+            segments.push_back({current, s.cuda ? probe->peakReserved() : probe->peak()});
             probe->resetPeak();
             current = next;
         });
@@ -404,19 +404,20 @@ std::vector<Segment> measurePhases(const Setup& s, const hr::TrainConfig& config
             step.step(batch);
         step.validateBatch(randomBatch(hr::validationBatch(config), config.imgsz, nc, 2), nullptr);
         synchronize(s);
-        segments.push_back({current, probe->peak()});
+        segments.push_back({current, s.cuda ? probe->peakReserved() : probe->peak()});
     }
     emptyCache(s);
     return segments;
 }
 
-/// Halfway between the highest peak before a rising segment of `phase` and its peak, for the
-/// last such segment after the first optimizer step: a budget under the steady state (weights,
-/// gradients, optimizer state) would leave no fix that fits. 0 when no segment rises by
-/// `minGap`.
-std::int64_t budgetFor(const std::vector<Segment>& segments, hr::Phase phase, std::int64_t minGap) {
+/// Halfway between the highest peak before a rising segment of `phase` and its peak: the last
+/// such segment, or with `steadyOnly` the last one after the first optimizer step (a CPU budget
+/// under the steady state of weights, gradients and optimizer state leaves no fix that fits;
+/// a GPU's 4 GiB holds that state many times over). 0 when no segment rises by `minGap`.
+std::int64_t budgetFor(const std::vector<Segment>& segments, hr::Phase phase, std::int64_t minGap,
+                       bool steadyOnly) {
     std::int64_t budget = 0, before = 0;
-    bool steady = false;
+    bool steady = !steadyOnly;
     for (const Segment& seg : segments) {
         if (steady && seg.phase == phase && seg.peak - before > minGap)
             budget = before + (seg.peak - before) / 2;
@@ -437,10 +438,12 @@ void sectionOom(const Setup& s) {
     const int nc = static_cast<int>(hr::syntheticClassNames().size());
     hr::TrainConfig config = baseConfig(s, "");
     config.model = s.cuda ? "yolov8s.yaml" : "yolov8n.yaml";
-    // On the CPU dry run activations must outweigh the weights and their state, as on the GPU.
-    config.imgsz = s.cuda ? s.imgsz : 160;
+    // On the CPU dry run activations must outweigh the weights and their state, as on the GPU,
+    // and budgets stay above the 64 MiB the config accepts.
+    config.imgsz = s.cuda ? s.imgsz : 256;
     config.optimizer = "SGD";
-    // The CPU budget is exact to the byte; CUDA's fraction limits reserved blocks.
+    // CUDA's fraction limits the allocator's reserved blocks, so on the GPU the phases are told
+    // apart by where reserved memory grows (probe peakReserved); the CPU budget is exact.
     const std::int64_t minGap = s.cuda ? 4 * kMiB : kMiB / 2;
     config.on_oom = hr::OomPolicy::Auto;
     config.batch = s.cuda ? 8 : 4;
@@ -449,7 +452,7 @@ void sectionOom(const Setup& s) {
     // Scale the batch so that the backward budget lands near the target (~4 GiB on the GPU):
     // the peaks are nearly linear in the batch.
     std::vector<Segment> segments = measurePhases(s, config, nc);
-    const std::int64_t first = budgetFor(segments, hr::Phase::Backward, minGap);
+    const std::int64_t first = budgetFor(segments, hr::Phase::Backward, minGap, !s.cuda);
     if (s.cuda && first > 0) {
         const double scale = double(s.oomBudget) / double(first);
         config.batch = std::clamp(static_cast<int>(std::lround(config.batch * scale)), 4, 128);
@@ -468,7 +471,7 @@ void sectionOom(const Setup& s) {
             for (const int times : {4, 8, 16}) {
                 c.val_batch = times * c.batch;
                 segments = measurePhases(s, c, nc);
-                if (budgetFor(segments, target, minGap) > 0)
+                if (budgetFor(segments, target, minGap, !s.cuda) > 0)
                     break;
             }
             std::printf("oom: val_batch %d, phase peaks: %s\n", c.val_batch,
@@ -478,7 +481,7 @@ void sectionOom(const Setup& s) {
         c.data = dataset(s, 2 * c.batch, std::max(hr::validationBatch(c), 16));
         if (c.data.empty())
             return;
-        const std::int64_t budget = budgetFor(segments, target, minGap);
+        const std::int64_t budget = budgetFor(segments, target, minGap, !s.cuda);
         const std::string name = hr::toString(target);
         if (budget <= 0) {
             check(false, "oom " + name + ": no budget separates it from the phases before it (" +
@@ -626,6 +629,10 @@ void sectionFit(const Setup& s) {
         if (!fit.fits)
             continue;
         hr::TrainConfig run = fit.config;
+        // Full batches: as many training images as the fitted batch, a full validation batch.
+        run.data = dataset(s, std::max(run.batch, 16), std::max(hr::validationBatch(run), 16));
+        if (run.data.empty())
+            continue;
         run.memory_budget = s.oomBudget;
         run.on_oom = hr::OomPolicy::Stop; // an OOM must show, not be repaired
         run.name = "fit_" + model.substr(0, model.find('.'));
