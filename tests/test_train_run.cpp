@@ -520,8 +520,7 @@ void TestTrainRun::damagedCheckpointFallsBackToBackup() {
     const qint64 size = last.size();
     QVERIFY(last.resize(size / 2));
 
-    config.resume = true;
-    config.epochs = 3;
+    config.resume = true; // a resumed run keeps its stored settings: 2 epochs
     {
         EventLog log;
         hr::Trainer trainer(config, log.sink());
@@ -535,14 +534,13 @@ void TestTrainRun::damagedCheckpointFallsBackToBackup() {
                 QVERIFY2(m.text.find("damaged") != std::string::npos, m.text.c_str());
             }
         QVERIFY(warned);
-        // The backup held epoch 1's end: epochs 2 and 3 ran again (one epoch lost, not all).
-        QCOMPARE(int(log.epochs.size()), 2);
+        // The backup held epoch 1's end: epoch 2 ran again (one epoch lost, not both).
+        QCOMPARE(int(log.epochs.size()), 1);
         QCOMPARE(log.epochs.front().epoch, 1);
     }
     // Both damaged: the run fails with the file named and what to do, as one line.
     QVERIFY(QFile(QString::fromStdString(weights + "last.pt")).resize(100));
     QVERIFY(QFile(QString::fromStdString(weights + "last.pt.bak")).resize(100));
-    config.epochs = 4;
     EventLog log;
     hr::Trainer trainer(config, log.sink());
     QVERIFY(trainer.run() != 0);

@@ -71,6 +71,7 @@ std::string backupOf(const std::string& checkpoint) {
 bool isOomMessage(const std::string& message) {
     const std::string lower = toLower(message);
     return lower.find("out of memory") != std::string::npos ||
+           lower.find("headroom budget: tried to allocate") != std::string::npos ||
            lower.find("cuda_error_out_of_memory") != std::string::npos ||
            lower.find("cudnn_status_alloc_failed") != std::string::npos;
 }
@@ -1040,12 +1041,15 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
 int Trainer::Impl::runImpl() {
     try {
         setUp();
-    } catch (const c10::OutOfMemoryError& e) {
-        // The model, its optimizer state and EMA copy do not fit before any step ran.
+    } catch (const std::exception& e) {
+        // The model, its optimizer state and EMA copy do not fit before any step ran (the
+        // model builder reports a refused allocation as a diagnostic, not as an OOM).
+        if (!isOomMessage(e.what()))
+            throw;
         std::string why = budgetTooSmall("the weights, optimizer state and EMA copy");
         if (why.empty())
             why = "out of memory while setting up the run (" + userMessage(e) +
-                  "): the model does not fit; raise memory_budget or use a smaller model.";
+                  "): the model does not fit, so raise memory_budget or use a smaller model.";
         throw OomStop(why);
     }
     {
