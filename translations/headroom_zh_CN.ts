@@ -226,6 +226,42 @@
             <numerusform>正在以批量 %1 运行 %n 个策略…</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 strategies × %2 epochs at %3 px, batch %4: %5 epochs of training in all, one run after another.</source>
+        <translation>%1 个策略 × %2 轮，图像尺寸 %3 px，批量 %4：共训练 %5 轮，逐个运行。</translation>
+    </message>
+    <message>
+        <source>Run %1 measured %2 s per epoch with this model and image size, so this takes about %3 (batch, AMP and checkpointing change it).</source>
+        <translation>运行 %1 在相同模型和图像尺寸下测得每轮 %2 秒，因此大约需要 %3（批量、AMP 和梯度检查点会改变它）。</translation>
+    </message>
+    <message>
+        <source>No finished run of %1 at %2 px has measured the speed yet, so the time is unknown; a one-epoch run of the current settings measures it.</source>
+        <translation>还没有 %1 在 %2 px 下完成的运行测得速度，因此所需时间未知；用当前设置运行一轮即可测得。</translation>
+    </message>
+    <message>
+        <source>Start Training stays off until the matrix ends or is stopped.</source>
+        <translation>在矩阵结束或被停止之前，“开始训练”不可用。</translation>
+    </message>
+    <message>
+        <source>Run the matrix</source>
+        <translation>运行矩阵</translation>
+    </message>
+    <message>
+        <source>One curve per compared run appears here.</source>
+        <translation>每个被比较的运行会在这里显示一条曲线。</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::ComparisonSession</name>
@@ -585,6 +621,74 @@
         <source>A run is in progress. Stop it (keeping its last checkpoint) and quit?</source>
         <translation>有一个运行正在进行。停止它（保留最后的检查点）并退出吗？</translation>
     </message>
+    <message>
+        <source>&amp;Compare</source>
+        <translation>比较(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Getting started</source>
+        <translation>入门(&amp;G)</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Getting started</source>
+        <translation>入门</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;From data to a trained detector in five steps&lt;/h3&gt;&lt;ol&gt;&lt;li&gt;&lt;b&gt;Data&lt;/b&gt;: open a data.yaml or a folder (Ctrl+O), or use the built-in sample. The page lists problems in the labels.&lt;/li&gt;&lt;li&gt;&lt;b&gt;Settings&lt;/b&gt;: pick the model, image size, batch and epochs. Set a memory budget to make this device behave like a smaller GPU.&lt;/li&gt;&lt;li&gt;&lt;b&gt;Predicted memory&lt;/b&gt;: the panel beside the settings predicts the training and validation peaks; Auto-fit picks settings that fit the budget.&lt;/li&gt;&lt;li&gt;&lt;b&gt;Train&lt;/b&gt;: Start (Ctrl+R) and watch memory, losses and mAP live. If a step runs out of memory, the advisor offers fixes that continue the same run.&lt;/li&gt;&lt;li&gt;&lt;b&gt;Runs and Compare&lt;/b&gt;: every run keeps its curves and weights; pick runs to lay them over each other, or run a strategy matrix.&lt;/li&gt;&lt;/ol&gt;</source>
+        <translation>&lt;h3&gt;五步从数据到训练好的检测器&lt;/h3&gt;&lt;ol&gt;&lt;li&gt;&lt;b&gt;数据&lt;/b&gt;：打开 data.yaml 或一个文件夹（Ctrl+O），或使用内置示例。该页列出标注中的问题。&lt;/li&gt;&lt;li&gt;&lt;b&gt;设置&lt;/b&gt;：选择模型、图像尺寸、批量和轮数。设置内存预算，让本设备表现得像一块更小的 GPU。&lt;/li&gt;&lt;li&gt;&lt;b&gt;预测内存&lt;/b&gt;：设置旁的面板预测训练和验证峰值；自动适配会选出符合预算的设置。&lt;/li&gt;&lt;li&gt;&lt;b&gt;训练&lt;/b&gt;：开始（Ctrl+R），实时查看内存、损失和 mAP。某一步内存不足时，顾问会给出修复方案，让同一次运行继续。&lt;/li&gt;&lt;li&gt;&lt;b&gt;运行记录与比较&lt;/b&gt;：每次运行都保留其曲线和权重；选择多个运行叠加比较，或运行策略矩阵。&lt;/li&gt;&lt;/ol&gt;</translation>
+    </message>
+    <message>
+        <source>Show the %1 page</source>
+        <translation>显示“%1”页</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>These settings are not valid: %1. Each says why under its field on the Settings page.</source>
+        <translation>这些设置无效：%1。设置页上每个字段下方说明了原因。</translation>
+    </message>
+    <message>
+        <source>No data set chosen</source>
+        <translation>未选择数据集</translation>
+    </message>
+    <message>
+        <source>No data set is chosen. Train on the built-in sample?</source>
+        <translation>尚未选择数据集。要用内置示例训练吗？</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>It would train %1 for %2 epochs at %3 px, batch %4, memory budget %5.</source>
+        <translation>将以 %3 px、批量 %4、内存预算 %5 训练 %1 共 %2 轮。</translation>
+    </message>
+    <message>
+        <source>auto-fit</source>
+        <translation>自动适配</translation>
+    </message>
+    <message>
+        <source>Train on the sample</source>
+        <translation>用示例训练</translation>
+    </message>
+    <message>
+        <source>Choose a data set…</source>
+        <translation>选择数据集…</translation>
+    </message>
+    <message>
+        <source>The strategy matrix on the Compare page is training; Start is back when it ends or is stopped.</source>
+        <translation>比较页上的策略矩阵正在训练；它结束或被停止后才能开始。</translation>
+    </message>
+    <message>
+        <source>Fix these settings first: %1</source>
+        <translation>请先修正这些设置：%1</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::MemoryPanel</name>
@@ -670,7 +774,7 @@
     </message>
     <message>
         <source>No prediction until the settings are valid.</source>
-        <translation>设置有效后才能预测。</translation>
+        <translation type="vanished">设置有效后才能预测。</translation>
     </message>
     <message>
         <source>Waiting for the settings to settle…</source>
@@ -706,7 +810,7 @@
     </message>
     <message>
         <source>Batch %1, validation batch %2; each more image adds %3 to a training step. How: %4.</source>
-        <translation>批大小 %1，验证批大小 %2；每多一张图像，训练步骤增加 %3。方法：%4。</translation>
+        <translation type="vanished">批大小 %1，验证批大小 %2；每多一张图像，训练步骤增加 %3。方法：%4。</translation>
     </message>
     <message>
         <source>No prediction: %1</source>
@@ -735,6 +839,78 @@
     <message>
         <source>budget %1</source>
         <translation>预算 %1</translation>
+    </message>
+    <message>
+        <source>calibrated with real training steps at batch %1 and %2 on %3 (%4 targets per image)</source>
+        <translation>在 %3 上以批量 %1 和 %2 运行真实训练步骤校准（每张图像 %4 个目标）</translation>
+    </message>
+    <message>
+        <source>the step peaks in its forward pass</source>
+        <translation>训练步骤的峰值出现在前向传播</translation>
+    </message>
+    <message>
+        <source>the step peaks in its loss</source>
+        <translation>训练步骤的峰值出现在损失计算</translation>
+    </message>
+    <message>
+        <source>the step peaks in its backward pass</source>
+        <translation>训练步骤的峰值出现在反向传播</translation>
+    </message>
+    <message>
+        <source>the step peaks in its optimizer step</source>
+        <translation>训练步骤的峰值出现在优化器更新</translation>
+    </message>
+    <message>
+        <source>includes %1 batches queued by the loader</source>
+        <translation>包括加载器排队的 %1 个批次</translation>
+    </message>
+    <message>
+        <source>per rank of %1: training batch %2, the gradients&apos; all-reduce copies counted</source>
+        <translation>按 %1 个进程中的每个计：训练批量 %2，已计入梯度全归约的副本</translation>
+    </message>
+    <message>
+        <source>, %1% of the optimizer state (ZeRO-1, the most loaded rank)</source>
+        <translation>，优化器状态的 %1%（ZeRO-1，负载最重的进程）</translation>
+    </message>
+    <message>
+        <source>rank 0 validates at batch %1</source>
+        <translation>进程 0 以批量 %1 验证</translation>
+    </message>
+    <message>
+        <source>validation from probes at %1 and %2 images</source>
+        <translation>验证由 %1 和 %2 张图像的探测得出</translation>
+    </message>
+    <message>
+        <source>validation NMS is sized by an untrained model&apos;s few candidates</source>
+        <translation>验证 NMS 按未训练模型的少量候选框估算</translation>
+    </message>
+    <message>
+        <source>per-image memory scaled by the pixel count from a calibration at another image size</source>
+        <translation>每张图像的内存由另一图像尺寸的校准按像素数缩放得出</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>.</source>
+        <translation>。</translation>
+    </message>
+    <message>
+        <source>Fix these settings first: %1.</source>
+        <translation>请先修正这些设置：%1。</translation>
+    </message>
+    <message>
+        <source>No prediction until these settings are fixed: %1.</source>
+        <translation>修正这些设置之前无法预测：%1。</translation>
+    </message>
+    <message>
+        <source>No prediction until the settings are valid; the Settings page says which and why.</source>
+        <translation>设置有效之前无法预测；设置页说明了哪些设置以及原因。</translation>
+    </message>
+    <message>
+        <source>Batch %1, validation batch %2; each more image adds %3 to a training step. How: %4</source>
+        <translation>批大小 %1，验证批大小 %2；每多一张图像，训练步骤增加 %3。方法：%4</translation>
     </message>
 </context>
 <context>
@@ -933,6 +1109,10 @@
     <message>
         <source>PNG image (*.png);;PDF document (*.pdf)</source>
         <translation>PNG 图像 (*.png);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>No data yet: the curves appear as the run reports them.</source>
+        <translation>尚无数据：运行报告数据后曲线会出现在这里。</translation>
     </message>
 </context>
 <context>
@@ -1278,7 +1458,7 @@
     </message>
     <message>
         <source>none, e.g. 0, 1, 2</source>
-        <translation>无，例如 0, 1, 2</translation>
+        <translation type="vanished">无，例如 0, 1, 2</translation>
     </message>
     <message>
         <source>Frozen layers</source>
@@ -1286,7 +1466,7 @@
     </message>
     <message>
         <source>Layer indices whose weights do not train (comma separated).</source>
-        <translation>不训练其权重的层序号（逗号分隔）。</translation>
+        <translation type="vanished">不训练其权重的层序号（逗号分隔）。</translation>
     </message>
     <message>
         <source>Frozen layers need no gradients or optimizer state.</source>
@@ -2172,6 +2352,18 @@
         <source>Slower: each batch all-reduces twice per BatchNorm layer (its statistics in forward, its gradient sums in backward; once more in backward for layers that checkpointing recomputes) and twice more to close forward and backward, every message the size of the widest layer: 116 per batch for yolov8n&apos;s 57 BatchNorm layers.</source>
         <translation>更慢：每个批次对每个 BatchNorm 层做两次全归约（前向中的统计量、反向中的梯度和；被梯度检查点重算的层在反向中再多一次），另外还有两次用于结束前向和反向，每条消息的大小都等于最宽的层：yolov8n 有 57 个 BatchNorm 层，每批 116 次。</translation>
     </message>
+    <message>
+        <source>none, e.g. 10 or [0, 1, 2]</source>
+        <translation>无，例如 10 或 [0, 1, 2]</translation>
+    </message>
+    <message>
+        <source>The first N layers (a number), or a list of layer indices like [0, 1, 2], whose weights do not train.</source>
+        <translation>不训练其权重的层：前 N 层（一个数字），或层索引列表，如 [0, 1, 2]。</translation>
+    </message>
+    <message>
+        <source>Start is off until these settings are fixed: %1.</source>
+        <translation>修正这些设置之前无法开始：%1。</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::SettingsPage</name>
@@ -2393,6 +2585,18 @@
         <translation>
             <numerusform>已将 %n 个策略保存到 %1。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>backbone</source>
+        <translation>骨干网络</translation>
+    </message>
+    <message>
+        <source>all blocks</source>
+        <translation>所有模块</translation>
+    </message>
+    <message>
+        <source>published YOLOv9-c table, RTX-class GPU (design notes)</source>
+        <translation>YOLOv9-c 公开数据表，RTX 级 GPU（设计笔记）</translation>
     </message>
 </context>
 <context>

@@ -4,6 +4,7 @@
 #include "settingsform.h"
 
 #include <QDir>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -31,11 +32,21 @@ SettingsPage::SettingsPage(QWidget* parent) : QWidget(parent), m_form(new Settin
     scroll->setWidgetResizable(true);
     scroll->setWidget(m_form);
     scroll->setMinimumWidth(420);
+    // Two columns when they fit beside the memory panel, else one: never a sideways scroll.
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->viewport()->installEventFilter(this);
+    m_scroll = scroll;
     m_columns->addWidget(scroll, 3);
     layout->addLayout(m_columns, 1);
 
     connect(open, &QPushButton::clicked, this, &SettingsPage::openRequested);
     connect(save, &QPushButton::clicked, this, &SettingsPage::saveRequested);
+}
+
+bool SettingsPage::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_scroll->viewport() && event->type() == QEvent::Resize)
+        m_form->setColumnCount(m_scroll->viewport()->width() >= m_form->twoColumnWidth() ? 2 : 1);
+    return QWidget::eventFilter(watched, event);
 }
 
 void SettingsPage::setSidePanel(QWidget* panel) {

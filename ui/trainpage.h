@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "logview.h"
 #include "train/events.h"
 
 #include <QMap>
 #include <QWidget>
 
 class QLabel;
-class QPlainTextEdit;
 class QProgressBar;
 class QToolButton;
 class QAction;
@@ -31,7 +31,7 @@ public:
     PlotWidget* mapPlot() const { return m_map; }
     PlotWidget* lrPlot() const { return m_lr; }
     QProgressBar* progressBar() const { return m_progress; }
-    QPlainTextEdit* log() const { return m_log; }
+    LogView* log() const { return m_log; }
     /// The memory plot's "allocated" series of a rank of a data-parallel run (rank 0's is the
     /// one-process run's "allocated"), or -1 when that rank has sent no sample yet.
     int memorySeriesOfRank(int rank) const;
@@ -58,7 +58,7 @@ private:
     QProgressBar* m_progress;
     QLabel* m_status;
     QLabel* m_memoryStatus;
-    QPlainTextEdit* m_log;
+    LogView* m_log;
 
     int m_allocated = -1, m_peak = -1;
     QMap<int, int> m_rankSeries; ///< rank >= 1 -> its allocated series
