@@ -19,6 +19,10 @@
         <source>Reset view (follow the data)</source>
         <translation>重置视图（跟随数据）</translation>
     </message>
+    <message>
+        <source>No data yet.</source>
+        <translation>尚无数据。</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::ComparePage</name>
@@ -405,6 +409,14 @@
     <message>
         <source>How to fix</source>
         <translation>修复方法</translation>
+    </message>
+    <message>
+        <source>Objects and images per class appear here once a data set is open.</source>
+        <translation>打开数据集后，这里显示每个类别的目标数和图像数。</translation>
+    </message>
+    <message>
+        <source>How large the boxes are appears here once a data set is open.</source>
+        <translation>打开数据集后，这里显示框的大小分布。</translation>
     </message>
 </context>
 <context>
@@ -911,6 +923,10 @@
     <message>
         <source>Batch %1, validation batch %2; each more image adds %3 to a training step. How: %4</source>
         <translation>批大小 %1，验证批大小 %2；每多一张图像，训练步骤增加 %3。方法：%4</translation>
+    </message>
+    <message>
+        <source>The predicted peaks appear here.</source>
+        <translation>预测的峰值显示在这里。</translation>
     </message>
 </context>
 <context>
@@ -2362,7 +2378,7 @@
     </message>
     <message>
         <source>Start is off until these settings are fixed: %1.</source>
-        <translation>修正这些设置之前无法开始：%1。</translation>
+        <translation type="vanished">修正这些设置之前无法开始：%1。</translation>
     </message>
 </context>
 <context>
@@ -2386,6 +2402,10 @@
     <message>
         <source>Settings saved to %1</source>
         <translation>设置已保存到 %1</translation>
+    </message>
+    <message>
+        <source>Start is off until these settings are fixed: %1.</source>
+        <translation>修正这些设置之前无法开始：%1。</translation>
     </message>
 </context>
 <context>

@@ -151,6 +151,11 @@ MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget*
     m_budgetLabel->setPadding(QMargins(2, 1, 4, 1));
     m_budgetLabel->setClipToAxisRect(false);
     connect(m_plot, &QCustomPlot::afterLayout, this, &MemoryPanel::placeBudgetLabel);
+    m_empty = new QCPItemText(m_plot);
+    m_empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_empty->position->setCoords(0.5, 0.5);
+    m_empty->setPositionAlignment(Qt::AlignCenter);
+    m_empty->setText(tr("The predicted peaks appear here."));
     layout->addWidget(m_plot);
 
     // The numbers: a colour swatch, the part and its predicted size.
@@ -457,6 +462,12 @@ void MemoryPanel::updateChart() {
         m_budgetLabel->setText(tr("budget %1").arg(bytes(budget)));
     }
     m_plot->xAxis->setRange(0, top > 0 ? double(top) / unit * 1.08 : 1.0);
+    // No estimate yet: words instead of a made-up 0..1 axis.
+    m_plot->xAxis->setTickLabels(m_hasEstimate);
+    m_plot->xAxis->setTicks(m_hasEstimate);
+    if (!m_hasEstimate)
+        m_plot->xAxis->setLabel(QString());
+    m_empty->setVisible(!m_hasEstimate);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -520,6 +531,7 @@ void MemoryPanel::applyPalette() {
     m_budgetLine->setPen(QPen(budget, 2));
     m_targetLine->setPen(QPen(budget, 1, Qt::DashLine));
     m_budgetLabel->setColor(budget);
+    m_empty->setColor(pal.color(QPalette::PlaceholderText));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -86,6 +86,7 @@ private:
     QCPItemStraightLine* m_budgetLine;
     QCPItemStraightLine* m_targetLine;
     QCPItemText* m_budgetLabel;
+    QCPItemText* m_empty = nullptr;
     QVector<QLabel*> m_swatches;
     QVector<QLabel*> m_values;
     QLabel* m_trainValue;

@@ -722,19 +722,18 @@ void SettingsForm::updateValidation() {
         if (error)
             invalid << QString(field.label).remove(QLatin1Char('&'));
     }
-    QStringList lines;
-    if (!invalid.isEmpty())
-        lines << tr("Start is off until these settings are fixed: %1.")
-                     .arg(invalid.join(QStringLiteral(", ")));
-    lines << general;
-    m_validation->setVisible(!lines.isEmpty());
+    // Keyless problems only: a field's own stands under it, and the page's top line names the
+    // fields (a line appearing here would move every field under the mouse).
+    m_validation->setVisible(!general.isEmpty());
     QPalette pal = palette();
     pal.setColor(QPalette::WindowText, red);
     m_validation->setPalette(pal);
-    m_validation->setText(lines.join(QLatin1Char('\n')));
+    m_validation->setText(general.join(QLatin1Char('\n')));
     const bool changed = invalid != m_invalid;
     const bool wasValid = m_invalid.isEmpty();
     m_invalid = invalid;
+    if (changed)
+        emit invalidFieldsChanged(m_invalid);
     if (changed && wasValid != m_invalid.isEmpty())
         emit validityChanged(m_invalid.isEmpty());
 }

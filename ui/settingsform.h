@@ -54,6 +54,8 @@ signals:
     void configChanged();
     /// isValid() changed.
     void validityChanged(bool valid);
+    /// invalidFields() changed (also while the form stays invalid).
+    void invalidFieldsChanged(const QStringList& labels);
 
 private:
     struct Field {

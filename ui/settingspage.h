@@ -33,6 +33,8 @@ public:
     QString currentFile() const { return m_file; }
 
     QScrollArea* scrollArea() const { return m_scroll; }
+    /// The line above the form: a hint, the file, or the fields that keep Start off.
+    QLabel* statusLabel() const { return m_fileLabel; }
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -46,6 +48,7 @@ private:
     QHBoxLayout* m_columns;
     QLabel* m_fileLabel;
     QScrollArea* m_scroll = nullptr;
+    QString m_hint; ///< what the top line says while every field is valid
     QString m_file;
 };
 
