@@ -37,7 +37,12 @@ BarChart::BarChart(const QString& title, QWidget* parent)
     m_empty->setPositionAlignment(Qt::AlignCenter);
     m_empty->setTextAlignment(Qt::AlignCenter);
     m_empty->setClipToAxisRect(false);
-    m_empty->setText(tr("No data yet."));
+    m_emptyText = tr("No data yet.");
+    m_empty->setText(m_emptyText);
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        if (m_empty->visible())
+            setWrappedText(m_empty, m_emptyText, m_plot->axisRect()->rect().width() - 8);
+    });
     connect(m_plot, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         QMenu menu(this);
         menu.addAction(tr("Export as PNG or PDF…"), this, [this] {
@@ -133,6 +138,7 @@ bool BarChart::exportTo(const QString& path) {
 }
 
 void BarChart::setEmptyText(const QString& text) {
+    m_emptyText = text;
     m_empty->setText(text);
     rescale();
 }

@@ -43,6 +43,7 @@ private:
     QCustomPlot* m_plot;
     QCPBarsGroup* m_group;
     QCPItemText* m_empty = nullptr;
+    QString m_emptyText; ///< unwrapped
     QVector<QCPBars*> m_bars;
     QVector<int> m_colorIndex;
     QStringList m_categories;

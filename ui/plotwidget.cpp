@@ -36,10 +36,10 @@ PlotWidget::PlotWidget(const QString& title, QWidget* parent)
     m_plot->legend->setFont(font());
     // The legend gets a row of its own between the title and the plot area, so it never covers
     // a curve; entries run left to right and wrap.
+    // It joins the layout with the first series: an empty legend's maximum width (its margins)
+    // would narrow the whole column, plot area included.
     m_plot->axisRect()->insetLayout()->take(m_plot->legend);
-    m_plot->plotLayout()->insertRow(1);
-    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->legend->setVisible(false);
     m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     m_plot->legend->setWrap(4);
     m_plot->legend->setMargins(QMargins(4, 2, 4, 2));
@@ -52,7 +52,8 @@ PlotWidget::PlotWidget(const QString& title, QWidget* parent)
     m_empty->position->setCoords(0.5, 0.5);
     m_empty->setPositionAlignment(Qt::AlignCenter);
     m_empty->setTextAlignment(Qt::AlignCenter);
-    m_empty->setText(tr("No data yet: the curves appear as the run reports them."));
+    m_emptyText = tr("No data yet: the curves appear as the run reports them.");
+    m_empty->setText(m_emptyText);
     m_empty->setClipToAxisRect(false);
     m_plot->yAxis2->setRange(0, 1);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -72,12 +73,22 @@ PlotWidget::PlotWidget(const QString& title, QWidget* parent)
     connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { resetView(); });
     connect(m_plot, &QCustomPlot::mouseMove, this, &PlotWidget::showHover);
     connect(m_plot, &QWidget::customContextMenuRequested, this, &PlotWidget::showContextMenu);
-    connect(m_plot, &QCustomPlot::afterLayout, this, &PlotWidget::placeReferenceLabel);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &PlotWidget::placeLabels);
     applyPalette();
     replotNow();
 }
 
+void PlotWidget::showLegend() {
+    if (m_plot->legend->layout())
+        return;
+    m_plot->plotLayout()->insertRow(1);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->legend->setVisible(true);
+}
+
 int PlotWidget::addSeries(const QString& name, int colorIndex, bool dashed) {
+    showLegend();
     QCPGraph* graph = m_plot->addGraph(m_plot->xAxis, m_plot->yAxis);
     graph->setName(name);
     m_series.append(graph);
@@ -90,6 +101,7 @@ int PlotWidget::addSeries(const QString& name, int colorIndex, bool dashed) {
 }
 
 int PlotWidget::addShadingSeries(const QString& name, int colorIndex) {
+    showLegend();
     QCPGraph* graph = m_plot->addGraph(m_plot->xAxis, m_plot->yAxis2);
     graph->setName(name);
     graph->setLineStyle(QCPGraph::lsStepLeft);
@@ -156,12 +168,13 @@ void PlotWidget::setLogarithmic(bool on) {
 }
 
 void PlotWidget::setEmptyText(const QString& text) {
+    m_emptyText = text;
     m_empty->setText(text);
     scheduleReplot();
 }
 
 QString PlotWidget::emptyText() const {
-    return m_empty->text();
+    return m_emptyText;
 }
 
 bool PlotWidget::showsEmptyText() const {
@@ -175,11 +188,14 @@ bool PlotWidget::hasData() const {
     return false;
 }
 
-void PlotWidget::placeReferenceLabel() {
+void PlotWidget::placeLabels() {
+    // The empty text wraps to the plot area's width (small plots on the Compare page).
+    const QRect area = m_plot->axisRect()->rect();
+    if (m_empty->visible())
+        setWrappedText(m_empty, m_emptyText, area.width() - 8);
     if (!m_referenceLabel || !m_referenceLabel->visible())
         return;
     // Above the line, unless that would run out of the top of the plot area: then below it.
-    const QRect area = m_plot->axisRect()->rect();
     const double y = m_plot->yAxis->coordToPixel(m_referenceValue);
     const int height = QFontMetrics(m_referenceLabel->font()).height() + 4;
     const bool below = y - area.top() < height;

@@ -70,7 +70,8 @@ protected:
 private:
     void applyPalette();
     void replotNow();
-    void placeReferenceLabel();
+    void placeLabels();
+    void showLegend();
     bool hasData() const;
     void showHover(QMouseEvent* event);
     void showContextMenu(const QPoint& pos);
@@ -84,6 +85,7 @@ private:
     QCPItemStraightLine* m_reference = nullptr;
     QCPItemText* m_referenceLabel = nullptr;
     QCPItemText* m_empty = nullptr;
+    QString m_emptyText; ///< unwrapped; placeLabels() wraps it to the plot area
     double m_referenceValue = 0;
     bool m_followData = true;
     int m_replots = 0;
