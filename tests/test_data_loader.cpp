@@ -2,6 +2,7 @@
 #include "config/train_config.h"
 #include "data/data_loader.h"
 #include "data/synthetic_dataset.h"
+#include "memory/cpu_memory_tracker.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -100,6 +101,7 @@ private slots:
     void ramAndDiskCacheGiveTheSameBatches();
     void survivesCorruptData();
     void optionsFromTrainConfig();
+    void workersAllocateOutsideTheBudget();
 
 private:
     QTemporaryDir m_dir;
@@ -362,6 +364,27 @@ void TestDataLoader::optionsFromTrainConfig() {
     const auto val = hr::LoaderOptions::fromConfig(c, false);
     QCOMPARE(val.batch, 16);
     QVERIFY(!val.augment && !val.shuffle && val.rect);
+}
+
+void TestDataLoader::workersAllocateOutsideTheBudget() {
+    // The budget simulates a device: batches the workers build and queue are host memory and
+    // must neither count nor be refused (issue 15: a worker's 37.5 MiB collate was refused and
+    // ended the run). A budget of 64 KiB is far below one 4 x 64 px batch (196 KiB).
+    auto& tracker = hr::CpuMemoryTracker::instance();
+    tracker.install();
+    const std::int64_t before = tracker.allocated();
+    tracker.setBudget(before + 64 * 1024);
+    for (int workers : {2, 0}) {
+        hr::LoaderOptions o = trainOptions();
+        o.workers = workers;
+        hr::DataLoader loader(m_report, o);
+        const std::vector<hr::Batch> batches = epochOf(loader, 0);
+        QVERIFY2(loader.error().empty(), loader.error().c_str());
+        QCOMPARE(int(batches.size()), 3);
+        QCOMPARE(tracker.allocated(), before);
+        QVERIFY(tracker.hostAllocated() >= 3 * batches.front().bytes());
+    }
+    tracker.setBudget(0);
 }
 
 QTEST_APPLESS_MAIN(TestDataLoader)

@@ -221,6 +221,7 @@ void TestEstimate::fitExplainsImpossibleBudget() {
     QVERIFY(fit.minimumBudget > budget);
     QVERIFY2(fit.summary.find("smallest budget that would work") != std::string::npos,
              fit.summary.c_str());
+    QVERIFY2(fit.summary.find(". ") == std::string::npos, fit.summary.c_str()); // one sentence
     // Its minimum really works: fitting to it succeeds at batch 1.
     const hr::FitResult again = hr::fitToBudget(c, fit.minimumBudget + 1024, &error);
     QVERIFY2(again.fits, again.summary.c_str());

@@ -59,6 +59,12 @@ private slots:
     void parseRequestedBytes_data();
     void parseRequestedBytes();
     void samplerTagsPhases();
+    void hostScopeAllocationsDoNotCount();
+    void countOnDeviceEnforcesTheBudget();
+    void newSessionIgnoresEarlierBlocks();
+    void failureSnapshotIsTakenAtTheRefusal();
+    void probeStepsAndOomMarkInTheTimeline();
+    void parseAllocatedBytes();
     void samplerCsvRoundTrip();
     void residentBreakdownSums();
     void attributePeakSplitsActivations();
@@ -422,6 +428,140 @@ void TestMemory::parseRequestedBytes() {
     QFETCH(QString, message);
     QFETCH(qint64, bytes);
     QCOMPARE(qint64(hr::parseRequestedBytes(message.toStdString())), bytes);
+}
+
+void TestMemory::hostScopeAllocationsDoNotCount() {
+    const std::int64_t before = tracker().allocated();
+    const std::int64_t hostBefore = tracker().hostAllocated();
+    tracker().setBudget(before + 1024 * 1024); // 1 MiB of room
+    torch::Tensor host;
+    {
+        hr::HostAllocationScope scope;
+        QVERIFY(hr::HostAllocationScope::active());
+        host = torch::zeros({4 * 1024 * 1024}, torch::kFloat32); // 16 MiB: past the budget
+    }
+    QVERIFY(!hr::HostAllocationScope::active());
+    QCOMPARE(tracker().allocated(), before);
+    QCOMPARE(tracker().hostAllocated(), hostBefore + 16 * 1024 * 1024);
+    host = torch::Tensor();
+    QCOMPARE(tracker().hostAllocated(), hostBefore);
+    // Outside the scope the same request is refused.
+    bool refused = false;
+    try {
+        torch::zeros({4 * 1024 * 1024}, torch::kFloat32);
+    } catch (const c10::OutOfMemoryError&) {
+        refused = true;
+    }
+    QVERIFY(refused);
+}
+
+void TestMemory::countOnDeviceEnforcesTheBudget() {
+    const std::int64_t before = tracker().allocated();
+    torch::Tensor batch;
+    {
+        hr::HostAllocationScope scope;
+        batch = torch::ones({1024 * 1024}, torch::kFloat32); // 4 MiB
+    }
+    // Room for 2 MiB: "moving" the batch to the device fails there, with the batch's size.
+    tracker().setBudget(before + 2 * 1024 * 1024);
+    bool refused = false;
+    try {
+        tracker().countOnDevice(batch.storage().data_ptr());
+    } catch (const c10::OutOfMemoryError&) {
+        refused = true;
+    }
+    QVERIFY(refused);
+    QCOMPARE(tracker().allocated(), before);
+    QCOMPARE(tracker().lastFailure().requested, std::int64_t(4 * 1024 * 1024));
+    // With room it counts from then on, once, and stops counting when freed.
+    tracker().setBudget(before + 8 * 1024 * 1024);
+    tracker().countOnDevice(batch.storage().data_ptr());
+    tracker().countOnDevice(batch.storage().data_ptr());
+    QCOMPARE(tracker().allocated(), before + 4 * 1024 * 1024);
+    QVERIFY(tracker().peak() >= before + 4 * 1024 * 1024);
+    batch = torch::Tensor();
+    QCOMPARE(tracker().allocated(), before);
+}
+
+void TestMemory::newSessionIgnoresEarlierBlocks() {
+    // Earlier work (a stopped run, a calibration) left 8 MiB alive.
+    auto leftover = torch::zeros({2 * 1024 * 1024}, torch::kFloat32);
+    tracker().beginSession();
+    QCOMPARE(tracker().allocated(), std::int64_t(0));
+    QCOMPARE(tracker().peak(), std::int64_t(0));
+    tracker().setBudget(6 * 1024 * 1024); // smaller than the leftover: must not matter
+    auto mine = torch::zeros({1024 * 1024}, torch::kFloat32);
+    QCOMPARE(tracker().allocated(), std::int64_t(4 * 1024 * 1024));
+    leftover = torch::Tensor(); // freeing earlier work does not lower this session's figures
+    QCOMPARE(tracker().allocated(), std::int64_t(4 * 1024 * 1024));
+    mine = torch::Tensor();
+    QCOMPARE(tracker().allocated(), std::int64_t(0));
+}
+
+void TestMemory::failureSnapshotIsTakenAtTheRefusal() {
+    const std::int64_t before = tracker().allocated();
+    tracker().resetPeak();
+    tracker().setBudget(before + 10 * 1024 * 1024);
+    const std::int64_t serial = tracker().lastFailure().serial;
+    std::string message;
+    {
+        auto held = torch::zeros({2 * 1024 * 1024}, torch::kFloat32); // 8 MiB
+        try {
+            auto more = torch::zeros({1024 * 1024}, torch::kFloat32); // 4 MiB: refused
+        } catch (const c10::OutOfMemoryError& e) {
+            message = e.what_without_backtrace();
+        }
+    } // the "failed step" releases what it held, as an unwound step does
+    QVERIFY(!message.empty());
+    const hr::AllocationFailure f = tracker().lastFailure();
+    QCOMPARE(f.serial, serial + 1);
+    QCOMPARE(f.requested, std::int64_t(4 * 1024 * 1024));
+    QCOMPARE(f.allocated, before + 8 * 1024 * 1024); // in use at the refusal, not after
+    QCOMPARE(f.peak, before + 8 * 1024 * 1024);
+    QCOMPARE(f.budget, before + 10 * 1024 * 1024);
+    QCOMPARE(tracker().allocated(), before);
+    // The message's "already allocated" is the same figure.
+    const std::int64_t parsed = hr::parseAllocatedBytes(message);
+    QVERIFY2(std::llabs(parsed - f.allocated) <= f.allocated / 100, message.c_str());
+}
+
+void TestMemory::probeStepsAndOomMarkInTheTimeline() {
+    hr::CpuProbe probe;
+    hr::MemorySampler sampler(probe, 20.0);
+    sampler.setPhase(hr::Phase::Forward);
+    QCOMPARE(sampler.sampleNow().phase, hr::Phase::Forward);
+    {
+        hr::ProbeStepScope probing;
+        QCOMPARE(sampler.sampleNow().phase, hr::Phase::Probe);
+    }
+    QCOMPARE(sampler.sampleNow().phase, hr::Phase::Forward);
+    const hr::MemorySample mark = sampler.markOom(hr::Phase::Backward, 123456789, 987654321);
+    QVERIFY(mark.oom);
+    QCOMPARE(mark.phase, hr::Phase::Backward);
+    QCOMPARE(mark.allocated, std::int64_t(123456789));
+    QCOMPARE(mark.peak, std::int64_t(987654321));
+    const auto parsed = hr::MemorySampler::parseCsv(hr::MemorySampler::csvHeader() + "\n" +
+                                                    hr::MemorySampler::csvLine(mark) + "\n");
+    QCOMPARE(parsed.size(), std::size_t(1));
+    QVERIFY(parsed[0].oom);
+    QCOMPARE(parsed[0].phase, hr::Phase::Backward);
+    hr::Phase phase = hr::Phase::Idle;
+    QVERIFY(hr::parsePhase("probe", phase));
+    QCOMPARE(phase, hr::Phase::Probe);
+}
+
+void TestMemory::parseAllocatedBytes() {
+    QCOMPARE(hr::parseAllocatedBytes(hr::budgetOomMessage(25 << 20, 60 << 20, 160 << 20)),
+             std::int64_t(60) << 20);
+    QCOMPARE(hr::parseAllocatedBytes("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; "
+                                     "7.79 GiB total capacity; 2.50 GiB already allocated; "
+                                     "10.00 MiB free)"),
+             std::int64_t(2560) << 20);
+    QCOMPARE(hr::parseAllocatedBytes("Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+                                     "79.1 GiB of which 1.00 GiB is free. Of the allocated "
+                                     "memory 75.00 GiB is allocated by PyTorch"),
+             std::int64_t(75) << 30);
+    QCOMPARE(hr::parseAllocatedBytes("no figures here"), std::int64_t(0));
 }
 
 void TestMemory::samplerTagsPhases() {

@@ -116,6 +116,10 @@ struct EventLog {
     std::vector<hr::FixApplied> fixes;
     std::vector<hr::FixChecked> checks;
     std::string failure;
+    std::vector<hr::LogMessage> logs;
+    std::vector<hr::RunFinished> ends;
+    int batchesAfterStop = 0;
+    bool stopSent = false;
     hr::EventSink sink(hr::Trainer** stopAfterFirstEpoch = nullptr) {
         return [this, stopAfterFirstEpoch](const hr::TrainEvent& event) {
             std::lock_guard<std::mutex> lock(mutex);
@@ -132,6 +136,12 @@ struct EventLog {
                 checks.push_back(*c);
             } else if (const auto* r = std::get_if<hr::RunFailed>(&event)) {
                 failure = r->message;
+            } else if (const auto* l = std::get_if<hr::LogMessage>(&event)) {
+                logs.push_back(*l);
+            } else if (const auto* f = std::get_if<hr::RunFinished>(&event)) {
+                ends.push_back(*f);
+            } else if (std::holds_alternative<hr::BatchEnd>(event)) {
+                batchesAfterStop += stopSent;
             }
         };
     }
@@ -150,6 +160,9 @@ private slots:
     void resumeMatchesStraightRun();
     void oomRecoveryContinuesRun();
     void noHandlerStopsWithLastWeights();
+    void damagedCheckpointFallsBackToBackup();
+    void unwritableProjectIsOneLine();
+    void stopEndsWithStoppedState();
 
 private:
     hr::TrainConfig tinyConfig(const QString& project, const QString& name) const;
@@ -483,6 +496,106 @@ void TestTrainRun::noHandlerStopsWithLastWeights() {
     QVERIFY(!log.ooms.empty());
     QVERIFY2(log.failure.find("out of memory") != std::string::npos, log.failure.c_str());
     QVERIFY(QFile::exists(QString::fromStdString(config.project + "/train/weights/last.pt")));
+}
+
+/// Text a user reads: one line, no C++ backtrace.
+void checkUserText(const std::string& text) {
+    QVERIFY2(!text.empty(), "no reason given");
+    QVERIFY2(text.find("frame #") == std::string::npos, text.c_str());
+    QVERIFY2(text.find("Exception raised") == std::string::npos, text.c_str());
+    QVERIFY2(text.find('\n') == std::string::npos, text.c_str());
+}
+
+void TestTrainRun::damagedCheckpointFallsBackToBackup() {
+    hr::TrainConfig config = tinyConfig("torn", "run");
+    {
+        EventLog log;
+        hr::Trainer trainer(config, log.sink());
+        QCOMPARE(trainer.run(), 0);
+    }
+    const std::string weights = config.project + "/run/weights/";
+    QVERIFY(QFile::exists(QString::fromStdString(weights + "last.pt.bak"))); // epoch 1's end
+    // A torn write: last.pt cut in half.
+    QFile last(QString::fromStdString(weights + "last.pt"));
+    const qint64 size = last.size();
+    QVERIFY(last.resize(size / 2));
+
+    config.resume = true; // a resumed run keeps its stored settings: 2 epochs
+    {
+        EventLog log;
+        hr::Trainer trainer(config, log.sink());
+        QCOMPARE(trainer.run(), 0);
+        bool warned = false;
+        for (const hr::LogMessage& m : log.logs)
+            if (m.level == hr::LogMessage::Level::Warning &&
+                m.text.find("last.pt.bak") != std::string::npos) {
+                warned = true;
+                checkUserText(m.text);
+                QVERIFY2(m.text.find("damaged") != std::string::npos, m.text.c_str());
+            }
+        QVERIFY(warned);
+        // The backup held epoch 1's end: epoch 2 ran again (one epoch lost, not both).
+        QCOMPARE(int(log.epochs.size()), 1);
+        QCOMPARE(log.epochs.front().epoch, 1);
+    }
+    // Both damaged: the run fails with the file named and what to do, as one line.
+    QVERIFY(QFile(QString::fromStdString(weights + "last.pt")).resize(100));
+    QVERIFY(QFile(QString::fromStdString(weights + "last.pt.bak")).resize(100));
+    EventLog log;
+    hr::Trainer trainer(config, log.sink());
+    QVERIFY(trainer.run() != 0);
+    QCOMPARE(int(log.ends.size()), 1);
+    QCOMPARE(int(log.ends[0].state), int(hr::RunState::Failed));
+    const std::string& why = log.ends[0].reason;
+    checkUserText(why);
+    QVERIFY2(why.find(weights + "last.pt") != std::string::npos, why.c_str());
+    QVERIFY2(why.find("damaged") != std::string::npos, why.c_str());
+}
+
+void TestTrainRun::unwritableProjectIsOneLine() {
+    // A project "folder" that is a file: nobody can create the run folder in it (a read-only
+    // folder would not stop root, who runs CI in containers).
+    const QString file = m_dir.filePath("not-a-folder");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.close();
+    hr::TrainConfig config = tinyConfig("unused", "run");
+    config.project = (file + "/runs").toStdString();
+    EventLog log;
+    hr::Trainer trainer(config, log.sink());
+    QVERIFY(trainer.run() != 0);
+    QCOMPARE(int(log.ends.size()), 1);
+    QCOMPARE(int(log.ends[0].state), int(hr::RunState::Failed));
+    checkUserText(log.ends[0].reason);
+    QVERIFY2(log.ends[0].reason.find("choose a project folder you can write") != std::string::npos,
+             log.ends[0].reason.c_str());
+    QCOMPARE(log.failure, log.ends[0].reason);
+}
+
+void TestTrainRun::stopEndsWithStoppedState() {
+    hr::TrainConfig config = tinyConfig("stop", "run");
+    config.epochs = 3;
+    EventLog log;
+    hr::Trainer* self = nullptr;
+    hr::EventSink inner = log.sink();
+    hr::Trainer trainer(config, [&](const hr::TrainEvent& event) {
+        inner(event);
+        if (std::holds_alternative<hr::BatchEnd>(event) && !log.stopSent) {
+            log.stopSent = true;
+            self->requestStop();
+        }
+    });
+    self = &trainer;
+    QCOMPARE(trainer.run(), 0);
+    QCOMPARE(log.batchesAfterStop, 0); // no further step completed
+    QCOMPARE(int(log.ends.size()), 1);
+    QCOMPARE(int(log.ends[0].state), int(hr::RunState::Stopped));
+    QVERIFY(log.ends[0].stoppedByUser);
+    const auto run = hr::RunStore::load(log.ends[0].runDir);
+    QVERIFY(run);
+    QFile events(QString::fromStdString(log.ends[0].runDir + "/events.jsonl"));
+    QVERIFY(events.open(QIODevice::ReadOnly));
+    QVERIFY(events.readAll().contains("\"state\":\"stopped\""));
 }
 
 QTEST_APPLESS_MAIN(TestTrainRun)

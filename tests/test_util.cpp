@@ -3,6 +3,7 @@
 #include "util/bytes.h"
 #include "util/diagnostic.h"
 #include "util/text.h"
+#include "util/user_message.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -18,6 +19,10 @@ private slots:
     void diagnosticText();
     void atomicWriteReplacesFile();
     void jsonEscape();
+    void userMessageDropsBacktraces();
+    void userMessageCollapsesRepeatedPrefixes();
+    void userMessageNamesRemedies_data();
+    void userMessageNamesRemedies();
 };
 
 void TestUtil::parseByteSize_data() {
@@ -89,6 +94,66 @@ void TestUtil::atomicWriteReplacesFile() {
 
 void TestUtil::jsonEscape() {
     QCOMPARE(QString::fromStdString(hr::jsonEscape("a\"b\\c\nd")), QString("a\\\"b\\\\c\\nd"));
+}
+
+void TestUtil::userMessageDropsBacktraces() {
+    // The shape of c10::Error::what() in LibTorch 1.13 and 2.x.
+    const std::string raw =
+        "Headroom budget: tried to allocate 37.5 MiB (154 MiB already allocated; 160 MiB "
+        "budget; 5.97 MiB free)\nException raised from allocate at "
+        "/work/core/memory/cpu_memory_tracker.cpp:112 (most recent call first):\n"
+        "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x55 (0x7f in "
+        "/lib/libc10.so)\nframe #1: hr::CpuMemoryTracker::allocate(unsigned long) + 0x1d2\n"
+        "frame #15: clone + 0x44 (0x7f in /lib/libc.so.6)\n";
+    const std::string text = hr::userText("data loader: data loader: " + raw);
+    QCOMPARE(QString::fromStdString(text),
+             QString("data loader: Headroom budget: tried to allocate 37.5 MiB (154 MiB already "
+                     "allocated; 160 MiB budget; 5.97 MiB free)"));
+    QVERIFY(text.find("frame #") == std::string::npos);
+    QVERIFY(text.find('\n') == std::string::npos);
+    const std::runtime_error error(raw);
+    QVERIFY(hr::userMessage(error).find("Exception raised") == std::string::npos);
+}
+
+void TestUtil::userMessageCollapsesRepeatedPrefixes() {
+    QCOMPARE(QString::fromStdString(hr::userText("a: a: a: b: c")), QString("a: b: c"));
+    QCOMPARE(QString::fromStdString(hr::userText("resume: x: x")), QString("resume: x: x"));
+    QCOMPARE(QString::fromStdString(hr::userText("")), QString("unknown error"));
+}
+
+void TestUtil::userMessageNamesRemedies_data() {
+    QTest::addColumn<QString>("raw");
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("truncated checkpoint")
+        << "PytorchStreamReader failed reading zip archive: failed finding central directory\n"
+           "Exception raised from valid at ../caffe2/serialize/inline_container.cc:184\nframe "
+           "#0: x"
+        << "runs/exp/weights/last.pt"
+        << "the checkpoint runs/exp/weights/last.pt is damaged or incomplete";
+    QTest::newRow("disk full") << "cannot write x.tmp1: No space left on device"
+                               << "runs/exp/weights/last.pt"
+                               << "the disk is full: free some space where "
+                                  "runs/exp/weights/last.pt is written";
+    QTest::newRow("unwritable") << "cannot create runs/exp: Permission denied"
+                                << ""
+                                << "choose a project folder you can write";
+    QTest::newRow("not a folder") << "cannot create runs/exp: Not a directory"
+                                  << ""
+                                  << "choose a project folder you can write";
+    QTest::newRow("vanished image") << "cannot read image: No such file or directory"
+                                    << "data/images/a.jpg"
+                                    << "data/images/a.jpg was moved or deleted";
+}
+
+void TestUtil::userMessageNamesRemedies() {
+    QFETCH(QString, raw);
+    QFETCH(QString, file);
+    QFETCH(QString, expected);
+    const QString text =
+        QString::fromStdString(hr::userText(raw.toStdString(), file.toStdString()));
+    QVERIFY2(text.contains(expected), qPrintable(text));
+    QVERIFY2(!text.contains("frame #") && !text.contains("Exception raised"), qPrintable(text));
 }
 
 QTEST_APPLESS_MAIN(TestUtil)

@@ -3,6 +3,7 @@
 
 #include "devicelock.h"
 #include "memory/memory_probe.h"
+#include "util/user_message.h"
 
 #include <QMetaObject>
 #include <QThread>
@@ -129,7 +130,7 @@ void EstimatorService::run(Kind kind, const TrainConfig& config, int generation)
                 }
             }
         } catch (const std::exception& e) {
-            error = e.what();
+            error = hr::userMessage(e);
         }
         device.unlock();
 

@@ -42,6 +42,12 @@ QString phaseName(Phase phase) {
         return OomAdvisorDialog::tr("EMA update");
     case Phase::Validation:
         return OomAdvisorDialog::tr("validation");
+    case Phase::Loader:
+        return OomAdvisorDialog::tr("assembling the batch (data loader)");
+    case Phase::Checkpoint:
+        return OomAdvisorDialog::tr("writing the checkpoint");
+    case Phase::Probe:
+        return OomAdvisorDialog::tr("a probe step");
     case Phase::Idle:
         break;
     }

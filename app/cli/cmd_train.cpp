@@ -145,16 +145,27 @@ private:
     }
     void show(const RunFinished& e) {
         endLine();
-        std::cout << std::fixed << std::setprecision(3) << "finished " << e.epochsDone << " epochs"
-                  << (e.stoppedEarly ? " (stopped early: patience)" : "")
-                  << (e.stoppedByUser ? " (stopped by the user)" : "") << "; best mAP50 " << e.map50
-                  << ", mAP50-95 " << e.map << "\nresults in " << e.runDir << "\n"
-                  << std::flush;
+        switch (e.state) {
+        case RunState::Failed:
+            std::cerr << "training failed: " << e.reason << "\n";
+            break;
+        case RunState::StoppedByOom:
+            std::cerr << "stopped: " << e.reason << "\n";
+            break;
+        case RunState::Finished:
+        case RunState::Stopped:
+            std::cout << std::fixed << std::setprecision(3)
+                      << (e.state == RunState::Stopped ? "stopped by the user after " : "finished ")
+                      << e.epochsDone << " epochs"
+                      << (e.stoppedEarly ? " (stopped early: patience)" : "") << "; best mAP50 "
+                      << e.map50 << ", mAP50-95 " << e.map << "\n";
+            break;
+        }
+        if (!e.runDir.empty())
+            std::cout << "results in " << e.runDir << "\n";
+        std::cout << std::flush;
     }
-    void show(const RunFailed& e) {
-        endLine();
-        std::cerr << "training failed: " << e.message << "\n";
-    }
+    void show(const RunFailed&) {} // RunFinished follows with the same reason
     void show(const LogMessage& e) {
         endLine();
         (e.level == LogMessage::Level::Info ? std::cout : std::cerr)
@@ -279,6 +290,7 @@ int runTrain(const ParsedArgs& args) {
     });
     // Fixes are ranked with the estimator's predicted peaks (calibrated once, then cached).
     trainer.setOomHandler(makeOomHandler(config, predictPeak));
+    trainer.setMinimumBudget(smallestWorkingBudget);
     g_running = &trainer;
     std::signal(SIGINT, onInterrupt);
     if (launch->distributed())

@@ -3,6 +3,7 @@
 #include "command.h"
 
 #include "util/text.h"
+#include "util/user_message.h"
 
 #include <iostream>
 
@@ -79,8 +80,8 @@ int main(int argc, char** argv) {
     }
     ParsedArgs args;
     std::string error;
-    if (!parseArgs(words, command->options, command->acceptsOverrides,
-                   command->acceptsPositionals, args, error)) {
+    if (!parseArgs(words, command->options, command->acceptsOverrides, command->acceptsPositionals,
+                   args, error)) {
         std::cerr << "headroom-cli " << command->name << ": " << error << "\n"
                   << "Run 'headroom-cli " << command->name << " --help' for its options.\n";
         return ExitUsage;
@@ -88,7 +89,7 @@ int main(int argc, char** argv) {
     try {
         return command->run(args);
     } catch (const std::exception& e) {
-        std::cerr << "headroom-cli " << command->name << ": " << e.what() << "\n";
+        std::cerr << "headroom-cli " << command->name << ": " << hr::userMessage(e) << "\n";
         return ExitFailure;
     }
 }

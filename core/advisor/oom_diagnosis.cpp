@@ -29,6 +29,12 @@ const char* phaseSubject(Phase phase) {
         return "The EMA update";
     case Phase::Validation:
         return "Validation";
+    case Phase::Loader:
+        return "Assembling the batch in the data loader";
+    case Phase::Checkpoint:
+        return "Writing the checkpoint";
+    case Phase::Probe:
+        return "A probe step";
     case Phase::Idle:
         break;
     }

@@ -2,6 +2,7 @@
 #include "compare/strategy_runner.h"
 
 #include "train/trainer.h"
+#include "util/user_message.h"
 
 #include <exception>
 
@@ -71,7 +72,7 @@ Comparison StrategyRunner::run() {
         } catch (const std::exception& e) {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_current = nullptr;
-            failure = e.what();
+            failure = userMessage(e);
         }
         std::string loadError;
         std::optional<RunRecord> record;

@@ -4,7 +4,11 @@
 #include "config/train_config.h"
 #include "data/image_io.h"
 #include "data/label_cache.h"
+#include "memory/cpu_memory_tracker.h"
+#include "util/text.h"
+#include "util/user_message.h"
 
+#include <c10/util/Exception.h>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -164,6 +168,9 @@ struct DataLoader::State {
     std::int64_t nextToBuild = 0;
     bool stopping = false;
     std::string error;
+    bool errorOutOfMemory = false; ///< the failure was an allocation (host memory)
+    /// Records why building a batch failed (under `mutex`).
+    void fail(const std::exception& e);
     std::atomic<std::int64_t> bytesInFlight{0};
 
     std::mutex cacheMutex;
@@ -400,6 +407,19 @@ void DataLoader::State::buildBatch(std::int64_t index, Batch& out) {
         std::memcpy(out.targets.data_ptr<float>(), targets.data(), targets.size() * sizeof(float));
 }
 
+void DataLoader::State::fail(const std::exception& e) {
+    stopping = true;
+    if (!error.empty())
+        return; // the first failure is the one to report
+    const std::string what = toLower(userMessage(e));
+    errorOutOfMemory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
+                       dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr ||
+                       what.find("out of memory") != std::string::npos ||
+                       what.find("memory exhausted") != std::string::npos ||
+                       what.find("insufficient memory") != std::string::npos;
+    error = "data loader: " + userMessage(e);
+}
+
 void DataLoader::State::workerLoop() {
     const auto total = static_cast<std::int64_t>(batches.size());
     for (;;) {
@@ -416,11 +436,13 @@ void DataLoader::State::workerLoop() {
         }
         Batch batch;
         try {
+            // Host memory, as on a GPU machine (docs/ARCHITECTURE.md: What counts against a
+            // CPU budget): the batch counts once the trainer moves it to the device.
+            HostAllocationScope host;
             buildBatch(index, batch);
         } catch (const std::exception& e) {
             std::lock_guard<std::mutex> lock(mutex);
-            error = std::string("data loader: ") + e.what();
-            stopping = true;
+            fail(e);
             batchReady.notify_all();
             workAvailable.notify_all();
             return;
@@ -478,6 +500,7 @@ void DataLoader::startEpoch(int epoch, std::int64_t firstBatch) {
         m->nextToBuild = first;
         m->stopping = false;
         m->error.clear();
+        m->errorOutOfMemory = false;
     }
     const int workers = static_cast<int>(std::min<std::int64_t>(m->opt.workers, total - first));
     for (int i = 0; i < workers; ++i)
@@ -497,11 +520,11 @@ bool DataLoader::next(Batch& out) {
             index = m->nextToHand++;
         }
         try {
+            HostAllocationScope host; // as the workers' batches
             m->buildBatch(index, out);
         } catch (const std::exception& e) {
             std::lock_guard<std::mutex> lock(m->mutex);
-            m->error = std::string("data loader: ") + e.what();
-            m->stopping = true;
+            m->fail(e);
             return false;
         }
         return true;
@@ -582,6 +605,11 @@ int DataLoader::loadFailures() const {
 std::string DataLoader::error() const {
     std::lock_guard<std::mutex> lock(m->mutex);
     return m->error;
+}
+
+bool DataLoader::errorIsOutOfMemory() const {
+    std::lock_guard<std::mutex> lock(m->mutex);
+    return m->errorOutOfMemory;
 }
 
 const LoaderOptions& DataLoader::options() const {

@@ -74,7 +74,11 @@ public:
     /// Bytes of batches built and not yet taken (bounded by prefetch batches).
     std::int64_t hostBytesInFlight() const;
     int loadFailures() const;
+    /// Why a worker failed, as user text ("data loader: ..."; no backtrace); "" when none did.
     std::string error() const;
+    /// The failure was an allocation (host RAM, or OpenCV's "insufficient memory"): the
+    /// trainer reports it as an out-of-memory failure of the loader phase, not as an error.
+    bool errorIsOutOfMemory() const;
     const LoaderOptions& options() const;
     bool mosaicActive() const; ///< whether the running epoch uses mosaic
 

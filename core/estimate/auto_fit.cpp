@@ -91,10 +91,11 @@ bool explainResidentFloor(const TrainConfig& config, const TrainConfig& last,
     if (floor.optimizerState > floor.gradients) // Adam/AdamW: two state tensors per weight
         alternatives += ", SGD instead of Adam/AdamW (one state tensor per weight, not two)";
     alternatives += " or freezing layers (no gradients or optimizer state for them)";
+    // One sentence: what does not fit, the smallest budget that works, and what else to do.
     result.summary = "Nothing fits in " + formatBytes(result.budget) +
                      ": the weights, gradients, optimizer state and EMA of " + config.model +
                      " alone need " + formatBytes(floor.total) +
-                     ", whatever the batch, image size, AMP or checkpointing. The smallest "
+                     " whatever the batch, image size, AMP or checkpointing, so the smallest "
                      "budget that would work is " +
                      formatBytes(result.minimumBudget) + " (batch 1 with " + describe(last) +
                      " needs " + formatBytes(lastPeak) + "); below it, use " + alternatives + ".";
@@ -252,9 +253,19 @@ FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::strin
     result.summary = "Nothing fits in " + formatBytes(budget) + ": even batch 1 with " +
                      describe(last) + " needs " + formatBytes(smallestPeak) +
                      " (batch 1 as configured needs " + formatBytes(firstPeak) +
-                     "). The smallest budget that would work is " +
-                     formatBytes(result.minimumBudget) + ".";
+                     "), so the smallest budget that would work is " +
+                     formatBytes(result.minimumBudget) +
+                     "; set at least that, or use a smaller "
+                     "model.";
     return result;
+}
+
+std::int64_t smallestWorkingBudget(const TrainConfig& config) {
+    if (config.memory_budget <= 0)
+        return 0;
+    std::string error;
+    const FitResult fit = fitToBudget(config, config.memory_budget, &error);
+    return !fit.fits && error.empty() ? fit.minimumBudget : 0;
 }
 
 FitResult resolveAutoBatch(const TrainConfig& config, std::int64_t deviceBytes,

@@ -31,6 +31,11 @@ struct FitResult {
 /// empty summary) when estimation itself fails.
 FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::string* error);
 
+/// The smallest budget in which `config` trains with some setting fitToBudget tries, when
+/// config.memory_budget is too small for all of them; 0 when something fits it (or there is
+/// no budget, or estimation fails). For Trainer::setMinimumBudget.
+std::int64_t smallestWorkingBudget(const TrainConfig& config);
+
 /// Resolves `batch: -1` for a run: fits to config.memory_budget, or to `deviceBytes` when there
 /// is no budget. Returns the config unchanged when batch is not -1.
 FitResult resolveAutoBatch(const TrainConfig& config, std::int64_t deviceBytes, std::string* error);

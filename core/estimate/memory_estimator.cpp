@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "estimate/memory_estimator.h"
 #include "estimate/probe_batch.h"
+#include "util/user_message.h"
 
 #include "config/data_config.h"
 #include "data/batch.h"
@@ -10,6 +11,7 @@
 #include "eval/metrics_accumulator.h"
 #include "memory/cpu_memory_tracker.h"
 #include "memory/memory_probe.h"
+#include "memory/memory_sampler.h"
 #include "memory/phase.h"
 #include "model/detection_model.h"
 #include "train/train_step.h"
@@ -293,6 +295,7 @@ private:
         m_phase = next;
     }
 
+    ProbeStepScope m_probeSteps; ///< a run's sampler tags these steps Phase::Probe
     std::unique_ptr<MemoryProbe> m_probe;
     std::unique_ptr<TrainStep> m_step;
     std::int64_t m_savedBudget = 0;
@@ -430,7 +433,7 @@ std::optional<Calibration> calibrationFor(const TrainConfig& config, bool probe,
         return std::nullopt;
     } catch (const std::exception& e) {
         if (error)
-            *error = std::string("probe step failed: ") + e.what();
+            *error = "probe step failed: " + userMessage(e);
         return std::nullopt;
     }
     calibration.family = family;
@@ -639,7 +642,7 @@ MemoryBreakdown residentFloor(const TrainConfig& config, std::string* error) {
             *error = std::string("building the model failed: ") + e.what_without_backtrace();
     } catch (const std::exception& e) {
         if (error)
-            *error = std::string("building the model failed: ") + e.what();
+            *error = "building the model failed: " + userMessage(e);
     }
     return floor;
 }
@@ -684,7 +687,7 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
             *error = std::string("measuring step failed: ") + e.what_without_backtrace();
     } catch (const std::exception& e) {
         if (error)
-            *error = std::string("measuring step failed: ") + e.what();
+            *error = "measuring step failed: " + userMessage(e);
     }
     return std::nullopt;
 }

@@ -6,6 +6,7 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <cstdlib>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -30,6 +31,8 @@ struct BlockHeader {
     std::uint64_t size; ///< bytes the caller asked for
     std::uint64_t magic;
     std::uint64_t mapped; ///< length of the block's own mapping; 0 for a malloc block
+    /// The session it counts in; 0 = a host block (HostAllocationScope), counted in m_host.
+    std::atomic<std::uint64_t> session;
 };
 static_assert(sizeof(BlockHeader) <= kHeaderBytes, "header must fit in front of the data");
 
@@ -61,7 +64,21 @@ void* mapBlock(std::size_t length) {
     return base;
 }
 
+thread_local int t_hostScopes = 0;
+
 } // namespace
+
+HostAllocationScope::HostAllocationScope() {
+    ++t_hostScopes;
+}
+
+HostAllocationScope::~HostAllocationScope() {
+    --t_hostScopes;
+}
+
+bool HostAllocationScope::active() {
+    return t_hostScopes > 0;
+}
 
 CpuMemoryTracker& CpuMemoryTracker::instance() {
     // Leaked on purpose: tensors may outlive every static object.
@@ -102,14 +119,15 @@ c10::DataPtr CpuMemoryTracker::allocate(size_t bytes) HEADROOM_ALLOCATE_CONST {
         return {nullptr, nullptr, &CpuMemoryTracker::release, device};
 
     const auto size = static_cast<std::int64_t>(bytes);
+    const bool host = HostAllocationScope::active();
+    const std::uint64_t session = host ? 0 : m_session.load(std::memory_order_relaxed);
+    std::atomic<std::int64_t>& counter = host ? m_host : m_allocated;
     // Reserve first, then check: concurrent requests can never pass the budget together.
-    const std::int64_t live = m_allocated.fetch_add(size, std::memory_order_relaxed) + size;
+    const std::int64_t live = counter.fetch_add(size, std::memory_order_relaxed) + size;
     const std::int64_t limit = m_budget.load(std::memory_order_relaxed);
-    if (limit > 0 && live > limit) {
-        m_allocated.fetch_sub(size, std::memory_order_relaxed);
-        m_lastFailed.store(size, std::memory_order_relaxed);
-        m_ooms.fetch_add(1, std::memory_order_relaxed);
-        C10_THROW_ERROR(OutOfMemoryError, budgetOomMessage(size, live - size, limit));
+    if (!host && limit > 0 && live > limit) {
+        counter.fetch_sub(size, std::memory_order_relaxed);
+        refuse(size, live - size, limit);
     }
 
     void* base = nullptr;
@@ -127,7 +145,7 @@ c10::DataPtr CpuMemoryTracker::allocate(size_t bytes) HEADROOM_ALLOCATE_CONST {
         base = nullptr;
     }
     if (base == nullptr) {
-        m_allocated.fetch_sub(size, std::memory_order_relaxed);
+        counter.fetch_sub(size, std::memory_order_relaxed);
         m_lastFailed.store(size, std::memory_order_relaxed);
         m_ooms.fetch_add(1, std::memory_order_relaxed);
         C10_THROW_ERROR(OutOfMemoryError, "Headroom: host memory exhausted: tried to allocate " +
@@ -138,9 +156,11 @@ c10::DataPtr CpuMemoryTracker::allocate(size_t bytes) HEADROOM_ALLOCATE_CONST {
     header->size = bytes;
     header->magic = kMagic;
     header->mapped = mapped;
+    new (&header->session) std::atomic<std::uint64_t>(session);
 
     std::int64_t peak = m_peak.load(std::memory_order_relaxed);
-    while (live > peak && !m_peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+    while (!host && live > peak &&
+           !m_peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
     }
     m_allocations.fetch_add(1, std::memory_order_relaxed);
 
@@ -160,8 +180,13 @@ void CpuMemoryTracker::release(void* data) {
     TORCH_INTERNAL_ASSERT(header->magic == kMagic, "CpuMemoryTracker: freeing a foreign block");
     header->magic = 0;
     CpuMemoryTracker& tracker = instance();
-    tracker.m_allocated.fetch_sub(static_cast<std::int64_t>(header->size),
-                                  std::memory_order_relaxed);
+    const std::uint64_t session = header->session.load(std::memory_order_relaxed);
+    const auto size = static_cast<std::int64_t>(header->size);
+    if (session == 0)
+        tracker.m_host.fetch_sub(size, std::memory_order_relaxed);
+    else if (session == tracker.m_session.load(std::memory_order_relaxed))
+        tracker.m_allocated.fetch_sub(size, std::memory_order_relaxed);
+    // else: an earlier session's block, no longer counted anywhere
     if (header->mapped != 0)
         tracker.keepCached(base, header->mapped);
     else
@@ -210,6 +235,55 @@ void CpuMemoryTracker::releaseCached() const {
     }
     for (const auto& [size, block] : blocks)
         ::munmap(block, size);
+}
+
+void CpuMemoryTracker::refuse(std::int64_t size, std::int64_t live, std::int64_t limit) const {
+    m_lastFailed.store(size, std::memory_order_relaxed);
+    const std::int64_t serial = m_ooms.fetch_add(1, std::memory_order_relaxed) + 1;
+    {
+        std::lock_guard<std::mutex> lock(m_failureMutex);
+        m_failure.requested = size;
+        m_failure.allocated = live;
+        m_failure.peak = std::max(m_peak.load(std::memory_order_relaxed), live);
+        m_failure.budget = limit;
+        m_failure.serial = serial;
+    }
+    C10_THROW_ERROR(OutOfMemoryError, budgetOomMessage(size, live, limit));
+}
+
+AllocationFailure CpuMemoryTracker::lastFailure() const {
+    std::lock_guard<std::mutex> lock(m_failureMutex);
+    return m_failure;
+}
+
+void CpuMemoryTracker::beginSession() {
+    m_session.fetch_add(1, std::memory_order_relaxed);
+    m_allocated.store(0, std::memory_order_relaxed);
+    m_peak.store(0, std::memory_order_relaxed);
+}
+
+void CpuMemoryTracker::countOnDevice(const c10::DataPtr& data) {
+    if (data.get() == nullptr || data.get_deleter() != &CpuMemoryTracker::release)
+        return;
+    auto* header = reinterpret_cast<BlockHeader*>(static_cast<char*>(data.get()) - kHeaderBytes);
+    const std::uint64_t current = m_session.load(std::memory_order_relaxed);
+    const std::uint64_t was = header->session.load(std::memory_order_relaxed);
+    if (was == current)
+        return;
+    const auto size = static_cast<std::int64_t>(header->size);
+    const std::int64_t live = m_allocated.fetch_add(size, std::memory_order_relaxed) + size;
+    const std::int64_t limit = m_budget.load(std::memory_order_relaxed);
+    if (limit > 0 && live > limit) {
+        m_allocated.fetch_sub(size, std::memory_order_relaxed);
+        refuse(size, live - size, limit);
+    }
+    // The caller holds the storage, so nothing frees the block while its owner changes.
+    header->session.store(current, std::memory_order_relaxed);
+    if (was == 0)
+        m_host.fetch_sub(size, std::memory_order_relaxed);
+    std::int64_t peak = m_peak.load(std::memory_order_relaxed);
+    while (live > peak && !m_peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+    }
 }
 
 void CpuMemoryTracker::resetPeak() {

@@ -4,6 +4,8 @@
 #include <c10/core/Allocator.h>
 #include <torch/version.h>
 
+#include "memory/memory_probe.h"
+
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -25,10 +27,18 @@ namespace hr {
 /// `c10::OutOfMemoryError` with a message shaped like CUDA's, so a CPU run fails the way a GPU of
 /// that size would, and the failure is catchable around forward/backward.
 ///
+/// What counts (the simulated device, docs/ARCHITECTURE.md "What counts against a CPU budget"):
+/// allocations of the current **session** (beginSession(): a run starts one) made outside a
+/// HostAllocationScope. Host-side work - a data loader assembling batches - runs in a
+/// HostAllocationScope: on a GPU those bytes are host RAM, not device memory. A host batch
+/// starts to count when the trainer moves it to the device (countOnDevice()). Blocks of an
+/// earlier session (an earlier run's or calibration's tensors still alive) never count toward
+/// the new one.
+///
 /// There is one tracker per process (`instance()`, never destroyed: blocks it handed out may be
 /// freed at any time, even during static destruction). Counters are atomics; every method is
-/// thread-safe. Each block carries a 64-byte header holding its size, so the data stays 64-byte
-/// aligned and `raw_allocate()` / `raw_deleter()` work (data == context).
+/// thread-safe. Each block carries a 64-byte header holding its size and session, so the data
+/// stays 64-byte aligned and `raw_allocate()` / `raw_deleter()` work (data == context).
 class CpuMemoryTracker final : public c10::Allocator {
 public:
     /// The process-wide tracker. Not installed until install() is called.
@@ -53,7 +63,7 @@ public:
     }
 #endif
 
-    /// Live tensor bytes handed out by this tracker.
+    /// Live counted bytes: this session's device allocations (see the class comment).
     std::int64_t allocated() const {
         return m_allocated.load(std::memory_order_relaxed);
     }
@@ -69,6 +79,22 @@ public:
     std::int64_t budget() const {
         return m_budget.load(std::memory_order_relaxed);
     }
+
+    /// Starts a new accounting session: allocated() and peak() restart at 0, and blocks alive
+    /// now (any earlier work's) stop counting - freeing them later changes nothing. Call when
+    /// a run starts, before it builds anything.
+    void beginSession();
+    /// Makes a host block (allocated in a HostAllocationScope or an earlier session) count from
+    /// now on, as a copy to the device would: throws c10::OutOfMemoryError when the budget
+    /// refuses it. Does nothing for a block that already counts, or one this tracker did not
+    /// allocate. `data` is a storage's DataPtr.
+    void countOnDevice(const c10::DataPtr& data);
+    /// Live bytes of host-scope blocks (loader batches, not counted against the budget).
+    std::int64_t hostAllocated() const {
+        return m_host.load(std::memory_order_relaxed);
+    }
+    /// The figures at the last refusal (serial 0 = none yet).
+    AllocationFailure lastFailure() const;
 
     /// Size of the last request refused by the budget (0 = none yet).
     std::int64_t lastFailedRequest() const {
@@ -99,6 +125,7 @@ private:
     static void release(void* data);
     void* takeCached(std::size_t length) const;
     void keepCached(void* base, std::size_t length);
+    [[noreturn]] void refuse(std::int64_t size, std::int64_t live, std::int64_t limit) const;
 
     mutable std::atomic<std::int64_t> m_allocated{0};
     mutable std::atomic<std::int64_t> m_peak{0};
@@ -106,10 +133,26 @@ private:
     mutable std::atomic<std::int64_t> m_lastFailed{0};
     mutable std::atomic<std::int64_t> m_ooms{0};
     mutable std::atomic<std::int64_t> m_allocations{0};
+    mutable std::atomic<std::int64_t> m_host{0};
+    std::atomic<std::uint64_t> m_session{1};
+    mutable std::mutex m_failureMutex;
+    mutable AllocationFailure m_failure;
     std::atomic<bool> m_installed{false};
     mutable std::mutex m_cacheMutex;
     mutable std::multimap<std::size_t, void*> m_cache; ///< mapping length -> block, for reuse
     mutable std::atomic<std::int64_t> m_cached{0};
+};
+
+/// Allocations this thread makes while one is alive are host memory: never counted, never
+/// refused by the budget (data loader workers; nesting is fine).
+class HostAllocationScope {
+public:
+    HostAllocationScope();
+    ~HostAllocationScope();
+    HostAllocationScope(const HostAllocationScope&) = delete;
+    HostAllocationScope& operator=(const HostAllocationScope&) = delete;
+    /// True while the calling thread is inside one.
+    static bool active();
 };
 
 /// The message the budget's OutOfMemoryError carries: "Headroom budget: tried to allocate X

@@ -47,4 +47,12 @@ std::int64_t CpuProbe::lastFailedRequest() const {
     return CpuMemoryTracker::instance().lastFailedRequest();
 }
 
+AllocationFailure CpuProbe::lastFailure() const {
+    return CpuMemoryTracker::instance().lastFailure();
+}
+
+void CpuProbe::beginSession() {
+    CpuMemoryTracker::instance().beginSession();
+}
+
 } // namespace hr

@@ -20,6 +20,8 @@ public:
     std::int64_t budget() const override;
     std::int64_t capacity() const override;
     std::int64_t lastFailedRequest() const override;
+    AllocationFailure lastFailure() const override;
+    void beginSession() override;
     std::int64_t retries() const override { return 0; }
     std::int64_t fragmentation() const override { return 0; }
 };

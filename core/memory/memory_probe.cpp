@@ -63,13 +63,10 @@ std::unique_ptr<MemoryProbe> makeProbe(const std::string& device, std::string* e
     return nullptr;
 }
 
-std::int64_t parseRequestedBytes(const std::string& oomMessage) {
-    const std::string text = toLower(oomMessage);
-    const std::string key = "tried to allocate ";
-    const std::size_t at = text.find(key);
-    if (at == std::string::npos)
-        return 0;
-    std::size_t i = at + key.size();
+namespace {
+
+/// The byte size written at text[i] ("20.00 MiB", "1.5 GiB"); 0 when there is none.
+std::int64_t byteSizeAt(const std::string& text, std::size_t i) {
     const std::size_t numberStart = i;
     while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
         ++i;
@@ -85,6 +82,36 @@ std::int64_t parseRequestedBytes(const std::string& oomMessage) {
         ++i;
     const auto bytes = parseByteSize(number + text.substr(unitStart, i - unitStart));
     return bytes ? *bytes : 0;
+}
+
+} // namespace
+
+std::int64_t parseRequestedBytes(const std::string& oomMessage) {
+    const std::string text = toLower(oomMessage);
+    const std::string key = "tried to allocate ";
+    const std::size_t at = text.find(key);
+    return at == std::string::npos ? 0 : byteSizeAt(text, at + key.size());
+}
+
+std::int64_t parseAllocatedBytes(const std::string& oomMessage) {
+    const std::string text = toLower(oomMessage);
+    // LibTorch 2.x CUDA: "Of the allocated memory 7.50 GiB is allocated by PyTorch".
+    const std::string key = "of the allocated memory ";
+    if (const std::size_t at = text.find(key); at != std::string::npos)
+        return byteSizeAt(text, at + key.size());
+    // The budget's and LibTorch 1.x CUDA's: "...; 7.50 GiB already allocated; ...".
+    const std::size_t at = text.find(" already allocated");
+    if (at == std::string::npos)
+        return 0;
+    std::size_t start = at;
+    for (int spaces = 0; start > 0; --start) { // back over "<number> <unit>"
+        const char c = text[start - 1];
+        if (c == ' ' && ++spaces == 2)
+            break;
+        if (c == '(' || c == ';')
+            break;
+    }
+    return byteSizeAt(text, start);
 }
 
 } // namespace hr

@@ -9,6 +9,16 @@
 
 namespace hr {
 
+/// A probe's figures at the moment an allocation was refused, taken before anything was
+/// released: the numbers an OOM report shows (OomReport).
+struct AllocationFailure {
+    std::int64_t requested = 0; ///< the refused request
+    std::int64_t allocated = 0; ///< counted bytes live when it was refused
+    std::int64_t peak = 0;      ///< peak since the last resetPeak(), up to that moment
+    std::int64_t budget = 0;
+    std::int64_t serial = 0; ///< 1 for the process's first refusal, then 2, ...; 0 = none
+};
+
 /// Live memory figures of one device, in bytes. Implementations: CpuProbe (the tracking
 /// allocator) and CudaProbe (the CUDA caching allocator; built when LibTorch has CUDA).
 /// LibTorch-free so that the GUI can hold one. Every method is thread-safe (the sampler thread
@@ -41,6 +51,13 @@ public:
     virtual std::int64_t retries() const = 0;
     /// Bytes reserved but not allocated (reserved - allocated).
     virtual std::int64_t fragmentation() const = 0;
+    /// The figures at the last refusal; serial 0 when the probe cannot know (CUDA: the trainer
+    /// reads them from the allocator's message).
+    virtual AllocationFailure lastFailure() const { return {}; }
+    /// Starts counting afresh for a new run: memory earlier work still holds stops counting
+    /// toward allocated(), peak() and the budget (CPU; CUDA's allocator has no such notion).
+    virtual void beginSession() {}
+
     /// Device-wide used bytes, every process included (NVML); -1 when unknown.
     virtual std::int64_t deviceUsed() const { return -1; }
 
@@ -56,5 +73,9 @@ std::unique_ptr<MemoryProbe> makeProbe(const std::string& device, std::string* e
 /// The bytes an out-of-memory message says were requested ("Tried to allocate 20.00 MiB",
 /// CUDA's and the budget's wording); 0 when the message names no size.
 std::int64_t parseRequestedBytes(const std::string& oomMessage);
+
+/// The bytes an out-of-memory message says were in use when it failed ("X already allocated",
+/// "Of the allocated memory X is allocated by PyTorch"); 0 when it names none.
+std::int64_t parseAllocatedBytes(const std::string& oomMessage);
 
 } // namespace hr

@@ -14,8 +14,9 @@ struct MemorySample {
     std::int64_t reserved = 0;  ///< bytes held by the allocator (CUDA cache); = allocated on CPU
     std::int64_t peak = 0;      ///< peak allocated since the last peak reset
     std::int64_t budget = 0;    ///< the budget in force, 0 = none
-    Phase phase = Phase::Idle;
+    Phase phase = Phase::Idle;  ///< Phase::Probe: a probe step's memory, never the run's peak
     int rank = 0;
+    bool oom = false; ///< taken at the moment an allocation failed (the OOM mark on the curve)
 };
 
 } // namespace hr

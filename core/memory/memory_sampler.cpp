@@ -5,6 +5,7 @@
 #include "util/atomic_file.h"
 #include "util/text.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sys/stat.h>
@@ -65,10 +66,26 @@ void MemorySampler::loop() {
     }
 }
 
+namespace {
+std::atomic<int> g_probeSteps{0};
+}
+
+ProbeStepScope::ProbeStepScope() {
+    g_probeSteps.fetch_add(1, std::memory_order_relaxed);
+}
+
+ProbeStepScope::~ProbeStepScope() {
+    g_probeSteps.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool ProbeStepScope::active() {
+    return g_probeSteps.load(std::memory_order_relaxed) > 0;
+}
+
 MemorySample MemorySampler::take() {
     MemorySample sample = m_probe.sample();
     sample.seconds = elapsed();
-    sample.phase = phase();
+    sample.phase = ProbeStepScope::active() ? Phase::Probe : phase();
     sample.rank = m_rank.load(std::memory_order_relaxed);
     return sample;
 }
@@ -90,6 +107,17 @@ void MemorySampler::record(const MemorySample& sample) {
 
 MemorySample MemorySampler::sampleNow() {
     const MemorySample sample = take();
+    record(sample);
+    return sample;
+}
+
+MemorySample MemorySampler::markOom(Phase phase, std::int64_t allocated, std::int64_t peak) {
+    MemorySample sample = take();
+    sample.phase = phase;
+    sample.allocated = allocated;
+    sample.reserved = std::max(sample.reserved, allocated);
+    sample.peak = std::max(sample.peak, peak);
+    sample.oom = true;
     record(sample);
     return sample;
 }
@@ -150,15 +178,15 @@ bool MemorySampler::writeCsv(const std::string& path, std::string* error) const 
 }
 
 std::string MemorySampler::csvHeader() {
-    return "seconds,phase,allocated,reserved,peak,budget,rank";
+    return "seconds,phase,allocated,reserved,peak,budget,rank,oom";
 }
 
 std::string MemorySampler::csvLine(const MemorySample& s) {
     char buffer[192];
-    std::snprintf(buffer, sizeof buffer, "%.3f,%s,%lld,%lld,%lld,%lld,%d", s.seconds,
+    std::snprintf(buffer, sizeof buffer, "%.3f,%s,%lld,%lld,%lld,%lld,%d,%d", s.seconds,
                   toString(s.phase), static_cast<long long>(s.allocated),
                   static_cast<long long>(s.reserved), static_cast<long long>(s.peak),
-                  static_cast<long long>(s.budget), s.rank);
+                  static_cast<long long>(s.budget), s.rank, s.oom ? 1 : 0);
     return buffer;
 }
 
@@ -166,7 +194,7 @@ std::vector<MemorySample> MemorySampler::parseCsv(const std::string& text) {
     std::vector<MemorySample> out;
     for (const std::string& raw : split(text, '\n')) {
         const std::vector<std::string> f = split(trim(raw), ',');
-        if (f.size() != 7)
+        if (f.size() != 7 && f.size() != 8) // 7: written before the oom column existed
             continue;
         MemorySample s;
         char* end = nullptr;
@@ -178,6 +206,7 @@ std::vector<MemorySample> MemorySampler::parseCsv(const std::string& text) {
         s.peak = std::strtoll(f[4].c_str(), nullptr, 10);
         s.budget = std::strtoll(f[5].c_str(), nullptr, 10);
         s.rank = static_cast<int>(std::strtol(f[6].c_str(), nullptr, 10));
+        s.oom = f.size() == 8 && f[7] == "1";
         out.push_back(s);
     }
     return out;

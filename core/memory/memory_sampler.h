@@ -20,6 +20,18 @@ namespace hr {
 
 class MemoryProbe;
 
+/// While one is alive (on any thread), every sampler tags its samples Phase::Probe: the
+/// estimator's and the advisor's probe steps are not the run's own memory, and the UI draws
+/// them as a band of their own, outside every peak. Nesting is fine.
+class ProbeStepScope {
+public:
+    ProbeStepScope();
+    ~ProbeStepScope();
+    ProbeStepScope(const ProbeStepScope&) = delete;
+    ProbeStepScope& operator=(const ProbeStepScope&) = delete;
+    static bool active();
+};
+
 /// A thread that reads a MemoryProbe `hz` times a second and records a timeline, each point
 /// tagged with the phase the trainer last set. Each sample is also passed to a callback (the
 /// trainer forwards it to the event stream) and, when streaming is on, appended to a CSV file
@@ -51,6 +63,9 @@ public:
 
     /// Takes one sample now, records it like the thread's samples, and returns it.
     MemorySample sampleNow();
+    /// Records the moment an allocation failed: a sample with oom = true, the failed phase and
+    /// the figures of the failure's snapshot (taken before the step released its memory).
+    MemorySample markOom(Phase phase, std::int64_t allocated, std::int64_t peak);
 
     /// Every recorded sample (at most maxSamples(), the oldest dropped first).
     std::vector<MemorySample> timeline() const;
@@ -67,7 +82,8 @@ public:
     /// Writes the whole recorded timeline to `path` (atomically).
     bool writeCsv(const std::string& path, std::string* error = nullptr) const;
 
-    /// "seconds,phase,allocated,reserved,peak,budget,rank"
+    /// "seconds,phase,allocated,reserved,peak,budget,rank,oom" (oom: 1 on the sample taken at
+    /// an allocation failure)
     static std::string csvHeader();
     static std::string csvLine(const MemorySample& sample);
     /// Parses text written by writeCsv()/streamCsv(); malformed lines are skipped.

@@ -6,9 +6,27 @@
 namespace hr {
 
 /// What the trainer is doing; memory samples and OOM reports are tagged with it.
-enum class Phase { Idle, Data, Forward, Loss, Backward, Optimizer, Ema, Validation };
+/// Data is the batch's move to the device (it counts against the device); Loader is host-side
+/// batch assembly (reading, augmenting, collating: it does not count, see
+/// docs/ARCHITECTURE.md "What counts against a CPU budget"); Checkpoint is writing last.pt;
+/// Probe is a step run by the estimator or the advisor to measure a config - its samples are
+/// not the run's own memory and never count toward a run's peak.
+enum class Phase {
+    Idle,
+    Data,
+    Forward,
+    Loss,
+    Backward,
+    Optimizer,
+    Ema,
+    Validation,
+    Loader,
+    Checkpoint,
+    Probe
+};
 
-/// "idle", "data", "forward", "loss", "backward", "optimizer", "ema", "validation".
+/// "idle", "data", "forward", "loss", "backward", "optimizer", "ema", "validation", "loader",
+/// "checkpoint", "probe".
 /// Inline so that torch-free modules (the advisor) can name phases without linking memory.
 inline const char* toString(Phase phase) {
     switch (phase) {
@@ -28,6 +46,12 @@ inline const char* toString(Phase phase) {
         return "ema";
     case Phase::Validation:
         return "validation";
+    case Phase::Loader:
+        return "loader";
+    case Phase::Checkpoint:
+        return "checkpoint";
+    case Phase::Probe:
+        return "probe";
     }
     return "idle";
 }

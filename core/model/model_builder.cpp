@@ -4,6 +4,7 @@
 // file gives the same network.
 #include "model/blocks.h"
 #include "model/detection_model.h"
+#include "util/user_message.h"
 
 #include "util/atomic_file.h"
 #include "util/resources.h"
@@ -742,7 +743,7 @@ ModelBuild buildFromText(const std::string& yamlText, const std::string& file,
             net.specs.push_back(spec);
             net.layers.push_back(module);
         } catch (const RowError& e) {
-            diags.push_back(error(file, spec.line, rows[i].key, where + e.what(),
+            diags.push_back(error(file, spec.line, rows[i].key, where + userMessage(e),
                                   "see resources/models/yolov8.yaml for the row format"));
             return result;
         } catch (const c10::Error& e) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/model_io.h"
+#include "util/user_message.h"
 
 #include <torch/torch.h>
 
@@ -141,7 +142,7 @@ LoadedModel readModel(torch::serialize::InputArchive& archive) {
         result.classNames = std::move(h.classNames);
     } catch (const std::exception& e) {
         result.model = nullptr;
-        result.error = e.what();
+        result.error = userMessage(e);
     }
     return result;
 }
@@ -158,7 +159,7 @@ bool saveModel(const std::string& path, DetectionModel& model,
     } catch (const std::exception& e) {
         std::error_code ignored;
         fs::remove(temporary, ignored);
-        setError(error, "cannot write model file " + path + ": " + e.what());
+        setError(error, "cannot write model file " + path + ": " + userMessage(e, path));
         return false;
     }
     return true;
@@ -214,7 +215,7 @@ bool loadWeightsInto(DetectionModel& model, const std::string& path, std::string
         for (auto& b : model->named_buffers())
             b.value().copy_(sourceBuffers[b.key()]);
     } catch (const std::exception& e) {
-        setError(error, "cannot load weights from " + path + ": " + e.what());
+        setError(error, "cannot load weights from " + path + ": " + userMessage(e, path));
         return false;
     }
     return true;

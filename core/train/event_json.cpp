@@ -91,6 +91,7 @@ std::string sampleJson(const MemorySample& s) {
         .add("budget", s.budget)
         .add("phase", toString(s.phase))
         .add("rank", s.rank)
+        .add("oom", s.oom)
         .str();
 }
 
@@ -171,8 +172,11 @@ std::string eventToJson(const TrainEvent& event, double unixSeconds) {
                     .add("peak", e.peak)
                     .add("budget", e.budget)
                     .add("phase", toString(e.phase));
+                if (e.oom)
+                    o.add("oom", true);
             } else if constexpr (std::is_same_v<T, OomOccurred>) {
                 o.add("phase", toString(e.report.phase))
+                    .add("seconds", e.report.seconds)
                     .add("epoch", e.report.epoch)
                     .add("batch", e.report.batch)
                     .add("requested_bytes", e.report.requestedBytes)
@@ -204,9 +208,11 @@ std::string eventToJson(const TrainEvent& event, double unixSeconds) {
                     .add("map50", e.map50)
                     .add("map", e.map)
                     .add("stopped_early", e.stoppedEarly)
-                    .add("stopped_by_user", e.stoppedByUser);
+                    .add("stopped_by_user", e.stoppedByUser)
+                    .add("state", toString(e.state))
+                    .add("reason", e.reason);
             } else if constexpr (std::is_same_v<T, RunFailed>) {
-                o.add("message", e.message);
+                o.add("message", e.message).add("state", toString(e.state));
             } else if constexpr (std::is_same_v<T, LogMessage>) {
                 o.add("level", levelName(e.level)).add("text", e.text);
             }
@@ -230,6 +236,7 @@ std::string oomReportToJson(const OomReport& report) {
         .add("allocated_bytes", report.allocatedBytes)
         .add("budget_bytes", report.budgetBytes)
         .add("peak_bytes", report.peakBytes)
+        .add("seconds", report.seconds)
         .raw("breakdown", breakdownJson(report.breakdown))
         .add("epoch", report.epoch)
         .add("batch", report.batch)

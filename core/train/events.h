@@ -50,16 +50,55 @@ struct EpochEnd {
     bool best = false;             ///< this epoch set a new best fitness
 };
 
+/// How a run ended. Written as "state" in events.jsonl's run_finished line:
+/// "finished" (all epochs, or early stopping by patience), "stopped" (the user), "failed" (an
+/// error: `reason` says which and what to do), "stopped_by_oom" (out of memory and no fix was
+/// chosen or none could work: `reason` says so).
+enum class RunState { Finished, Stopped, Failed, StoppedByOom };
+
+inline const char* toString(RunState state) {
+    switch (state) {
+    case RunState::Finished:
+        return "finished";
+    case RunState::Stopped:
+        return "stopped";
+    case RunState::Failed:
+        return "failed";
+    case RunState::StoppedByOom:
+        return "stopped_by_oom";
+    }
+    return "finished";
+}
+
+/// The inverse of toString(RunState); false (state untouched) for unknown text.
+inline bool parseRunState(const std::string& text, RunState& state) {
+    for (RunState s :
+         {RunState::Finished, RunState::Stopped, RunState::Failed, RunState::StoppedByOom})
+        if (text == toString(s)) {
+            state = s;
+            return true;
+        }
+    return false;
+}
+
+/// The last event of every run, whatever its end (a failed run sends RunFailed just before it,
+/// with the same text, for consumers that only show errors).
+/// events.jsonl: {"type":"run_finished","state":"failed","reason":"...", ...}.
 struct RunFinished {
     std::string runDir;
     int epochsDone = 0;
     double map50 = 0, map = 0; ///< of the best epoch
     bool stoppedEarly = false; ///< patience ran out
     bool stoppedByUser = false;
+    RunState state = RunState::Finished;
+    /// Failed / StoppedByOom: what went wrong and what to do, user text (never a backtrace).
+    std::string reason;
 };
 
+/// A failure, as user text (userMessage(): no backtrace). `state` is Failed or StoppedByOom.
 struct RunFailed {
     std::string message;
+    RunState state = RunState::Failed;
 };
 
 /// A step ran out of memory; the trainer has released it and is asking for a decision.

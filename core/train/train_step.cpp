@@ -9,6 +9,7 @@
 #include "eval/metrics_accumulator.h"
 #include "eval/nms.h"
 #include "loss/detection_loss.h"
+#include "memory/cpu_memory_tracker.h"
 #include "memory/resident_memory.h"
 #include "model/detection_model.h"
 #include "model/model_io.h"
@@ -95,6 +96,18 @@ void useChannelsLast(torch::nn::Module& model) {
     for (auto& p : model.parameters())
         if (p.dim() == 4)
             p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast));
+}
+
+/// A batch tensor on the device. On the CPU the loader's host block starts counting against
+/// the budget here, as a copy to a GPU would (docs/ARCHITECTURE.md: What counts against a CPU
+/// budget); that may throw the budget's OutOfMemoryError, in the data phase.
+torch::Tensor onDevice(const torch::Tensor& tensor, const torch::Device& device) {
+    if (!device.is_cpu() || !tensor.defined())
+        return tensor.to(device, /*non_blocking=*/true);
+    const torch::Tensor cpu = tensor.device().is_cpu() ? tensor : tensor.to(torch::kCPU);
+    if (cpu.has_storage())
+        CpuMemoryTracker::instance().countOnDevice(cpu.storage().data_ptr());
+    return cpu;
 }
 
 /// The input images in the layout the model's weights use (see useChannelsLast).
@@ -252,8 +265,8 @@ StepOutput TrainStep::step(const Batch& batch) {
     StepOutput out;
     auto t0 = Clock::now();
     d->setPhase(Phase::Data);
-    const torch::Tensor images = inputLayout(batch.images.to(d->device, /*non_blocking=*/true));
-    const torch::Tensor targets = batch.targets.to(d->device, /*non_blocking=*/true);
+    const torch::Tensor images = inputLayout(onDevice(batch.images, d->device));
+    const torch::Tensor targets = onDevice(batch.targets, d->device);
     out.images = static_cast<int>(images.size(0));
     out.dataSeconds = secondsSince(t0);
 
@@ -309,8 +322,8 @@ ValidationOutput TrainStep::validateBatch(const Batch& batch, MetricsAccumulator
     ValidationOutput out;
     torch::NoGradGuard noGrad;
     d->setPhase(Phase::Validation);
-    const torch::Tensor images = inputLayout(batch.images.to(d->device, true));
-    const torch::Tensor targets = batch.targets.to(d->device, true);
+    const torch::Tensor images = inputLayout(onDevice(batch.images, d->device));
+    const torch::Tensor targets = onDevice(batch.targets, d->device);
     out.images = static_cast<int>(images.size(0));
     d->ema->eval();
     std::vector<torch::Tensor> raw;

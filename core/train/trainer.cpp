@@ -8,6 +8,7 @@
 #include "dist/data_parallel_group.h"
 #include "dist/launch_env.h"
 #include "eval/metrics_accumulator.h"
+#include "memory/cpu_memory_tracker.h"
 #include "memory/memory_probe.h"
 #include "memory/memory_sampler.h"
 #include "memory/resident_memory.h"
@@ -21,6 +22,7 @@
 #include "util/bytes.h"
 #include "util/resources.h"
 #include "util/text.h"
+#include "util/user_message.h"
 
 #ifdef HEADROOM_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -51,9 +53,25 @@ struct RunError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// Out of memory and no fix was chosen (or none could work): the run ends "stopped_by_oom".
+struct OomStop : RunError {
+    using RunError::RunError;
+};
+
+/// Thrown from the phase callback when the user stopped the run mid-step: the step is dropped
+/// (last.pt keeps the previous epoch's end, as for any stop within an epoch).
+struct StopNow {};
+
+/// The backup a checkpoint write keeps of the previous last.pt: a torn or damaged last.pt
+/// loses at most the epoch since.
+std::string backupOf(const std::string& checkpoint) {
+    return checkpoint + ".bak";
+}
+
 bool isOomMessage(const std::string& message) {
     const std::string lower = toLower(message);
     return lower.find("out of memory") != std::string::npos ||
+           lower.find("headroom budget: tried to allocate") != std::string::npos ||
            lower.find("cuda_error_out_of_memory") != std::string::npos ||
            lower.find("cudnn_status_alloc_failed") != std::string::npos;
 }
@@ -66,8 +84,13 @@ struct OomFailure {
 
 /// The run to resume: the newest `project/name*` folder with weights/last.pt.
 std::string findResumeFolder(const TrainConfig& config) {
+    const auto hasCheckpoint = [](const fs::path& folder) {
+        std::error_code ec;
+        return fs::exists(folder / "weights" / "last.pt", ec) ||
+               fs::exists(folder / "weights" / "last.pt.bak", ec);
+    };
     const fs::path exact = fs::path(config.project) / config.name;
-    if (fs::exists(exact / "weights" / "last.pt"))
+    if (hasCheckpoint(exact))
         return exact.string();
     std::string best;
     fs::file_time_type newest{};
@@ -75,9 +98,12 @@ std::string findResumeFolder(const TrainConfig& config) {
     if (!fs::is_directory(config.project, ec))
         return {};
     for (const auto& entry : fs::directory_iterator(config.project, ec)) {
-        const fs::path last = entry.path() / "weights" / "last.pt";
-        if (entry.path().filename().string().rfind(config.name, 0) != 0 || !fs::exists(last))
+        fs::path last = entry.path() / "weights" / "last.pt";
+        if (entry.path().filename().string().rfind(config.name, 0) != 0 ||
+            !hasCheckpoint(entry.path()))
             continue;
+        if (!fs::exists(last, ec))
+            last += ".bak";
         const auto time = fs::last_write_time(last, ec);
         if (best.empty() || time > newest) {
             best = entry.path().string();
@@ -174,6 +200,7 @@ struct Trainer::Impl {
     TrainConfig config;
     EventSink sink;
     OomHandler oomHandler;
+    MinimumBudget minimumBudget;
     std::atomic<bool> paused{false};
     std::atomic<bool> stopRequested{false};
     // abort(): the reason (under abortMutex), or only the signal from abortFromSignal().
@@ -298,6 +325,7 @@ struct Trainer::Impl {
     void loadData();
     void makeTrainLoader() {
         trainLoader.reset(); // free its host buffers before the new one fills
+        loadFailuresSeen = 0;
         LoaderOptions options = LoaderOptions::fromConfig(config, true);
         if (group) {
             // `batch` is the total over the ranks (Ultralytics); each reads its own shard.
@@ -320,8 +348,27 @@ struct Trainer::Impl {
     /// Returns true when a fix was applied (continue), false to stop the run.
     bool recover(const OomFailure& failure, Phase phase, int epoch, int batch);
     void applyFix(const OomDecision& decision, int epoch, int batch);
+    /// Writes last.pt (keeping the previous one as its backup); an OOM while writing goes to
+    /// the advisor like any other, then the write is tried once more.
     void saveCheckpoint(const std::string& path, int completedEpochs);
+    void writeCheckpoint(const std::string& path, int completedEpochs);
+    /// `path` when it loads, else its backup (with a warning); reads the stored config.
+    /// Throws RunError naming the damaged file when neither loads.
+    std::string readableCheckpoint(const std::string& path, c10::IValue& configYaml);
     void loadCheckpoint(const std::string& path);
+    /// The figures of the failure just caught, from the probe's snapshot at the refused
+    /// allocation (before the failed step released anything), or from the message.
+    void fillSnapshot(OomReport& report, const OomFailure& failure);
+    std::int64_t failedBatchBytes = 0; ///< the failed step's batch, for the OOM report
+    std::int64_t lastFailureSerial = 0;
+    int completedEpochs = 0;  ///< epochs whose end is in last.pt
+    int loadFailuresSeen = 0; ///< images the train loader could not read, already reported
+    /// One sentence when nothing fits the budget, naming the smallest budget that works (from
+    /// minimumBudget); "" when something fits or nobody can tell. `held`: what already failed
+    /// to fit, for the sentence when minimumBudget cannot tell.
+    std::string budgetTooSmall(const std::string& held = {});
+    bool validating = false;        ///< rank 0 alone: an OOM's fix is not broadcast
+    bool validationSkipped = false; ///< stopped during validation: no metrics this epoch
     int runImpl();
 };
 
@@ -398,11 +445,8 @@ void Trainer::Impl::setUp() {
         if (resumeDir.empty())
             throw RunError("resume: no run with weights/last.pt under " + config.project + "/" +
                            config.name + "*");
-        resumeCheckpoint = resumeDir + "/weights/last.pt";
-        torch::serialize::InputArchive archive;
-        archive.load_from(resumeCheckpoint);
         c10::IValue yaml;
-        archive.read("config_yaml", yaml);
+        resumeCheckpoint = readableCheckpoint(resumeDir + "/weights/last.pt", yaml);
         TrainConfigResult stored = parseTrainConfig(yaml.toStringRef(), resumeCheckpoint);
         if (!stored.config)
             throw RunError("resume: the checkpoint's config is unusable:\n" +
@@ -424,6 +468,9 @@ void Trainer::Impl::setUp() {
     std::string probeError;
     probe = makeProbe(device.str(), &probeError);
     if (probe) {
+        // What earlier work in this process still holds (a stopped run, a calibration) is not
+        // this run's: the budget counts from here.
+        probe->beginSession();
         probe->setBudget(config.memory_budget);
         sampler = std::make_unique<MemorySampler>(*probe, config.memory_sample_hz);
         sampler->setCallback([this](const MemorySample& sample) {
@@ -451,6 +498,12 @@ void Trainer::Impl::setUp() {
     step->setPhaseCallback([this](Phase phase) {
         if (sampler)
             sampler->setPhase(phase);
+        // Stop ends within the running step: the forward/backward part of it is dropped (the
+        // optimizer and EMA parts are short and leave the weights consistent). Ranks of a
+        // data-parallel run must stop at the same step, so they keep the between-steps check.
+        if (!group && stopRequested.load() &&
+            (phase == Phase::Forward || phase == Phase::Loss || phase == Phase::Backward))
+            throw StopNow{};
     });
     const OptimizerChoice& choice = step->optimizerChoice();
     schedule = std::make_unique<LrSchedule>(
@@ -493,7 +546,67 @@ void Trainer::Impl::setUp() {
     }
 }
 
+std::string Trainer::Impl::readableCheckpoint(const std::string& path, c10::IValue& configYaml) {
+    std::error_code ec;
+    std::string firstError;
+    for (const std::string& candidate : {path, backupOf(path)}) {
+        if (!fs::exists(candidate, ec))
+            continue;
+        try {
+            torch::serialize::InputArchive archive;
+            archive.load_from(candidate);
+            archive.read("config_yaml", configYaml);
+            c10::IValue value;
+            archive.read("epoch", value);
+            if (candidate != path) {
+                // Set the damaged file aside, or the next checkpoint would make it the backup.
+                fs::rename(path, path + ".damaged", ec);
+                log(LogMessage::Level::Warning,
+                    firstError + "; resuming from its backup " + candidate + " (epoch " +
+                        std::to_string(value.toInt()) + "; the damaged file is now " + path +
+                        ".damaged)");
+            }
+            return candidate;
+        } catch (const std::exception& e) {
+            if (firstError.empty())
+                firstError = userMessage(e, candidate);
+        }
+    }
+    if (firstError.empty())
+        throw RunError("resume: " + path + " does not exist");
+    throw RunError("resume: " + firstError);
+}
+
 void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs) {
+    std::optional<OomFailure> failure;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        try {
+            if (sampler)
+                sampler->setPhase(Phase::Checkpoint);
+            // Serialising is host work (on a GPU it copies to host RAM): outside the budget.
+            HostAllocationScope host;
+            writeCheckpoint(path, completedEpochs);
+            if (sampler)
+                sampler->setPhase(Phase::Idle);
+            return;
+        } catch (const c10::Error& e) {
+            if (!isOomMessage(e.what_without_backtrace()))
+                throw RunError(userMessage(e, path));
+            failure = OomFailure{e.what_without_backtrace(), true};
+        } catch (const std::bad_alloc& e) {
+            failure = OomFailure{std::string("host memory exhausted: ") + e.what(), true};
+        }
+        // Host RAM ran out while writing: the advisor may free some (cache, workers); then
+        // the write is tried once more.
+        if (attempt == 0 && !recover(*failure, Phase::Checkpoint, completedEpochs - 1, 0))
+            break;
+    }
+    throw OomStop("out of memory while writing " + path + " (" + failure->message +
+                  "); the previous checkpoint is kept. Free host memory (fewer workers, "
+                  "cache=none) and resume.");
+}
+
+void Trainer::Impl::writeCheckpoint(const std::string& path, int completedEpochs) {
     torch::serialize::OutputArchive archive;
     step->save(archive, names);
     archive.write("format", c10::IValue(std::string("headroom-checkpoint-1")));
@@ -506,9 +619,22 @@ void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs)
     archive.write("config_yaml", c10::IValue(toYaml(config)));
     std::ostringstream bytes;
     archive.save_to(bytes);
+    // Keep the previous checkpoint as the backup (a hard link: no copy, and no moment without
+    // a complete last.pt or backup) before the new one replaces it.
+    std::error_code ec;
+    if (fs::exists(path, ec)) {
+        const std::string backup = backupOf(path);
+        const std::string staging = backup + ".tmp";
+        fs::remove(staging, ec);
+        fs::create_hard_link(path, staging, ec);
+        if (ec)
+            fs::copy_file(path, staging, fs::copy_options::overwrite_existing, ec);
+        if (!ec)
+            fs::rename(staging, backup, ec);
+    }
     std::string error;
     if (!writeFileAtomically(path, bytes.str(), &error))
-        throw RunError("cannot write checkpoint: " + error);
+        throw RunError(userText("cannot write the checkpoint: " + error, path));
 }
 
 void Trainer::Impl::saveOptimizerShard() {
@@ -542,6 +668,7 @@ void Trainer::Impl::loadCheckpoint(const std::string& path) {
     c10::IValue value;
     archive.read("epoch", value);
     startEpoch = static_cast<int>(value.toInt());
+    completedEpochs = startEpoch;
     archive.read("global_step", value);
     globalStep = value.toInt();
     archive.read("best_fitness", value);
@@ -554,6 +681,67 @@ void Trainer::Impl::loadCheckpoint(const std::string& path) {
     bestMap = value.toDouble();
 }
 
+void Trainer::Impl::fillSnapshot(OomReport& report, const OomFailure& failure) {
+    report.breakdown = step ? step->residentMemory() : MemoryBreakdown{};
+    report.breakdown.batchData = failure.hostMemory ? 0 : failedBatchBytes;
+    report.requestedBytes = parseRequestedBytes(failure.message);
+    if (probe) {
+        report.budgetBytes = probe->budget() > 0 ? probe->budget() : probe->capacity();
+        const AllocationFailure snap = probe->lastFailure();
+        if (snap.serial != 0 && snap.serial != lastFailureSerial && !failure.hostMemory) {
+            // The refusal this failure came from: every figure from that one moment.
+            lastFailureSerial = snap.serial;
+            report.requestedBytes = snap.requested;
+            report.allocatedBytes = snap.allocated;
+            report.peakBytes = snap.peak;
+            report.budgetBytes = snap.budget;
+        } else {
+            // No snapshot (CUDA, host RAM): the allocator's message names what was in use;
+            // the probe's figures come after the failed step released its memory.
+            report.allocatedBytes = parseAllocatedBytes(failure.message);
+            if (report.allocatedBytes == 0)
+                report.allocatedBytes = probe->allocated();
+            report.peakBytes = std::max(probe->peak(), report.allocatedBytes);
+            if (report.requestedBytes == 0)
+                report.requestedBytes = probe->lastFailedRequest();
+        }
+    }
+    // The bars add up to what the failed moment needed: in use + the refused request (or the
+    // step's peak before it, when higher).
+    attributePeak(report.breakdown,
+                  std::max(report.peakBytes, report.allocatedBytes + report.requestedBytes));
+}
+
+std::string Trainer::Impl::budgetTooSmall(const std::string& held) {
+    const std::int64_t budget = config.memory_budget;
+    if (budget <= 0)
+        return {};
+    std::int64_t works = 0;
+    if (minimumBudget) {
+        if (probe)
+            probe->setBudget(0); // the estimator's probe steps measure without the budget
+        try {
+            works = minimumBudget(config);
+        } catch (const std::exception&) {
+            works = 0;
+        }
+        if (probe)
+            probe->setBudget(budget);
+    }
+    const std::string what = config.model + " at " + std::to_string(config.imgsz) + " px";
+    if (works > budget) {
+        const std::int64_t mib = std::int64_t(1) << 20;
+        return "memory_budget " + formatBytes(budget) + " is too small for " + what +
+               " whatever the batch, AMP, checkpointing or image size: set memory_budget=" +
+               std::to_string((works + mib - 1) / mib) +
+               "MiB or more (or use a smaller model) and start again.";
+    }
+    if (held.empty())
+        return {};
+    return "memory_budget " + formatBytes(budget) + " is too small: " + held + " of " + what +
+           " do not fit in it, so raise memory_budget (or remove it) and start again.";
+}
+
 bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, int batch) {
     // Whatever the failed step held is gone with the unwound stack; drop the gradients of the
     // broken accumulation group too and give cached blocks back.
@@ -564,34 +752,35 @@ bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, i
 #endif
     OomReport report;
     report.phase = phase;
-    report.rawMessage = failure.message;
+    report.rawMessage = userText(failure.message);
     report.hostMemory = failure.hostMemory;
     report.config = config;
     report.epoch = epoch;
     report.batch = batch;
     report.device = device.str();
-    report.breakdown = step->residentMemory();
-    if (probe) {
-        report.requestedBytes = probe->lastFailedRequest();
-        report.allocatedBytes = probe->allocated();
-        report.budgetBytes = probe->budget() > 0 ? probe->budget() : probe->capacity();
-        report.peakBytes = probe->peak();
-        attributePeak(report.breakdown, report.peakBytes);
-    }
-    if (report.requestedBytes == 0)
-        report.requestedBytes = parseRequestedBytes(failure.message);
-    if (sampler)
+    fillSnapshot(report, failure);
+    if (sampler) {
+        const MemorySample mark = sampler->markOom(phase, report.allocatedBytes, report.peakBytes);
+        report.seconds = mark.seconds;
         report.timeline = sampler->timelineSince(5.0);
+    }
     drainSamples();
     emit(OomOccurred{report});
     if (folder)
         folder->writeOomReport(report);
-    if (++oomsWithoutProgress > 8)
-        throw RunError("out of memory " + std::to_string(oomsWithoutProgress - 1) +
-                       " times in a row without a completed step; giving up");
+    if (++oomsWithoutProgress > 8) {
+        if (const std::string why = budgetTooSmall(); !why.empty())
+            throw OomStop(why);
+    }
+    if (oomsWithoutProgress > 8)
+        throw OomStop("out of memory " + std::to_string(oomsWithoutProgress - 1) +
+                      " times in a row without a completed step; giving up");
     const OomDecision decision = decideFix(report, phase);
-    if (decision.stop)
+    if (decision.stop) {
+        if (const std::string why = budgetTooSmall(); !why.empty())
+            throw OomStop(why);
         return false;
+    }
     const Diagnostics problems = hr::validate(decision.config, "fix " + decision.fixId);
     if (hasErrors(problems))
         throw RunError("the fix '" + decision.fixId + "' gave an invalid config:\n" +
@@ -604,7 +793,7 @@ bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, i
 
 OomDecision Trainer::Impl::decideFix(const OomReport& report, Phase phase) {
     // Validation runs on rank 0 alone, so its fixes are rank 0's alone too.
-    if (!group || phase == Phase::Validation) {
+    if (!group || phase == Phase::Validation || validating) {
         OomDecision decision = oomHandler ? oomHandler(report) : OomDecision{};
         if (group && !decision.stop)
             validationFix = decision;
@@ -671,39 +860,49 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
         step->setSchedule({point.lr, point.momentum, point.accumulate});
         const auto t0 = Clock::now();
         Batch batch;
-        if (!trainLoader->next(batch)) {
-            if (!trainLoader->error().empty())
-                throw RunError("data loader: " + trainLoader->error());
-            break;
-        }
-        const double waitSeconds = secondsSince(t0);
         std::optional<OomFailure> failure;
         Phase failedPhase = Phase::Idle;
+        if (!trainLoader->next(batch)) {
+            if (trainLoader->error().empty())
+                break;
+            if (!trainLoader->errorIsOutOfMemory())
+                throw RunError(trainLoader->error());
+            // Host RAM ran out while a worker assembled a batch: an OOM like any other.
+            failure = OomFailure{trainLoader->error(), true};
+            failedPhase = Phase::Loader;
+        }
+        const double waitSeconds = secondsSince(t0);
         StepOutput out;
-        try {
-            out = step->step(batch);
-        } catch (const c10::OutOfMemoryError& e) {
-            failure = OomFailure{e.what_without_backtrace(), false};
-        } catch (const c10::Error& e) {
-            if (!isOomMessage(e.what()))
-                throw;
-            failure = OomFailure{e.what_without_backtrace(), false};
-        } catch (const std::bad_alloc& e) {
-            failure = OomFailure{std::string("host memory exhausted: ") + e.what(), true};
+        if (!failure) {
+            failedBatchBytes = batch.bytes();
+            try {
+                out = step->step(batch);
+            } catch (const StopNow&) {
+                return EpochOutcome::Stopped;
+            } catch (const c10::OutOfMemoryError& e) {
+                failure = OomFailure{e.what_without_backtrace(), false};
+            } catch (const c10::Error& e) {
+                if (!isOomMessage(e.what_without_backtrace()))
+                    throw;
+                failure = OomFailure{e.what_without_backtrace(), false};
+            } catch (const std::bad_alloc& e) {
+                failure = OomFailure{std::string("host memory exhausted: ") + e.what(), true};
+            }
+            if (failure)
+                failedPhase = step->currentPhase();
         }
         if (failure) {
-            failedPhase = step->currentPhase();
             batch = Batch{};
             if (!recover(*failure, failedPhase, epoch, index)) {
                 releaseBudget();
                 if (folder)
                     saveCheckpoint(folder->lastWeights(), epoch);
-                throw RunError("out of memory in the " + std::string(toString(failedPhase)) +
-                               " phase of epoch " + std::to_string(epoch + 1) + ", batch " +
-                               std::to_string(index + 1) + " (" + failure->message +
-                               "); no fix was chosen. The last weights are in " +
-                               (folder ? folder->lastWeights() : std::string("rank 0's run")) +
-                               "; lower batch or imgsz, or set on_oom=auto, and resume.");
+                throw OomStop("out of memory in the " + std::string(toString(failedPhase)) +
+                              " phase of epoch " + std::to_string(epoch + 1) + ", batch " +
+                              std::to_string(index + 1) + " (" + userText(failure->message) +
+                              "); no fix was chosen. The last weights are in " +
+                              (folder ? folder->lastWeights() : std::string("rank 0's run")) +
+                              "; lower batch or imgsz, or set on_oom=auto, and resume.");
             }
             // Redo the broken accumulation group, at the new batch size when it changed.
             const int restart = static_cast<int>(static_cast<std::int64_t>(groupStart) * batchSize /
@@ -766,6 +965,11 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
 }
 
 MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
+    validating = true;
+    struct Done {
+        bool& flag;
+        ~Done() { flag = false; }
+    } done{validating};
     for (;;) {
         if (!valLoader)
             makeValLoader();
@@ -774,11 +978,22 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
         int batches = 0;
         std::optional<OomFailure> failure;
         notePeak(); // what training held so far is the training peak's
+        Phase failedPhase = Phase::Validation;
         try {
             valLoader->startEpoch(0);
             Batch batch;
             while (valLoader->next(batch)) {
                 throwIfAborted();
+                if (!group && stopRequested) {
+                    // The epoch's training is complete and will be saved; its metrics are not.
+                    log(LogMessage::Level::Info,
+                        "stopped: validation of epoch " + std::to_string(epoch + 1) + " skipped");
+                    valLoader->stop();
+                    result.valPeakBytes = 0;
+                    validationSkipped = true;
+                    return MetricsResult{};
+                }
+                failedBatchBytes = batch.bytes();
                 const ValidationOutput out = step->validateBatch(batch, &metrics);
                 for (int k = 0; k < 3; ++k)
                     sum[k] += out.items[k];
@@ -788,12 +1003,16 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
                 notePeak();
                 drainSamples();
             }
-            if (!valLoader->error().empty())
-                throw RunError("validation data loader: " + valLoader->error());
+            if (!valLoader->error().empty()) {
+                if (!valLoader->errorIsOutOfMemory())
+                    throw RunError("validation " + valLoader->error());
+                failure = OomFailure{valLoader->error(), true};
+                failedPhase = Phase::Loader;
+            }
         } catch (const c10::OutOfMemoryError& e) {
             failure = OomFailure{e.what_without_backtrace(), false};
         } catch (const c10::Error& e) {
-            if (!isOomMessage(e.what()))
+            if (!isOomMessage(e.what_without_backtrace()))
                 throw;
             failure = OomFailure{e.what_without_backtrace(), false};
         } catch (const std::bad_alloc& e) {
@@ -801,12 +1020,12 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
         }
         if (failure) {
             valLoader->stop();
-            if (!recover(*failure, Phase::Validation, epoch, batches)) {
+            if (!recover(*failure, failedPhase, epoch, batches)) {
                 releaseBudget();
                 saveCheckpoint(folder->lastWeights(), epoch + 1);
-                throw RunError("out of memory during validation of epoch " +
-                               std::to_string(epoch + 1) + " (" + failure->message +
-                               "); no fix was chosen. Lower val_batch and resume.");
+                throw OomStop("out of memory during validation of epoch " +
+                              std::to_string(epoch + 1) + " (" + userText(failure->message) +
+                              "); no fix was chosen. Lower val_batch and resume.");
             }
             continue; // validate again from the start with the fixed config
         }
@@ -820,7 +1039,19 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
 }
 
 int Trainer::Impl::runImpl() {
-    setUp();
+    try {
+        setUp();
+    } catch (const std::exception& e) {
+        // The model, its optimizer state and EMA copy do not fit before any step ran (the
+        // model builder reports a refused allocation as a diagnostic, not as an OOM).
+        if (!isOomMessage(e.what()))
+            throw;
+        std::string why = budgetTooSmall("the weights, optimizer state and EMA copy");
+        if (why.empty())
+            why = "out of memory while setting up the run (" + userMessage(e) +
+                  "): the model does not fit, so raise memory_budget or use a smaller model.";
+        throw OomStop(why);
+    }
     {
         RunStarted started;
         started.runDir = folder ? folder->path() : std::string();
@@ -849,6 +1080,13 @@ int Trainer::Impl::runImpl() {
         const bool finalEpoch = epoch + 1 == config.epochs;
         if ((config.val || finalEpoch) && leader()) { // rank 0 validates
             const MetricsResult metrics = validate(epoch, result);
+            if (validationSkipped) {
+                if (folder)
+                    saveCheckpoint(folder->lastWeights(), epoch + 1);
+                finished.stoppedByUser = true;
+                ++epoch;
+                break;
+            }
             result.precision = metrics.precision;
             result.recall = metrics.recall;
             result.map50 = metrics.map50;
@@ -888,6 +1126,7 @@ int Trainer::Impl::runImpl() {
             saveCheckpoint(folder->lastWeights(), epoch + 1);
         else if (step->ownsSeparateOptimizerShard())
             saveOptimizerShard();
+        completedEpochs = epoch + 1;
         if (result.best && folder) {
             std::error_code ec;
             fs::copy_file(folder->lastWeights(), folder->bestWeights() + ".tmp",
@@ -896,6 +1135,14 @@ int Trainer::Impl::runImpl() {
                 fs::rename(folder->bestWeights() + ".tmp", folder->bestWeights(), ec);
             if (ec)
                 log(LogMessage::Level::Warning, "cannot write best.pt: " + ec.message());
+        }
+        if (const int unreadable = trainLoader->loadFailures(); unreadable > loadFailuresSeen) {
+            log(LogMessage::Level::Warning,
+                std::to_string(unreadable - loadFailuresSeen) +
+                    " image(s) could not be read this epoch and were replaced by grey images: "
+                    "they were moved, deleted or damaged while training. Put them back, or "
+                    "check the data set (headroom-cli data check) before the next run.");
+            loadFailuresSeen = unreadable;
         }
         if (folder && !folder->writeEpoch(result))
             log(LogMessage::Level::Warning, "cannot write results.csv: " + folder->error());
@@ -926,6 +1173,7 @@ int Trainer::Impl::runImpl() {
     finished.epochsDone = epoch;
     finished.map50 = bestMap50;
     finished.map = bestMap;
+    finished.state = finished.stoppedByUser ? RunState::Stopped : RunState::Finished;
     emit(finished);
     if (folder)
         folder->flush();
@@ -938,17 +1186,34 @@ Trainer::Trainer(TrainConfig config, EventSink sink)
 Trainer::~Trainer() = default;
 
 int Trainer::run() {
+    RunState state = RunState::Failed;
+    std::string reason;
     try {
         return d->runImpl();
+    } catch (const OomStop& e) {
+        state = RunState::StoppedByOom;
+        reason = userMessage(e);
     } catch (const std::exception& e) {
-        if (d->sampler)
-            d->sampler->stop();
-        d->releaseBudget();
-        d->emit(RunFailed{e.what()});
-        if (d->folder)
-            d->folder->flush();
-        return 1;
+        reason = userMessage(e);
+    } catch (const StopNow&) {
+        reason = "stopped"; // cannot happen: trainEpoch catches it
     }
+    if (d->sampler)
+        d->sampler->stop();
+    d->releaseBudget();
+    d->drainSamples();
+    d->emit(RunFailed{reason, state});
+    RunFinished finished;
+    finished.runDir = d->folder ? d->folder->path() : std::string();
+    finished.state = state;
+    finished.reason = reason;
+    finished.map50 = d->bestMap50;
+    finished.map = d->bestMap;
+    finished.epochsDone = d->completedEpochs;
+    d->emit(finished);
+    if (d->folder)
+        d->folder->flush();
+    return 1;
 }
 
 void Trainer::requestPause(bool paused) {
@@ -984,6 +1249,10 @@ void Trainer::abortFromSignal(int signal) {
 
 void Trainer::setOomHandler(OomHandler handler) {
     d->oomHandler = std::move(handler);
+}
+
+void Trainer::setMinimumBudget(MinimumBudget minimum) {
+    d->minimumBudget = std::move(minimum);
 }
 
 void Trainer::setLaunch(const LaunchEnv& launch) {

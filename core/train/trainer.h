@@ -26,6 +26,12 @@ struct OomDecision {
 /// TrainConfig::on_oom with no fixes: it stops.
 using OomHandler = std::function<OomDecision(const OomReport&)>;
 
+/// The smallest memory budget in which `config` can train with some fix (batch, AMP,
+/// checkpointing, image size), when config.memory_budget is too small for all of them; 0 when it
+/// is not too small or nobody can tell (estimate's smallestWorkingBudget). The trainer asks only
+/// when a run cannot go on for lack of memory.
+using MinimumBudget = std::function<std::int64_t(const TrainConfig&)>;
+
 /// A complete training run: data, model, loss, optimizer, validation, the run folder.
 /// The header is LibTorch-free so that the GUI adapter can own a Trainer without pulling in
 /// torch. Every method except run() may be called from any thread.
@@ -57,6 +63,9 @@ public:
 
     /// Sets who decides what happens after an OOM. Call before run().
     void setOomHandler(OomHandler handler);
+    /// With one, a run that stops for lack of memory at a budget nothing fits ends with one
+    /// sentence naming the smallest budget that works. Call before run().
+    void setMinimumBudget(MinimumBudget minimum);
 
     /// This process's place in a data-parallel run, instead of RANK, WORLD_SIZE, ... from the
     /// environment (the studio trains as rank 0 and starts the other ranks itself). Call
