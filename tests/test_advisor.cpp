@@ -123,6 +123,8 @@ private slots:
     void autoPolicyAppliesTopFix();
     void stopAndAskPolicies();
     void autoNeverRestarts();
+    void progressStreamsTheRankedList();
+    void progressCanEndTheSearch();
     void costModelNumbers();
 };
 
@@ -601,6 +603,87 @@ void TestAdvisor::stopAndAskPolicies() {
                                    const std::string&) -> std::optional<int> { return 99; };
     QVERIFY(hr::makeAdvisorHandler(hr::OomPolicy::Ask, model.predictor(), outOfRange)(r).stop);
     QVERIFY(hr::makeAdvisorHandler(hr::OomPolicy::Ask, model.predictor(), {})(r).stop);
+}
+
+void TestAdvisor::progressStreamsTheRankedList() {
+    // The GUI opens the advisor before any prediction and fills the cards as fixes are found;
+    // the list it ends with is the one suggestFixes() returns without a progress callback.
+    FakeModel model;
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    model.calls = 0;
+    const std::vector<hr::FixSuggestion> plain = hr::suggestFixes(r, model.predictor());
+    QVERIFY(plain.size() >= 3);
+
+    model.calls = 0;
+    std::vector<hr::FixSearchProgress> seen;
+    std::vector<int> callsAtProgress;
+    const std::vector<hr::FixSuggestion> streamed =
+        hr::suggestFixes(r, model.predictor(), {}, [&](const hr::FixSearchProgress& p) {
+            seen.push_back(p);
+            callsAtProgress.push_back(model.calls);
+            return true;
+        });
+    QVERIFY(seen.size() >= 3);
+    QCOMPARE(callsAtProgress.front(), 0); // before the first prediction
+    QVERIFY(seen.front().fixes.empty());
+    QVERIFY(seen.front().planned > 0);
+    QVERIFY(!seen.front().done);
+    for (std::size_t i = 1; i < seen.size(); ++i) {
+        QVERIFY(seen[i].checked >= seen[i - 1].checked);
+        QVERIFY(seen[i].fixes.size() >= seen[i - 1].fixes.size());
+        QVERIFY(seen[i].checked <= seen[i].planned);
+    }
+    QVERIFY(seen.back().done);
+    QCOMPARE(seen.back().checked, seen.back().planned);
+    QCOMPARE(seen.back().fixes.size(), streamed.size());
+    QCOMPARE(streamed.size(), plain.size());
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+        QCOMPARE(streamed[i].id, plain[i].id);
+        QCOMPARE(streamed[i].predictedPeak, plain[i].predictedPeak);
+    }
+    // Some list was shown before the end: the fixes arrive one by one.
+    const auto partial = std::find_if(seen.begin(), seen.end(), [&](const auto& p) {
+        return !p.done && !p.fixes.empty() && p.fixes.size() < plain.size();
+    });
+    QVERIFY(partial != seen.end());
+}
+
+void TestAdvisor::progressCanEndTheSearch() {
+    // A person who chose from the first cards ends the search: no more predictions are made,
+    // and the handler's chooser sees the fixes found so far.
+    FakeModel model;
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    model.calls = 0;
+    int callsAtCancel = -1;
+    const std::vector<hr::FixSuggestion> early =
+        hr::suggestFixes(r, model.predictor(), {}, [&](const hr::FixSearchProgress& p) {
+            if (p.fixes.empty())
+                return true;
+            callsAtCancel = model.calls;
+            return false;
+        });
+    QCOMPARE(early.size(), std::size_t(1));
+    QCOMPARE(model.calls, callsAtCancel);
+
+    // Cancelled before anything was predicted: nothing, and no prediction at all.
+    model.calls = 0;
+    QVERIFY(hr::suggestFixes(r, model.predictor(), {}, [](const hr::FixSearchProgress&) {
+                return false;
+            }).empty());
+    QCOMPARE(model.calls, 0);
+
+    std::size_t offered = 0;
+    hr::FixChooser first = [&](const std::vector<hr::FixSuggestion>& fixes,
+                               const std::string&) -> std::optional<int> {
+        offered = fixes.size();
+        return 0;
+    };
+    const hr::OomDecision d =
+        hr::makeAdvisorHandler(hr::OomPolicy::Ask, model.predictor(), first, {}, {},
+                               [](const hr::FixSearchProgress& p) { return p.fixes.empty(); })(r);
+    QVERIFY(!d.stop);
+    QCOMPARE(offered, std::size_t(1));
+    QCOMPARE(d.fixId, early.front().id);
 }
 
 void TestAdvisor::autoNeverRestarts() {

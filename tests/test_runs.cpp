@@ -47,6 +47,10 @@ private slots:
     void parsesResultsSkippingTornLines();
     void loadsRunAndSummarises();
     void listsRunsAndIgnoresOtherFolders();
+    void runStateFromEvents_data();
+    void runStateFromEvents();
+    void durationAndBudget();
+    void probeStepsAreNotTheRunsPeak();
 };
 
 void TestRuns::parsesEventLines() {
@@ -149,6 +153,108 @@ void TestRuns::listsRunsAndIgnoresOtherFolders() {
         if (r.name == "b")
             QVERIFY(r.failed);
     QVERIFY(hr::RunStore::list(tmp.filePath("missing").toStdString()).empty());
+}
+
+void TestRuns::runStateFromEvents_data() {
+    QTest::addColumn<QString>("events");
+    QTest::addColumn<QString>("state");
+    QTest::addColumn<QString>("reason");
+    QTest::addColumn<bool>("failed");
+    const QString start = R"({"type":"run_started","time":1})"
+                          "\n";
+    QTest::newRow("finished") << start + R"({"type":"run_finished","time":5,"state":"finished"})"
+                              << "finished"
+                              << "" << false;
+    QTest::newRow("stopped") << start + R"({"type":"run_finished","time":5,"state":"stopped"})"
+                             << "stopped"
+                             << "" << false;
+    QTest::newRow("failed")
+        << start +
+               R"({"type":"run_failed","time":4,"message":"disk full"})"
+               "\n"
+               R"({"type":"run_finished","time":5,"state":"failed","reason":"disk full: free space"})"
+        << "failed"
+        << "disk full: free space" << true;
+    QTest::newRow("stopped by OOM")
+        << start +
+               R"({"type":"oom","time":2})"
+               "\n"
+               R"({"type":"run_finished","time":5,"state":"stopped_by_oom","reason":"no fix fits"})"
+        << "stopped_by_oom"
+        << "no fix fits" << true;
+    // Runs written before run states: the flags and run_failed decide.
+    QTest::newRow("old stopped") << start +
+                                        R"({"type":"run_finished","time":5,"stopped_by_user":true})"
+                                 << "stopped"
+                                 << "" << false;
+    QTest::newRow("old failed") << start + R"({"type":"run_failed","time":5,"message":"bad"})"
+                                << "failed"
+                                << "bad" << true;
+    QTest::newRow("old finished") << start + R"({"type":"run_finished","time":5})"
+                                  << "finished"
+                                  << "" << false;
+    QTest::newRow("running or killed") << start << "unfinished"
+                                       << "" << false;
+    // A resumed run: only the last attempt's end counts.
+    QTest::newRow("resumed") << start +
+                                    R"({"type":"run_failed","time":2,"message":"killed"})"
+                                    "\n" +
+                                    start + R"({"type":"run_finished","time":5,"state":"finished"})"
+                             << "finished"
+                             << "" << false;
+}
+
+void TestRuns::runStateFromEvents() {
+    QFETCH(QString, events);
+    QFETCH(QString, state);
+    QFETCH(QString, reason);
+    QFETCH(bool, failed);
+    QTemporaryDir tmp;
+    writeRun(tmp.filePath("run"), kHeader, (events + "\n").toStdString(), "epochs: 3\n");
+    const auto run = hr::RunStore::load(tmp.filePath("run").toStdString());
+    QVERIFY(run);
+    QCOMPARE(QString::fromStdString(run->summary.state), state);
+    QCOMPARE(QString::fromStdString(run->summary.reason), reason);
+    QCOMPARE(run->summary.failed, failed);
+}
+
+void TestRuns::durationAndBudget() {
+    QTemporaryDir tmp;
+    writeRun(tmp.filePath("run"), kHeader,
+             "{\"type\":\"run_started\",\"time\":100.5}\n"
+             "{\"type\":\"run_finished\",\"time\":160.5,\"state\":\"finished\"}\n",
+             "epochs: 3\nmemory_budget: 167772160\n");
+    const auto run = hr::RunStore::load(tmp.filePath("run").toStdString());
+    QVERIFY(run);
+    QCOMPARE(run->summary.durationSeconds, 60.0);
+    QCOMPARE(run->summary.budgetBytes, std::int64_t(160) << 20);
+}
+
+void TestRuns::probeStepsAreNotTheRunsPeak() {
+    // The advisor's probe steps (phase probe) measure other settings: a run's peak leaves them
+    // out, whatever they reached.
+    QTemporaryDir tmp;
+    const QString dir = tmp.filePath("run");
+    writeRun(dir, kHeader, "", "epochs: 3\n");
+    hr::MemorySample run;
+    run.seconds = 1;
+    run.allocated = 1000;
+    run.peak = 9000;
+    run.phase = hr::Phase::Forward;
+    hr::MemorySample probe = run;
+    probe.seconds = 2;
+    probe.allocated = 270000;
+    probe.peak = 280000;
+    probe.phase = hr::Phase::Probe;
+    QVERIFY(hr::writeFileAtomically(dir.toStdString() + "/memory.csv",
+                                    hr::MemorySampler::csvHeader() + "\n" +
+                                        hr::MemorySampler::csvLine(run) + "\n" +
+                                        hr::MemorySampler::csvLine(probe) + "\n"));
+    const auto loaded = hr::RunStore::load(dir.toStdString());
+    QVERIFY(loaded);
+    QCOMPARE(int(loaded->memory.size()), 2);
+    QCOMPARE(loaded->memory[1].phase, hr::Phase::Probe);
+    QCOMPARE(loaded->summary.peakMemoryBytes, std::int64_t(9000));
 }
 
 QTEST_APPLESS_MAIN(TestRuns)

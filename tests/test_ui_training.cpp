@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // GUI tests that train: live plots, event-loop responsiveness, the OOM advisor's "Apply and
 // continue", and the Runs page. Tiny data (synthetic, 64 px) and yolov8n; offscreen.
+#include "elidedlabel.h"
 #include "mainwindow.h"
 #include "oomadvisordialog.h"
 #include "plotwidget.h"
@@ -16,8 +17,12 @@
 #include "runs/run_store.h"
 #include "util/bytes.h"
 
+#include <QApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -41,6 +46,9 @@ private slots:
     void runsPageListsFinishedRun();
     void forcedOomOpensAdvisorAndContinues();
     void closingWithAdvisorOpenEndsRun();
+    void choosingBeforeTheSearchEndsAppliesTheShownFix();
+    void runsPageMenuAndStates();
+    void longMessagesNeverWidenTheWindow();
 
 private:
     TrainConfig tinyConfig(const QString& name) const;
@@ -49,6 +57,7 @@ private:
     QTemporaryDir m_dir;
     QString m_dataYaml;
     std::int64_t m_measuredPeak = 0;
+    std::int64_t m_trainPagePeak = 0;
 };
 
 void TestUiTraining::initTestCase() {
@@ -111,6 +120,8 @@ void TestUiTraining::trainingUpdatesPlotsAndStaysResponsive() {
     QCOMPARE(epochs.count(), 2);
     m_measuredPeak = epochs.last().first().value<hr::EpochEnd>().peakBytes;
     QVERIFY(m_measuredPeak > 0);
+    m_trainPagePeak = window.trainPage()->trainingPeak();
+    QCOMPARE(window.trainPage()->runState(), QString("finished"));
 
     hr::ui::TrainPage* page = window.trainPage();
     // Memory: allocated and peak lines plus phase shading; losses per batch; metrics per epoch.
@@ -143,28 +154,41 @@ void TestUiTraining::runsPageListsFinishedRun() {
         if (page.runList()->topLevelItem(i)->text(0) == "plots")
             run = page.runList()->topLevelItem(i);
     QVERIFY(run);
-    QCOMPARE(run->text(2), QString("2"));
+    using Page = hr::ui::RunsPage;
+    QCOMPARE(run->text(Page::EpochsColumn), QString("2/2"));
     bool ok = false;
-    run->text(3).toDouble(&ok);
-    QVERIFY2(ok, qPrintable(run->text(3)));
-    // Training and validation peaks in columns of their own, as the Compare page splits them.
+    run->text(Page::Map50Column).toDouble(&ok);
+    QVERIFY2(ok, qPrintable(run->text(Page::Map50Column)));
+    // State, model, image size, duration; training and validation peaks in columns of their
+    // own, as the Compare page splits them, the training peak against the budget.
     QTreeWidgetItem* header = page.runList()->headerItem();
-    QCOMPARE(header->text(5), QString("Training peak"));
-    QCOMPARE(header->text(6), QString("Validation peak"));
-    QCOMPARE(header->text(7), QString("State"));
+    QCOMPARE(header->text(Page::StateColumn), QString("State"));
+    QCOMPARE(header->text(Page::ModelColumn), QString("Model"));
+    QCOMPARE(header->text(Page::ImageSizeColumn), QString("Image size"));
+    QCOMPARE(header->text(Page::DurationColumn), QString("Duration"));
+    QCOMPARE(header->text(Page::TrainPeakColumn), QString("Training peak / budget"));
+    QCOMPARE(header->text(Page::ValPeakColumn), QString("Validation peak"));
+    QCOMPARE(run->text(Page::ModelColumn), QString("yolov8n.yaml"));
+    QCOMPARE(run->text(Page::ImageSizeColumn), QString("64"));
+    QVERIFY(run->text(Page::DurationColumn) != QString("–"));
     const std::optional<hr::RunRecord> record =
         hr::RunStore::load(run->data(0, Qt::UserRole).toString().toStdString());
     QVERIFY(record);
     const hr::PeakSplit peaks = hr::splitPeaks(*record);
     QVERIFY(peaks.trainPeak() > 0);
     QVERIFY(peaks.valPeak() > 0);
-    QCOMPARE(run->data(5, Qt::UserRole).toLongLong(), qlonglong(peaks.trainPeak()));
-    QCOMPARE(run->data(6, Qt::UserRole).toLongLong(), qlonglong(peaks.valPeak()));
-    QCOMPARE(run->text(5), QString::fromStdString(hr::formatBytes(peaks.trainPeak())));
-    QCOMPARE(run->text(6), QString::fromStdString(hr::formatBytes(peaks.valPeak())));
+    QCOMPARE(run->data(Page::TrainPeakColumn, Qt::UserRole).toLongLong(),
+             qlonglong(peaks.trainPeak()));
+    QCOMPARE(run->data(Page::ValPeakColumn, Qt::UserRole).toLongLong(), qlonglong(peaks.valPeak()));
+    QCOMPARE(run->text(Page::TrainPeakColumn),
+             QString::fromStdString(hr::formatBytes(peaks.trainPeak())) + " / no budget");
+    QCOMPARE(run->text(Page::ValPeakColumn),
+             QString::fromStdString(hr::formatBytes(peaks.valPeak())));
     // The combined per-epoch peak of results.csv is the larger of the two.
     QVERIFY(record->summary.peakMemoryBytes >= std::max(peaks.trainPeak(), peaks.valPeak()));
-    QCOMPARE(run->text(7), QString("finished"));
+    QCOMPARE(run->text(Page::StateColumn), QString("finished"));
+    // The Train page showed the same training peak.
+    QCOMPARE(qlonglong(m_trainPagePeak), qlonglong(peaks.trainPeak()));
     QVERIFY(page.openRun(run->data(0, Qt::UserRole).toString()));
     QCOMPARE(page.mapPlot()->pointCount(0), 2);
     QCOMPARE(page.lossPlot()->pointCount(0), 2);
@@ -202,6 +226,7 @@ void TestUiTraining::forcedOomOpensAdvisorAndContinues() {
                                           window.trainPage()->log()->toPlainText()));
     QCOMPARE(needed.count(), 1);
     QVERIFY(window.advisor()->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(window.advisor()->searchDone(), 120000);
     QVERIFY(!window.advisor()->fixes().empty());
     auto* apply = window.advisor()->findChild<QPushButton*>("apply0");
     QVERIFY(apply);
@@ -235,6 +260,120 @@ void TestUiTraining::closingWithAdvisorOpenEndsRun() {
     window.reset();
     QVERIFY(QFileInfo::exists(m_dir.filePath("runs/closed/weights/last.pt")));
     qInfo("closing with the advisor open took %lld ms", timer.elapsed());
+}
+
+void TestUiTraining::choosingBeforeTheSearchEndsAppliesTheShownFix() {
+    // A person who clicks the first card that arrives does not wait for the other predictions:
+    // the search ends there and that fix is applied to the run.
+    QVERIFY(m_measuredPeak > 0);
+    hr::ui::MainWindow window;
+    window.show();
+    TrainConfig c = oomConfig("early");
+    window.settingsPage()->form()->setConfig(c);
+    hr::ui::TrainingSession* session = window.session();
+    QSignalSpy found(session, &hr::ui::TrainingSession::fixesFound);
+    QSignalSpy applied(session, &hr::ui::TrainingSession::fixApplied);
+    QVERIFY(window.startTraining());
+    QTRY_VERIFY_WITH_TIMEOUT(window.advisor() != nullptr || !session->isRunning(), 120000);
+    QVERIFY(window.advisor());
+    QVERIFY(session->isAskingForFix());
+    QTRY_VERIFY_WITH_TIMEOUT(!window.advisor() || !window.advisor()->fixes().empty(), 120000);
+    QVERIFY(window.advisor());
+    const bool early = !window.advisor()->searchDone();
+    const std::string chosen = window.advisor()->fixes().front().id;
+    auto* apply = window.advisor()->findChild<QPushButton*>("apply0");
+    QVERIFY(apply);
+    QTest::mouseClick(apply, Qt::LeftButton);
+    QVERIFY(!session->isAskingForFix());
+    QTRY_VERIFY_WITH_TIMEOUT(!applied.isEmpty() || !session->isRunning(), 120000);
+    QVERIFY(!applied.isEmpty());
+    QCOMPARE(applied.first().first().value<hr::FixApplied>().fixId, chosen);
+    if (early) {
+        // The search stopped at the choice: no complete list came after it.
+        for (const QList<QVariant>& p : found)
+            QVERIFY(!p.first().value<hr::FixSearchProgress>().done);
+    }
+    qInfo("chose %s %s the search had ended", chosen.c_str(), early ? "before" : "after");
+    session->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 120000);
+}
+
+void TestUiTraining::runsPageMenuAndStates() {
+    // A failed run shows its reason as the state's tooltip; the context menu offers open
+    // folder, resume (only with a checkpoint), compare and delete, which asks first.
+    const QString folder = m_dir.filePath("menu-runs");
+    QVERIFY(QDir().mkpath(folder + "/broken"));
+    QFile events(folder + "/broken/events.jsonl");
+    QVERIFY(events.open(QIODevice::WriteOnly));
+    events.write(
+        R"({"type":"run_started","time":10})"
+        "\n"
+        R"({"type":"run_failed","time":12,"message":"disk full"})"
+        "\n"
+        R"({"type":"run_finished","time":12,"state":"failed","reason":"disk full: free some space and resume"})"
+        "\n");
+    events.close();
+    QFile config(folder + "/broken/config.yaml");
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write("model: yolov8n.yaml\nepochs: 5\nimgsz: 320\nmemory_budget: 167772160\n");
+    config.close();
+
+    hr::ui::RunsPage page;
+    page.setRunsFolder(folder);
+    QTreeWidgetItem* item = page.itemOf(folder + "/broken");
+    QVERIFY(item);
+    using Page = hr::ui::RunsPage;
+    QCOMPARE(item->text(Page::StateColumn), QString("failed"));
+    QVERIFY(item->toolTip(Page::StateColumn).contains("disk full: free some space"));
+    QCOMPARE(item->text(Page::EpochsColumn), QString("0/5"));
+    QCOMPARE(item->text(Page::DurationColumn), QString("2 s"));
+    QVERIFY(item->text(Page::TrainPeakColumn).endsWith("/ 160 MiB"));
+
+    std::unique_ptr<QMenu> menu(page.contextMenuFor(item));
+    QStringList names;
+    for (QAction* action : menu->actions())
+        if (!action->isSeparator())
+            names << action->objectName();
+    QCOMPARE(names, QStringList({"openFolder", "resumeRun", "compareRuns", "deleteRun"}));
+    QAction* resume = menu->findChild<QAction*>("resumeRun");
+    QVERIFY(resume && !resume->isEnabled()); // no weights/last.pt
+    QAction* remove = menu->findChild<QAction*>("deleteRun");
+    QVERIFY(remove && remove->isEnabled());
+
+    // Delete asks; Cancel keeps the folder, Yes removes it.
+    auto answer = [](QMessageBox::StandardButton button) {
+        QTimer::singleShot(0, [button] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            QVERIFY(box);
+            QCOMPARE(box->objectName(), QString("confirmDelete"));
+            QTest::mouseClick(box->button(button), Qt::LeftButton);
+        });
+    };
+    answer(QMessageBox::Cancel);
+    remove->trigger();
+    QVERIFY(QFileInfo::exists(folder + "/broken"));
+    QVERIFY(page.itemOf(folder + "/broken"));
+    answer(QMessageBox::Yes);
+    remove->trigger();
+    QVERIFY(!QFileInfo::exists(folder + "/broken"));
+    QVERIFY(!page.itemOf(folder + "/broken"));
+}
+
+void TestUiTraining::longMessagesNeverWidenTheWindow() {
+    hr::ui::MainWindow window;
+    window.resize(1200, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const int width = window.width();
+    QString message = "data loader: Headroom budget: tried to allocate 37.5 MiB";
+    while (message.size() < 3000)
+        message += " and a very long explanation of what happened";
+    emit window.session()->failed(message + "\nsecond line");
+    QCoreApplication::sendPostedEvents(); // the layout requests the label made
+    QCoreApplication::processEvents();
+    QCOMPARE(window.width(), width);
+    QVERIFY(window.trainPage()->statusLine()->isElided());
+    QVERIFY(window.trainPage()->statusLine()->toolTip().contains("second line"));
 }
 
 QTEST_MAIN(TestUiTraining)

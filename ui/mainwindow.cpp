@@ -24,6 +24,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGuiApplication>
+#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -104,15 +105,31 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_session, &TrainingSession::runningChanged, m_compare,
             &ComparePage::setTrainingActive);
     connect(m_session, &TrainingSession::oomDecisionNeeded, this, &MainWindow::showAdvisor);
+    connect(m_session, &TrainingSession::fixesFound, this, [this](const hr::FixSearchProgress& p) {
+        if (m_advisor)
+            m_advisor->showProgress(p);
+    });
+    connect(m_session, &TrainingSession::fixChanges, this, &MainWindow::writeBackFix);
+    connect(m_session, &TrainingSession::stopping, this, &MainWindow::updateActions);
     connect(m_session, &TrainingSession::started, this, [this](const hr::RunStarted& event) {
         addRecentRun(QString::fromStdString(event.runDir));
-    });
-    connect(m_session, &TrainingSession::finished, this, [this](const hr::RunFinished& event) {
+        m_runs->setActiveRun(QString::fromStdString(event.runDir));
         m_runs->refresh();
-        statusBar()->showMessage(tr("Run finished: %1").arg(QString::fromStdString(event.runDir)),
-                                 10000);
     });
-    connect(m_session, &TrainingSession::failed, this, [this] { m_runs->refresh(); });
+    connect(m_session, &TrainingSession::runningChanged, this, [this](bool running) {
+        if (!running) {
+            m_runs->setActiveRun(QString());
+            m_runs->refresh();
+        }
+    });
+    connect(m_runs, &RunsPage::resumeRequested, this, &MainWindow::resumeRun);
+    connect(m_session, &TrainingSession::finished, this, [this](const hr::RunFinished& event) {
+        statusBar()->showMessage(
+            tr("Run %1: %2")
+                .arg(QString::fromStdString(event.runDir),
+                     runStateWords(QString::fromLatin1(hr::toString(event.state)))),
+            10000);
+    });
     connect(m_runs, &RunsPage::runOpened, this, &MainWindow::addRecentRun);
 
     restoreState();
@@ -158,6 +175,7 @@ void MainWindow::createActions() {
         {QKeySequence(Qt::CTRL | Qt::Key_Period), QKeySequence(Qt::SHIFT | Qt::Key_F5)});
     m_stop->setToolTip(tr("Stop after the current step; the run keeps its last checkpoint "
                           "(Ctrl+., Shift+F5)"));
+    // The button says "Stopping…" at once; the run ends after its current step.
     connect(m_stop, &QAction::triggered, this, [this] { m_session->stop(); });
 
     m_quit = new QAction(tr("&Quit"), this);
@@ -328,6 +346,24 @@ bool MainWindow::startTraining() {
     }
     m_train->log()->clear();
     showPage(Page::Train);
+    if (!m_session->start(config))
+        return false;
+    clearAdvisorMarks();
+    return true;
+}
+
+bool MainWindow::resumeRun(const QString& runDir) {
+    if (m_session->isRunning())
+        return false;
+    // The run's own settings come from its checkpoint; this process's (budget, OOM policy,
+    // threads, device) from the Settings page, as the trainer's resume does.
+    TrainConfig config = m_settings->form()->config();
+    const QFileInfo dir(runDir);
+    config.project = dir.absolutePath().toStdString();
+    config.name = dir.fileName().toStdString();
+    config.resume = true;
+    m_train->log()->clear();
+    showPage(Page::Train);
     return m_session->start(config);
 }
 
@@ -410,17 +446,17 @@ void MainWindow::saveSettingsAs() {
     statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 5000);
 }
 
-void MainWindow::showAdvisor(const hr::OomReport& report,
-                             const std::vector<hr::FixSuggestion>& fixes) {
+void MainWindow::showAdvisor(const hr::OomReport& report) {
     if (m_advisor)
         m_advisor->deleteLater();
     showPage(Page::Train);
     m_train->appendLog(OomAdvisorDialog::describe(report), int(LogMessage::Level::Warning));
-    m_advisor = new OomAdvisorDialog(report, fixes, this);
+    // Opens with the diagnosis at once; the fixes arrive through fixesFound().
+    m_advisor = new OomAdvisorDialog(report, {}, false, this);
     m_advisor->setAttribute(Qt::WA_DeleteOnClose);
     connect(m_advisor, &OomAdvisorDialog::fixChosen, this, [this](int index, bool always) {
         m_session->setAlwaysApplyBestFix(always);
-        m_session->answerOom(index);
+        m_session->answerOom(m_advisor->fixes().at(size_t(index)));
     });
     connect(m_advisor, &OomAdvisorDialog::stopChosen, this,
             [this] { m_session->answerOom(std::nullopt); });
@@ -428,8 +464,67 @@ void MainWindow::showAdvisor(const hr::OomReport& report,
     m_advisor->open();
 }
 
+void MainWindow::writeBackFix(const QList<QPair<QString, QString>>& changes) {
+    SettingsForm* form = m_settings->form();
+    TrainConfig config = form->config();
+    QStringList applied;
+    for (const auto& [key, value] : changes) {
+        const Diagnostics problems =
+            hr::applyOverride(config, key.toStdString(), value.toStdString());
+        if (hasErrors(problems)) {
+            m_train->appendLog(
+                tr("Could not write the fix's %1 = %2 back to Settings: %3")
+                    .arg(key, value, QString::fromStdString(formatDiagnostics(problems))),
+                int(LogMessage::Level::Warning));
+            continue;
+        }
+        applied << QStringLiteral("%1 = %2").arg(key, value);
+    }
+    if (applied.isEmpty())
+        return;
+    form->setConfig(config);
+    emit form->configChanged();
+    // Marked until the next Start, so that the person sees what the advisor changed.
+    for (const auto& change : changes) {
+        QWidget* editor = form->editor(change.first);
+        if (!editor || m_advisorMarks.contains(editor))
+            continue;
+        const QString note = tr("Changed by the OOM advisor to %1 so that the next run fits "
+                                "the memory budget.")
+                                 .arg(change.second);
+        editor->setProperty("changedByAdvisor", true);
+        editor->setProperty("toolTipBeforeAdvisor", editor->toolTip());
+        editor->setToolTip(QStringLiteral("<p><b>%1</b></p>").arg(note.toHtmlEscaped()) +
+                           editor->toolTip());
+        editor->setStyleSheet(QStringLiteral("background-color: #fff1b8; color: black;"));
+        m_advisorMarks << editor;
+        for (QLabel* label : form->findChildren<QLabel*>())
+            if (label->buddy() == editor) {
+                label->setStyleSheet(QStringLiteral("background-color: #fff1b8; color: black;"));
+                m_advisorMarks << label;
+            }
+    }
+    const QString line = tr("The advisor's fix is in Settings now (%1); the next Start uses it.")
+                             .arg(applied.join(QStringLiteral(", ")));
+    m_train->appendLog(line);
+    statusBar()->showMessage(line, 15000);
+}
+
+void MainWindow::clearAdvisorMarks() {
+    for (QWidget* widget : std::as_const(m_advisorMarks)) {
+        widget->setStyleSheet(QString());
+        if (widget->property("changedByAdvisor").toBool()) {
+            widget->setToolTip(widget->property("toolTipBeforeAdvisor").toString());
+            widget->setProperty("changedByAdvisor", false);
+        }
+    }
+    m_advisorMarks.clear();
+}
+
 void MainWindow::updateActions() {
     const bool running = m_session->isRunning();
+    const bool stopping = running && m_session->isStopping();
+    m_stop->setText(stopping ? tr("Stopping…") : tr("S&top"));
     const bool matrix = m_compare->session()->isRunning();
     const bool valid = m_settings->form()->isValid();
     m_start->setEnabled(!running && !matrix && valid);
@@ -447,7 +542,7 @@ void MainWindow::updateActions() {
     m_pause->setToolTip(running && !m_session->canPause()
                             ? m_session->pauseUnavailableReason()
                             : tr("Pause or resume between steps (F6)"));
-    m_stop->setEnabled(running);
+    m_stop->setEnabled(running && !stopping);
     if (!running && m_pause->isChecked()) {
         const QSignalBlocker block(m_pause);
         m_pause->setChecked(false);

@@ -61,6 +61,8 @@ public slots:
     /// Starts training with the Settings page's config. Returns false (and says why) when the
     /// config has errors or a run is in progress.
     bool startTraining();
+    /// Continues a run folder from its weights/last.pt (the Runs page's "Resume").
+    bool resumeRun(const QString& runDir);
     void openDataset();
     void openSettings();
     bool saveSettings();
@@ -79,7 +81,10 @@ private:
     void restoreState();
     void saveState();
     void updateActions();
-    void showAdvisor(const hr::OomReport& report, const std::vector<hr::FixSuggestion>& fixes);
+    void showAdvisor(const hr::OomReport& report);
+    /// Writes a fix's changes into the Settings page and marks the fields it changed.
+    void writeBackFix(const QList<QPair<QString, QString>>& changes);
+    void clearAdvisorMarks();
     void addRecentRun(const QString& runDir);
     void updateRecentRuns();
     void chooseLanguage(const QString& language);
@@ -108,6 +113,7 @@ private:
     QAction* m_quit = nullptr;
     QMenu* m_recentMenu = nullptr;
     QList<QAction*> m_pageActions; ///< View → one per page, in tab order
+    QList<QWidget*> m_advisorMarks; ///< Settings widgets marked as changed by the advisor
 };
 
 } // namespace hr::ui

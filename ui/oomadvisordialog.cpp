@@ -10,8 +10,10 @@
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
@@ -98,11 +100,12 @@ QString OomAdvisorDialog::describe(const OomReport& r) {
 }
 
 OomAdvisorDialog::OomAdvisorDialog(const OomReport& report, std::vector<FixSuggestion> fixes,
-                                   QWidget* parent)
-    : QDialog(parent), m_report(report), m_fixes(std::move(fixes)) {
+                                   bool searchDone, QWidget* parent)
+    : QDialog(parent), m_report(report), m_fixes(std::move(fixes)), m_done(searchDone) {
     setWindowTitle(tr("Out of memory: choose how to continue"));
     setObjectName(QStringLiteral("oomAdvisor"));
-    resize(980, 720);
+    // Fits a 1280 x 720 screen with its frame.
+    resize(940, 640);
     auto* layout = new QVBoxLayout(this);
 
     auto* diagnosis = new QLabel(describe(report), this);
@@ -146,32 +149,35 @@ OomAdvisorDialog::OomAdvisorDialog(const OomReport& report, std::vector<FixSugge
     charts->addWidget(curve);
     charts->setMinimumHeight(220);
 
-    auto* cards = new QWidget;
-    auto* cardLayout = new QVBoxLayout(cards);
-    if (m_fixes.empty()) {
-        auto* none = new QLabel(tr("No change is predicted to fit within the budget. Stop the run "
-                                   "and raise the budget, or choose a smaller model."),
-                                cards);
-        none->setWordWrap(true);
-        cardLayout->addWidget(none);
-    }
-    for (int i = 0; i < int(m_fixes.size()); ++i)
-        cardLayout->addWidget(makeCard(i));
-    cardLayout->addStretch(1);
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidgetResizable(true);
-    scroll->setWidget(cards);
+    // While the advisor predicts (probe steps, seconds each) the cards arrive one by one.
+    auto* search = new QHBoxLayout;
+    m_searchText = new QLabel(this);
+    m_searchText->setObjectName(QStringLiteral("searchProgress"));
+    m_searchText->setWordWrap(true);
+    m_searchBar = new QProgressBar(this);
+    m_searchBar->setObjectName(QStringLiteral("searchBar"));
+    m_searchBar->setTextVisible(false);
+    m_searchBar->setMaximumWidth(220);
+    m_searchBar->setRange(0, 0);
+    search->addWidget(m_searchText, 1);
+    search->addWidget(m_searchBar);
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidgetResizable(true);
+    auto* fixesPane = new QWidget(this);
+    auto* fixesLayout = new QVBoxLayout(fixesPane);
+    fixesLayout->setContentsMargins(0, 0, 0, 0);
+    fixesLayout->addLayout(search);
+    fixesLayout->addWidget(m_scroll, 1);
 
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(charts);
-    split->addWidget(scroll);
+    split->addWidget(fixesPane);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
     layout->addWidget(split, 1);
 
     m_always = new QCheckBox(tr("Always apply the best fix for this run"), this);
     m_always->setObjectName(QStringLiteral("alwaysBest"));
-    m_always->setEnabled(!m_fixes.empty());
     auto* bottom = new QHBoxLayout;
     bottom->addWidget(m_always, 1);
     auto* stop = new QPushButton(tr("Stop the run"), this);
@@ -179,6 +185,69 @@ OomAdvisorDialog::OomAdvisorDialog(const OomReport& report, std::vector<FixSugge
     bottom->addWidget(stop);
     layout->addLayout(bottom);
     connect(stop, &QPushButton::clicked, this, [this] { reject(); });
+    rebuildCards();
+}
+
+void OomAdvisorDialog::showProgress(const FixSearchProgress& progress) {
+    if (m_decided || m_done)
+        return;
+    m_done = progress.done;
+    const bool changed = progress.done || progress.fixes.size() != m_fixes.size() ||
+                         !std::equal(m_fixes.begin(), m_fixes.end(), progress.fixes.begin(),
+                                     [](const FixSuggestion& a, const FixSuggestion& b) {
+                                         return a.id == b.id && a.predictedPeak == b.predictedPeak;
+                                     });
+    m_fixes = progress.fixes;
+    if (!m_done) {
+        m_searchBar->setRange(0, std::max(1, progress.planned));
+        m_searchBar->setValue(progress.checked);
+    }
+    if (changed)
+        rebuildCards();
+    else if (!m_done)
+        m_searchText->setText(
+            tr("Predicting the memory of each fix: %1 of %2 checked…")
+                .arg(progress.checked)
+                .arg(progress.planned) +
+            (m_fixes.empty() ? QString() : QLatin1Char(' ') + tr("You can choose one now.")));
+}
+
+void OomAdvisorDialog::rebuildCards() {
+    if (m_done) {
+        m_searchBar->hide();
+        m_searchText->setText(
+            m_fixes.empty() ? QString()
+                            : tr("Fixes predicted to fit: %1, best first.").arg(m_fixes.size()));
+        m_searchText->setVisible(!m_fixes.empty());
+    } else {
+        m_searchBar->show();
+        const QString counted = m_searchBar->maximum() > 0
+                                    ? tr("Predicting the memory of each fix: %1 of %2 checked…")
+                                          .arg(m_searchBar->value())
+                                          .arg(m_searchBar->maximum())
+                                    : tr("Predicting the memory of each fix…");
+        m_searchText->setText(counted + (m_fixes.empty()
+                                             ? QString()
+                                             : QLatin1Char(' ') + tr("You can choose one now.")));
+    }
+    // Rebuilt whole: the ranking can change as fixes arrive. The scroll position stays.
+    const int scrolled = m_scroll->verticalScrollBar()->value();
+    auto* cards = new QWidget;
+    auto* cardLayout = new QVBoxLayout(cards);
+    if (m_fixes.empty() && m_done) {
+        auto* none = new QLabel(tr("No change is predicted to fit within the budget. Stop the run "
+                                   "and raise the budget, or choose a smaller model."),
+                                cards);
+        none->setObjectName(QStringLiteral("noFix"));
+        none->setWordWrap(true);
+        cardLayout->addWidget(none);
+    }
+    for (int i = 0; i < int(m_fixes.size()); ++i)
+        cardLayout->addWidget(makeCard(i));
+    cardLayout->addStretch(1);
+    m_scroll->setWidget(cards); // deletes the previous cards
+    m_scroll->verticalScrollBar()->setValue(scrolled);
+    m_always->setEnabled(!m_fixes.empty());
 }
 
 QWidget* OomAdvisorDialog::makeCard(int index) {
@@ -198,9 +267,11 @@ QWidget* OomAdvisorDialog::makeCard(int index) {
     for (const auto& [key, value] : fix.changes)
         changes << QStringLiteral("%1 = %2").arg(QString::fromStdString(key),
                                                  QString::fromStdString(value));
-    if (!changes.isEmpty())
-        text->addWidget(
-            new QLabel(tr("Changes: %1").arg(changes.join(QStringLiteral(", "))), card));
+    if (!changes.isEmpty()) {
+        auto* changed = new QLabel(tr("Changes: %1").arg(changes.join(QStringLiteral(", "))), card);
+        changed->setWordWrap(true);
+        text->addWidget(changed);
+    }
     QString memory;
     if (fix.hostFix)
         memory = tr("Host memory fix: device memory unchanged");

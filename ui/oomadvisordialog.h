@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "advisor/fix_advisor.h"
 #include "advisor/fix_suggestion.h"
 #include "memory/oom_report.h"
 
@@ -9,6 +10,11 @@
 #include <vector>
 
 class QCheckBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QScrollArea;
+class QVBoxLayout;
 
 namespace hr::ui {
 
@@ -17,14 +23,21 @@ class PlotWidget;
 
 /// The OOM advisor: what ran out and why in words, the memory breakdown at the failure, the
 /// memory curve up to it, and one card per fix (what changes, predicted memory, speed and
-/// accuracy effect) with "Apply and continue". Emits fixChosen() or stopChosen() once.
+/// accuracy effect) with "Apply and continue". It opens with the diagnosis as soon as the OOM
+/// is known; the cards fill in as showProgress() brings the advisor's predictions, with a
+/// progress bar until the search is done. Emits fixChosen() or stopChosen() once.
 class OomAdvisorDialog : public QDialog {
     Q_OBJECT
 public:
-    OomAdvisorDialog(const OomReport& report, std::vector<FixSuggestion> fixes,
-                     QWidget* parent = nullptr);
+    /// With `fixes` the search is taken as done; without, the dialog waits for showProgress().
+    explicit OomAdvisorDialog(const OomReport& report, std::vector<FixSuggestion> fixes = {},
+                              bool searchDone = true, QWidget* parent = nullptr);
 
     const std::vector<FixSuggestion>& fixes() const { return m_fixes; }
+    /// The advisor has judged every candidate (the list is final).
+    bool searchDone() const { return m_done; }
+    /// The fixes found so far (ranked, best first) and how far the search is.
+    void showProgress(const FixSearchProgress& progress);
     /// "Always apply the best fix for this run" is ticked.
     bool alwaysApplyBest() const;
     /// Clicks "Apply and continue" on card `index` (what the button does).
@@ -44,10 +57,15 @@ public slots:
 
 private:
     QWidget* makeCard(int index);
+    void rebuildCards();
 
     OomReport m_report;
     std::vector<FixSuggestion> m_fixes;
+    bool m_done = true;
     QCheckBox* m_always;
+    QLabel* m_searchText;
+    QProgressBar* m_searchBar;
+    QScrollArea* m_scroll;
     bool m_decided = false;
 };
 

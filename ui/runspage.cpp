@@ -8,6 +8,7 @@
 #include "util/bytes.h"
 
 #include <QDateTime>
+#include <QDesktopServices>
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
@@ -16,9 +17,12 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTreeWidget>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -29,13 +33,51 @@ namespace hr::ui {
 
 namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
-constexpr int kTrainPeakColumn = 5;
-constexpr int kValPeakColumn = 6;
 
 QString bytesOrDash(std::int64_t bytes) {
     return bytes > 0 ? QString::fromStdString(hr::formatBytes(bytes)) : QStringLiteral("–");
 }
+
+/// "1 h 05 min", "3 min 20 s", "45 s"; "–" when unknown.
+QString durationText(double seconds) {
+    if (!(seconds > 0))
+        return QStringLiteral("–");
+    const qint64 s = qRound64(seconds);
+    if (s >= 3600)
+        return RunsPage::tr("%1 h %2 min")
+            .arg(s / 3600)
+            .arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
+    if (s >= 60)
+        return RunsPage::tr("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return RunsPage::tr("%1 s").arg(s);
+}
+
+/// A number column that sorts by its UserRole value, not by its text.
+class RunItem : public QTreeWidgetItem {
+public:
+    using QTreeWidgetItem::QTreeWidgetItem;
+    bool operator<(const QTreeWidgetItem& other) const override {
+        const int column = treeWidget() ? treeWidget()->sortColumn() : 0;
+        const QVariant a = data(column, Qt::UserRole), b = other.data(column, Qt::UserRole);
+        if (a.isValid() && b.isValid() && column != RunsPage::RunColumn &&
+            column != RunsPage::FolderColumn)
+            return a.toDouble() < b.toDouble();
+        return QTreeWidgetItem::operator<(other);
+    }
+};
 } // namespace
+
+QString runStateWords(const QString& state) {
+    if (state == QLatin1String("finished"))
+        return RunsPage::tr("finished");
+    if (state == QLatin1String("stopped"))
+        return RunsPage::tr("stopped");
+    if (state == QLatin1String("failed"))
+        return RunsPage::tr("failed");
+    if (state == QLatin1String("stopped_by_oom"))
+        return RunsPage::tr("stopped by OOM");
+    return RunsPage::tr("unfinished");
+}
 
 RunsPage::RunsPage(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -61,16 +103,33 @@ RunsPage::RunsPage(QWidget* parent) : QWidget(parent) {
     m_list->setAlternatingRowColors(true);
     m_list->setSortingEnabled(true);
     m_list->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_list->setHeaderLabels({tr("Run"), tr("Modified"), tr("Epochs"), tr("Best mAP50"),
-                             tr("Best mAP50-95"), tr("Training peak"), tr("Validation peak"),
-                             tr("State"), tr("Folder")});
+    m_list->setHeaderLabels({tr("Run"), tr("State"), tr("Model"), tr("Image size"), tr("Epochs"),
+                             tr("Duration"), tr("Training peak / budget"), tr("Validation peak"),
+                             tr("Best mAP50"), tr("Best mAP50-95"), tr("Modified"), tr("Folder")});
+    m_list->headerItem()->setToolTip(EpochsColumn, tr("Epochs done of the epochs planned"));
     m_list->headerItem()->setToolTip(
-        kTrainPeakColumn, tr("The highest memory peak of the training steps (exact, from the "
-                             "allocator), as in the Compare page's table"));
+        TrainPeakColumn, tr("The highest memory peak of the training steps (exact, from the "
+                            "allocator), as the Train page and the Compare page show it; the "
+                            "advisor's probe steps do not count. After the slash: the budget."));
     m_list->headerItem()->setToolTip(
-        kValPeakColumn, tr("The highest memory during validation (sampled, so a short spike "
-                           "can be missed); a large val_batch can make it the larger one"));
-    m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+        ValPeakColumn, tr("The highest memory during validation; a large val_batch can make it "
+                          "the larger one"));
+    m_list->header()->setSectionResizeMode(QHeaderView::Interactive);
+    m_list->header()->setStretchLastSection(true);
+    m_list->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_list, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QTreeWidgetItem* item = m_list->itemAt(pos);
+        if (!item)
+            return;
+        if (!item->isSelected()) {
+            m_list->clearSelection();
+            item->setSelected(true);
+        }
+        m_list->setCurrentItem(item);
+        QMenu* menu = contextMenuFor(item);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(m_list->viewport()->mapToGlobal(pos));
+    });
 
     m_runLabel = new QLabel(tr("Double-click a run to see its curves."), this);
     m_loss = new PlotWidget(tr("Losses"), this);
@@ -145,31 +204,116 @@ void RunsPage::refresh() {
             continue;
         const RunSummary& run = record->summary;
         const PeakSplit peaks = splitPeaks(*record);
-        auto* item = new QTreeWidgetItem(m_list);
+        auto* item = new RunItem(m_list);
         const QString path = QString::fromStdString(run.path);
-        item->setData(0, Qt::UserRole, path);
-        item->setText(0, QString::fromStdString(run.name));
-        item->setToolTip(0, QString::fromStdString(run.model));
-        item->setData(1, Qt::UserRole, static_cast<qlonglong>(run.modifiedUnixSeconds));
-        item->setText(1, QDateTime::fromSecsSinceEpoch(run.modifiedUnixSeconds)
-                             .toString(QStringLiteral("yyyy-MM-dd HH:mm")));
-        item->setData(2, Qt::DisplayRole, run.epochsDone);
-        const bool any = run.bestEpoch > 0;
-        item->setText(3, any ? QString::number(run.bestMap50, 'f', 4) : QStringLiteral("–"));
-        item->setText(4, any ? QString::number(run.bestMap, 'f', 4) : QStringLiteral("–"));
-        item->setText(kTrainPeakColumn, bytesOrDash(peaks.trainPeak()));
-        item->setData(kTrainPeakColumn, Qt::UserRole, static_cast<qlonglong>(peaks.trainPeak()));
-        item->setText(kValPeakColumn, bytesOrDash(peaks.valPeak()));
-        item->setData(kValPeakColumn, Qt::UserRole, static_cast<qlonglong>(peaks.valPeak()));
-        QString state = run.failed     ? tr("failed")
-                        : run.finished ? tr("finished")
-                                       : tr("unfinished");
+        item->setData(RunColumn, Qt::UserRole, path);
+        item->setText(RunColumn, QString::fromStdString(run.name));
+        const QString state = QString::fromStdString(run.state);
+        item->setText(StateColumn, runStateWords(state));
+        item->setData(StateColumn, Qt::UserRole + 1, state);
+        QString stateTip = QString::fromStdString(run.reason);
         if (run.ooms > 0)
-            state += QLatin1Char(' ') + tr("(%1 OOM, %2 fixes)").arg(run.ooms).arg(run.fixes);
-        item->setText(7, state);
-        item->setText(8, QDir::toNativeSeparators(path));
+            stateTip +=
+                (stateTip.isEmpty() ? QString() : QStringLiteral("\n")) +
+                tr("%1 out-of-memory errors, %2 fixes applied").arg(run.ooms).arg(run.fixes);
+        item->setToolTip(StateColumn, stateTip);
+        item->setText(ModelColumn, QString::fromStdString(run.model));
+        item->setText(ImageSizeColumn,
+                      run.imgsz > 0 ? QString::number(run.imgsz) : QStringLiteral("–"));
+        item->setData(ImageSizeColumn, Qt::UserRole, run.imgsz);
+        item->setText(EpochsColumn,
+                      run.epochsPlanned > 0
+                          ? QStringLiteral("%1/%2").arg(run.epochsDone).arg(run.epochsPlanned)
+                          : QString::number(run.epochsDone));
+        item->setData(EpochsColumn, Qt::UserRole, run.epochsDone);
+        item->setText(DurationColumn, durationText(run.durationSeconds));
+        item->setData(DurationColumn, Qt::UserRole, run.durationSeconds);
+        const QString budget = run.budgetBytes > 0 ? bytesOrDash(run.budgetBytes) : tr("no budget");
+        item->setText(TrainPeakColumn,
+                      QStringLiteral("%1 / %2").arg(bytesOrDash(peaks.trainPeak()), budget));
+        item->setData(TrainPeakColumn, Qt::UserRole, static_cast<qlonglong>(peaks.trainPeak()));
+        item->setData(TrainPeakColumn, Qt::UserRole + 1, static_cast<qlonglong>(run.budgetBytes));
+        item->setText(ValPeakColumn, bytesOrDash(peaks.valPeak()));
+        item->setData(ValPeakColumn, Qt::UserRole, static_cast<qlonglong>(peaks.valPeak()));
+        const bool any = run.bestEpoch > 0;
+        item->setText(Map50Column,
+                      any ? QString::number(run.bestMap50, 'f', 4) : QStringLiteral("–"));
+        item->setData(Map50Column, Qt::UserRole, any ? run.bestMap50 : -1.0);
+        item->setText(MapColumn, any ? QString::number(run.bestMap, 'f', 4) : QStringLiteral("–"));
+        item->setData(MapColumn, Qt::UserRole, any ? run.bestMap : -1.0);
+        item->setData(ModifiedColumn, Qt::UserRole,
+                      static_cast<qlonglong>(run.modifiedUnixSeconds));
+        item->setText(ModifiedColumn, QDateTime::fromSecsSinceEpoch(run.modifiedUnixSeconds)
+                                          .toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+        item->setText(FolderColumn, QDir::toNativeSeparators(path));
+        item->setToolTip(FolderColumn, QDir::toNativeSeparators(path));
     }
+    for (int c = 0; c < FolderColumn; ++c)
+        m_list->resizeColumnToContents(c);
     m_list->setSortingEnabled(true);
+}
+
+QTreeWidgetItem* RunsPage::itemOf(const QString& runDir) const {
+    const QString wanted = QFileInfo(runDir).absoluteFilePath();
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* item = m_list->topLevelItem(i);
+        if (QFileInfo(item->data(RunColumn, Qt::UserRole).toString()).absoluteFilePath() == wanted)
+            return item;
+    }
+    return nullptr;
+}
+
+void RunsPage::setActiveRun(const QString& runDir) {
+    m_activeRun = runDir.isEmpty() ? QString() : QFileInfo(runDir).absoluteFilePath();
+}
+
+QMenu* RunsPage::contextMenuFor(QTreeWidgetItem* item) {
+    auto* menu = new QMenu(this);
+    menu->setObjectName(QStringLiteral("runMenu"));
+    const QString dir = item->data(RunColumn, Qt::UserRole).toString();
+    const bool active = !m_activeRun.isEmpty() && QFileInfo(dir).absoluteFilePath() == m_activeRun;
+    QAction* open = menu->addAction(tr("Open folder"), this,
+                                    [dir] { QDesktopServices::openUrl(QUrl::fromLocalFile(dir)); });
+    open->setObjectName(QStringLiteral("openFolder"));
+    QAction* resume =
+        menu->addAction(tr("Resume"), this, [this, dir] { emit resumeRequested(dir); });
+    resume->setObjectName(QStringLiteral("resumeRun"));
+    const bool checkpoint = QFileInfo::exists(dir + QStringLiteral("/weights/last.pt"));
+    resume->setEnabled(checkpoint && !active);
+    if (!checkpoint)
+        resume->setToolTip(tr("This run has no weights/last.pt to continue from."));
+    QAction* compare = menu->addAction(tr("Compare selected"), this, &RunsPage::compareSelected);
+    compare->setObjectName(QStringLiteral("compareRuns"));
+    compare->setEnabled(m_list->selectedItems().size() >= 2);
+    menu->addSeparator();
+    QAction* remove = menu->addAction(tr("Delete…"), this, [this, dir] { deleteRun(dir); });
+    remove->setObjectName(QStringLiteral("deleteRun"));
+    remove->setEnabled(!active);
+    menu->setToolTipsVisible(true);
+    return menu;
+}
+
+bool RunsPage::deleteRun(const QString& runDir) {
+    if (!m_activeRun.isEmpty() && QFileInfo(runDir).absoluteFilePath() == m_activeRun)
+        return false;
+    QMessageBox ask(QMessageBox::Question, tr("Delete run"),
+                    tr("Delete the run folder %1 with its weights, curves and logs? This cannot "
+                       "be undone.")
+                        .arg(QDir::toNativeSeparators(runDir)),
+                    QMessageBox::Yes | QMessageBox::Cancel, this);
+    ask.setObjectName(QStringLiteral("confirmDelete"));
+    ask.setDefaultButton(QMessageBox::Cancel);
+    if (ask.exec() != QMessageBox::Yes)
+        return false;
+    if (!QDir(runDir).removeRecursively()) {
+        QMessageBox::warning(this, tr("Delete run"),
+                             tr("Could not delete all of %1; check its permissions.")
+                                 .arg(QDir::toNativeSeparators(runDir)));
+        refresh();
+        return false;
+    }
+    refresh();
+    return true;
 }
 
 QStringList RunsPage::selectedRuns() const {
@@ -190,7 +334,7 @@ void RunsPage::compareSelected() {
             if (const auto first = RunStore::parseEvent(events.readLine().toStdString());
                 first && first->time > 0)
                 return first->time;
-        return static_cast<double>(item->data(1, Qt::UserRole).toLongLong());
+        return static_cast<double>(item->data(ModifiedColumn, Qt::UserRole).toLongLong());
     };
     std::vector<std::pair<double, QString>> runs;
     for (int i = 0; i < m_list->topLevelItemCount(); ++i)

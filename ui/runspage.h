@@ -4,20 +4,41 @@
 #include <QWidget>
 
 class QLabel;
+class QMenu;
 class QPushButton;
 class QTreeWidget;
+class QTreeWidgetItem;
 
 namespace hr::ui {
 
 class PlotWidget;
 
-/// The Runs page: the runs under a runs folder (runs/<name>/ with results.csv) with their key
-/// numbers (epochs, best mAP50 and mAP50-95, the training peak and the validation peak apart as
-/// core's PeakSplit measures them for the Compare page; their bytes are the cells' UserRole
-/// data); opening one shows its curves.
+/// The Runs page: the runs under a runs folder (runs/<name>/ with results.csv) with their state
+/// (finished / stopped / failed / stopped by OOM; a failure's reason is the cell's tooltip),
+/// model, image size, epochs done of planned, duration, the training peak against the budget
+/// and the validation peak apart as core's PeakSplit measures them (the Train page and the
+/// Compare page use the same; their bytes are the cells' UserRole data), and the best mAP.
+/// Opening one shows its curves. A context menu opens the folder, resumes the run, compares
+/// the selected runs or deletes the run after asking.
 class RunsPage : public QWidget {
     Q_OBJECT
 public:
+    /// The list's columns.
+    enum Column {
+        RunColumn,
+        StateColumn,
+        ModelColumn,
+        ImageSizeColumn,
+        EpochsColumn,
+        DurationColumn,
+        TrainPeakColumn,
+        ValPeakColumn,
+        Map50Column,
+        MapColumn,
+        ModifiedColumn,
+        FolderColumn
+    };
+
     explicit RunsPage(QWidget* parent = nullptr);
 
     void setRunsFolder(const QString& folder);
@@ -31,6 +52,14 @@ public:
     PlotWidget* memoryPlot() const { return m_memory; }
     /// The folders of the selected runs, in list order.
     QStringList selectedRuns() const;
+    /// The row of a run folder, nullptr when it is not listed.
+    QTreeWidgetItem* itemOf(const QString& runDir) const;
+    /// The run being trained now: it cannot be deleted or resumed ("" = none).
+    void setActiveRun(const QString& runDir);
+    /// The context menu of a row (built anew for each right-click; the caller owns it).
+    QMenu* contextMenuFor(QTreeWidgetItem* item);
+    /// Deletes a run folder after asking; returns true when it was deleted.
+    bool deleteRun(const QString& runDir);
 
 public slots:
     /// Re-reads the runs folder.
@@ -42,9 +71,12 @@ signals:
     void runOpened(const QString& runDir);
     /// "Compare selected": lay these run folders over each other on the Compare page.
     void compareRequested(const QStringList& runDirs);
+    /// "Resume": continue this run from its weights/last.pt.
+    void resumeRequested(const QString& runDir);
 
 private:
     QString m_folder;
+    QString m_activeRun;
     QLabel* m_folderLabel;
     QLabel* m_runLabel;
     QTreeWidget* m_list;
@@ -53,5 +85,9 @@ private:
     PlotWidget* m_map;
     PlotWidget* m_memory;
 };
+
+/// A run state as events.jsonl names it ("finished", "stopped", "failed", "stopped_by_oom",
+/// "unfinished") in the user's words.
+QString runStateWords(const QString& state);
 
 } // namespace hr::ui

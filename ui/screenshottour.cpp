@@ -181,10 +181,14 @@ void ScreenshotTour::afterTraining() {
         config.on_oom = OomPolicy::Ask;
         form->setConfig(config);
         TrainingSession* session = m_window->session();
-        connect(
-            session, &TrainingSession::oomDecisionNeeded, this,
-            [this] { QTimer::singleShot(kSettleMs * 2, this, &ScreenshotTour::afterAdvisor); },
-            Qt::SingleShotConnection);
+        // The dialog opens at once; its shot waits for the last fix card.
+        connect(session, &TrainingSession::fixesFound, this,
+                [this](const FixSearchProgress& progress) {
+                    if (progress.done && !m_advisorShot) {
+                        m_advisorShot = true;
+                        QTimer::singleShot(kSettleMs * 2, this, &ScreenshotTour::afterAdvisor);
+                    }
+                });
         connect(session, &TrainingSession::runningChanged, this, [this](bool running) {
             if (!running && !m_window->advisor())
                 compareStrategies();

@@ -48,6 +48,7 @@ private:
     bool m_ok = true;
     QString m_only;
     bool m_comparing = false;
+    bool m_advisorShot = false;
 };
 
 } // namespace hr::ui

@@ -302,9 +302,11 @@ bool TrainingSession::start(const TrainConfig& config) {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_stopping = false;
         m_waiting = false;
-        m_hasAnswer = false;
+        m_asking = false;
+        m_answer.reset();
         m_alwaysBest = false;
     }
+    m_pendingChanges.clear();
     m_paused = false;
     m_failureReported = false;
     m_rankZeroStarted = false;
@@ -321,20 +323,7 @@ bool TrainingSession::start(const TrainConfig& config) {
         QMetaObject::invokeMethod(
             this, [this, event] { dispatch(event); }, Qt::QueuedConnection);
     });
-    // The advisor's own policy handler (the same one the CLI uses) ranks the fixes; this
-    // session only supplies the person's choice. The estimator predicts each candidate's peak
-    // from real calibration steps, as in the CLI; the advisor falls back to scaling the
-    // report's measured breakdown where the estimator has no answer.
-    trainer->setOomHandler(makeAdvisorHandler(
-        config.on_oom, PeakPredictor(predictPeak),
-        [this](const std::vector<FixSuggestion>& fixes, const std::string&) {
-            return chooseFix(fixes);
-        },
-        advisorOptions(config),
-        [this](const OomReport& report, const std::vector<FixSuggestion>&) {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            m_pendingReport = report;
-        }));
+    trainer->setOomHandler(makeOomHandler(config));
     if (dataParallel) {
         trainer->setLaunch(launch); // this process is rank 0; the workers are the others
         m_memoryPoll->start();
@@ -371,11 +360,15 @@ void TrainingSession::setPaused(bool paused) {
 }
 
 void TrainingSession::stop() {
+    bool first = false;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
+        first = !m_stopping;
         m_stopping = true;
     }
     m_answered.notify_all();
+    if (first && isRunning())
+        emit stopping();
     if (!m_thread && m_workersRunning > 0)
         m_workerGrace->start(0); // rank 0 has ended: end the workers now
     std::lock_guard<std::mutex> lock(m_trainerMutex);
@@ -385,19 +378,27 @@ void TrainingSession::stop() {
     m_trainer->requestStop();
 }
 
-void TrainingSession::answerOom(std::optional<int> fixIndex) {
+void TrainingSession::answerOom(const std::optional<FixSuggestion>& fix) {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         if (!m_waiting)
             return;
-        if (!fixIndex) {
+        if (!fix)
             m_stopping = true; // no answer: the chooser returns "stop"
-        } else {
-            m_answer = *fixIndex;
-            m_hasAnswer = true;
-        }
+        else
+            m_answer = fix;
     }
     m_answered.notify_all();
+}
+
+bool TrainingSession::isAskingForFix() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_waiting && m_asking && !m_answer && !m_stopping;
+}
+
+bool TrainingSession::isStopping() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_stopping && isRunning();
 }
 
 void TrainingSession::setAlwaysApplyBestFix(bool on) {
@@ -410,12 +411,95 @@ bool TrainingSession::alwaysApplyBestFix() const {
     return m_alwaysBest;
 }
 
-std::optional<int> TrainingSession::chooseFix(const std::vector<FixSuggestion>& fixes) {
+OomHandler TrainingSession::makeOomHandler(const TrainConfig& config) {
+    const bool ask = config.on_oom == OomPolicy::Ask;
+    // The fixes of the report being decided and the report itself, shared by the handler's
+    // parts; all of them run on the trainer thread, one OOM at a time.
+    struct Pending {
+        OomReport report;
+        std::vector<FixSuggestion> fixes;
+    };
+    auto pending = std::make_shared<Pending>();
+    // The person sees each fix as soon as it is predicted, and may choose before the search
+    // (probe steps, seconds each) is done: then it ends here, as it does on stop().
+    FixProgress progress = [this](const FixSearchProgress& p) {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_stopping || m_answer)
+            return false;
+        if (m_asking)
+            QMetaObject::invokeMethod(
+                this, [this, p] { emit fixesFound(p); }, Qt::QueuedConnection);
+        return true;
+    };
+    // The advisor's own policy handler (the same one the CLI uses) ranks the fixes; this
+    // session supplies the person's choice. The estimator predicts each candidate's peak from
+    // real calibration steps, as in the CLI; the advisor falls back to scaling the report's
+    // measured breakdown where the estimator has no answer.
+    OomHandler advisor = makeAdvisorHandler(
+        config.on_oom, PeakPredictor(predictPeak),
+        [this, pending](const std::vector<FixSuggestion>& fixes, const std::string&) {
+            return chooseFix(pending->report, fixes);
+        },
+        advisorOptions(config),
+        [pending](const OomReport&, const std::vector<FixSuggestion>& fixes) {
+            pending->fixes = fixes;
+        },
+        std::move(progress));
+    return [this, ask, advisor, pending](const OomReport& report) {
+        pending->report = report;
+        pending->fixes.clear();
+        {
+            // The dialog opens now, with the diagnosis; the fixes follow as they are found.
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_waiting = true;
+            m_answer.reset();
+            m_asking = ask && !m_alwaysBest && !m_stopping;
+            if (m_asking)
+                QMetaObject::invokeMethod(
+                    this, [this, report] { emit oomDecisionNeeded(report); }, Qt::QueuedConnection);
+        }
+        OomDecision decision = advisor(report);
+        std::optional<FixSuggestion> chosen;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            chosen = std::move(m_answer);
+            m_answer.reset();
+            m_waiting = false;
+            m_asking = false;
+            if (m_stopping)
+                chosen.reset();
+        }
+        // A fix chosen from an early list is applied as it was shown, even when the search,
+        // ended by the choice, ranked it out of the final list.
+        if (chosen && !decision.stop)
+            decision = decisionFor(*chosen);
+        if (decision.stop)
+            return decision;
+        const FixSuggestion* fix = chosen ? &*chosen : nullptr;
+        for (const FixSuggestion& f : pending->fixes)
+            if (!fix && f.id == decision.fixId)
+                fix = &f;
+        QList<QPair<QString, QString>> changes;
+        if (fix)
+            for (const auto& [key, value] : fix->changes)
+                changes.append({QString::fromStdString(key), QString::fromStdString(value)});
+        // Queued before the trainer's FixApplied event, so dispatch() finds them.
+        QMetaObject::invokeMethod(
+            this,
+            [this, id = decision.fixId, changes] { m_pendingChanges.emplace_back(id, changes); },
+            Qt::QueuedConnection);
+        return decision;
+    };
+}
+
+std::optional<int> TrainingSession::chooseFix(const OomReport& report,
+                                              const std::vector<FixSuggestion>& fixes) {
     // Runs on the trainer thread, which is free to block: the failed step's memory is released.
     std::unique_lock<std::mutex> lock(m_mutex);
     if (m_stopping)
         return std::nullopt;
-    if (m_alwaysBest) {
+    if (!m_asking && !m_answer) {
+        // "Always apply the best fix": the best that continues the run, without asking.
         for (int i = 0; i < int(fixes.size()); ++i) {
             if (fixes[size_t(i)].restarts)
                 continue;
@@ -426,19 +510,24 @@ std::optional<int> TrainingSession::chooseFix(const std::vector<FixSuggestion>& 
                 Qt::QueuedConnection);
             return i;
         }
+        // Only fixes that restart the run: that is the person's decision.
+        m_asking = true;
+        FixSearchProgress all{fixes, 1, 1, true};
+        QMetaObject::invokeMethod(
+            this,
+            [this, report, all] {
+                emit oomDecisionNeeded(report);
+                emit fixesFound(all);
+            },
+            Qt::QueuedConnection);
     }
-    m_waiting = true;
-    m_hasAnswer = false;
-    const OomReport report = m_pendingReport;
-    QMetaObject::invokeMethod(
-        this, [this, report, fixes] { emit oomDecisionNeeded(report, fixes); },
-        Qt::QueuedConnection);
-    m_answered.wait(lock, [this] { return m_hasAnswer || m_stopping; });
-    m_waiting = false;
-    if (!m_hasAnswer)
+    m_answered.wait(lock, [this] { return m_answer.has_value() || m_stopping; });
+    if (m_stopping || !m_answer)
         return std::nullopt;
-    m_hasAnswer = false;
-    return m_answer;
+    for (int i = 0; i < int(fixes.size()); ++i)
+        if (fixes[size_t(i)].id == m_answer->id)
+            return i;
+    return 0; // ranked out of the list the search ended with: the handler applies m_answer
 }
 
 void TrainingSession::dispatch(const TrainEvent& event) {
@@ -458,6 +547,14 @@ void TrainingSession::dispatch(const TrainEvent& event) {
     } else if (const auto* e = std::get_if<FixApplied>(&event)) {
         m_runConfig = e->config;
         emit fixApplied(*e);
+        const auto it =
+            std::find_if(m_pendingChanges.begin(), m_pendingChanges.end(),
+                         [e](const auto& pending) { return pending.first == e->fixId; });
+        if (it != m_pendingChanges.end()) {
+            const QList<QPair<QString, QString>> changes = it->second;
+            m_pendingChanges.erase(m_pendingChanges.begin(), it + 1);
+            emit fixChanges(changes);
+        }
     } else if (const auto* e = std::get_if<FixChecked>(&event)) {
         emit fixChecked(*e);
     } else if (const auto* e = std::get_if<RunFinished>(&event)) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "advisor/fix_advisor.h"
 #include "advisor/fix_suggestion.h"
 #include "config/train_config.h"
 #include "dist/launch_env.h"
@@ -26,9 +27,12 @@ namespace hr::ui {
 /// The GUI's only door to the trainer. Owns an hr::Trainer and the QThread it runs on, turns
 /// the trainer's events into queued signals on the GUI thread, and forwards pause/stop.
 /// Out-of-memory failures follow the run's on_oom policy through the advisor's handler (as in
-/// the CLI); with `ask` the trainer thread emits oomDecisionNeeded() with the ranked fixes and
-/// blocks until answerOom() (or stop()) answers. With "always apply the best fix" set, later
-/// OOMs of the run apply the best fix that continues the run without asking.
+/// the CLI). With `ask` the trainer thread emits oomDecisionNeeded() with the report at once,
+/// then fixesFound() each time the advisor's search finds another fix (its predictions run
+/// probe steps: seconds each), and waits until answerOom() (or stop()) answers; an answer that
+/// comes before the search is done ends it. With "always apply the best fix" set, later OOMs
+/// of the run apply the best fix that continues the run without asking. After a fix the
+/// session emits fixChanges() with the settings it changed (for the Settings page).
 /// The destructor stops the run and waits for the thread.
 ///
 /// With nproc > 1 the run is data parallel on this machine: this process trains as rank 0
@@ -70,9 +74,13 @@ public:
     void setPaused(bool paused);
     /// Stops after the current step (and answers a pending OOM question with "stop").
     void stop();
-    /// Answers the pending oomDecisionNeeded() with the index of the chosen fix, or nothing to
-    /// stop the run. Ignored when nothing is pending.
-    void answerOom(std::optional<int> fixIndex);
+    /// Answers the pending oomDecisionNeeded() with the chosen fix (one that fixesFound()
+    /// offered), or nothing to stop the run. Ignored when nothing is pending.
+    void answerOom(const std::optional<FixSuggestion>& fix);
+    /// Whether the trainer waits for answerOom().
+    bool isAskingForFix() const;
+    /// Whether stop() was asked for the current run (it ends after the current step).
+    bool isStopping() const;
     /// Apply the best fitting fix without asking, for the rest of this run.
     void setAlwaysApplyBestFix(bool on);
     bool alwaysApplyBestFix() const;
@@ -84,12 +92,17 @@ signals:
     void epochEnded(const hr::EpochEnd& event);
     void memorySampled(const hr::MemorySample& sample);
     void oomOccurred(const hr::OomReport& report);
-    /// The trainer waits for answerOom(); `fixes` are ranked, best first.
-    void oomDecisionNeeded(const hr::OomReport& report,
-                           const std::vector<hr::FixSuggestion>& fixes);
+    /// The trainer waits for answerOom(); the fixes follow in fixesFound().
+    void oomDecisionNeeded(const hr::OomReport& report);
+    /// The advisor's search for the pending decision: the fixes so far, ranked, best first.
+    void fixesFound(const hr::FixSearchProgress& progress);
     void fixApplied(const hr::FixApplied& event);
+    /// The settings (key, new value) the fix just applied changed, as the advisor wrote them.
+    void fixChanges(const QList<QPair<QString, QString>>& changes);
     void fixChecked(const hr::FixChecked& event);
     void logMessage(int level, const QString& text); ///< level: LogMessage::Level as int
+    /// stop() was asked while a run is going: it ends after the current step.
+    void stopping();
     void finished(const hr::RunFinished& event);
     void failed(const QString& message);
 
@@ -101,7 +114,8 @@ private:
     /// A worker failed during the run: report it, abort rank 0, end the other workers.
     void failRun(const QString& message);
     void maybeAllEnded();
-    std::optional<int> chooseFix(const std::vector<FixSuggestion>& fixes);
+    OomHandler makeOomHandler(const TrainConfig& config);
+    std::optional<int> chooseFix(const OomReport& report, const std::vector<FixSuggestion>& fixes);
     void threadDone();
 
     QThread* m_thread = nullptr;
@@ -129,12 +143,13 @@ private:
     // Shared with the trainer thread.
     mutable std::mutex m_mutex;
     std::condition_variable m_answered;
-    bool m_waiting = false;
-    bool m_hasAnswer = false;
+    bool m_waiting = false; ///< an OOM decision is pending (the search may still run)
+    bool m_asking = false;  ///< ... and the person is asked (not "always apply the best fix")
     bool m_stopping = false;
     bool m_alwaysBest = false;
-    int m_answer = 0;
-    OomReport m_pendingReport;
+    std::optional<FixSuggestion> m_answer; ///< the person's choice, when given
+    /// GUI thread: the changes of the fixes decided and not yet applied, by fix id.
+    std::vector<std::pair<std::string, QList<QPair<QString, QString>>>> m_pendingChanges;
 };
 
 } // namespace hr::ui

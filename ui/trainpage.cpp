@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "trainpage.h"
 
+#include "elidedlabel.h"
 #include "plotwidget.h"
+#include "runspage.h"
 #include "trainingsession.h"
 #include "util/bytes.h"
 
@@ -17,6 +19,9 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <limits>
+
+#include <qcustomplot.h>
 
 namespace hr::ui {
 
@@ -87,7 +92,8 @@ TrainPage::TrainPage(TrainingSession* session, QAction* start, QAction* pause, Q
     layout->addLayout(controls);
 
     auto* statusRow = new QHBoxLayout;
-    m_status = new QLabel(tr("No run yet. Press Start to train with the current settings."), this);
+    m_status =
+        new ElidedLabel(tr("No run yet. Press Start to train with the current settings."), this);
     m_status->setObjectName(QStringLiteral("status"));
     m_memoryStatus = new QLabel(this);
     statusRow->addWidget(m_status, 1);
@@ -103,6 +109,9 @@ TrainPage::TrainPage(TrainingSession* session, QAction* start, QAction* pause, Q
     m_phaseSeries[3] = m_memory->addShadingSeries(tr("validation"), 3);
     m_allocated = m_memory->addSeries(tr("allocated"), 0);
     m_peak = m_memory->addSeries(tr("peak"), 1, true);
+    // The advisor measures candidate fixes with probe steps of their own: not the run's memory.
+    m_probeShading = m_memory->addShadingSeries(tr("advisor's probe steps"), 4);
+    m_probeMemory = m_memory->addSeries(tr("probe step memory"), 4, true);
 
     m_loss = new PlotWidget(tr("Losses"), this);
     m_loss->setObjectName(QStringLiteral("lossPlot"));
@@ -159,6 +168,7 @@ TrainPage::TrainPage(TrainingSession* session, QAction* start, QAction* pause, Q
     connect(session, &TrainingSession::fixApplied, this, &TrainPage::onFixApplied);
     connect(session, &TrainingSession::fixChecked, this, &TrainPage::onFixChecked);
     connect(session, &TrainingSession::oomOccurred, this, &TrainPage::onOom);
+    connect(session, &TrainingSession::stopping, this, &TrainPage::onStopping);
     connect(session, &TrainingSession::logMessage, this,
             [this](int level, const QString& text) { appendLog(text, level); });
 }
@@ -187,6 +197,15 @@ void TrainPage::onStarted(const hr::RunStarted& event) {
     m_memory->setSeriesName(m_allocated, m_ranks > 1 ? tr("rank 0 allocated") : tr("allocated"));
     m_memory->setSeriesName(m_peak, m_ranks > 1 ? tr("rank 0 peak") : tr("peak"));
     m_currentPhaseGroup = -2;
+    m_inProbe = false;
+    m_peaks = PeakSplit();
+    m_peaks.batchEnd(-1, 0);
+    m_state.clear();
+    m_progress->setToolTip(QString());
+    for (QCPAbstractItem* item : std::as_const(m_oomItems))
+        m_memory->plot()->removeItem(item);
+    m_oomItems.clear();
+    m_oomTimes.clear();
     m_epochs = event.config.epochs;
     m_budget = event.config.memory_budget;
     m_memory->setReferenceLine(m_budget / kMiB, tr("budget %1").arg(bytesText(m_budget)));
@@ -210,6 +229,7 @@ void TrainPage::onStarted(const hr::RunStarted& event) {
 }
 
 void TrainPage::onBatch(const hr::BatchEnd& event) {
+    m_peaks.batchEnd(event.epoch, event.peakBytes);
     const int perEpoch = std::max(1, event.batchesPerEpoch);
     const double x = event.epoch + double(event.batch + 1) / perEpoch;
     m_loss->append(m_trainLoss[0], x, event.boxLoss);
@@ -233,6 +253,8 @@ void TrainPage::onBatch(const hr::BatchEnd& event) {
 }
 
 void TrainPage::onEpoch(const hr::EpochEnd& event) {
+    m_peaks.epochEnd(event.epoch, event.peakBytes);
+    m_peaks.validation(event.valPeakBytes);
     const double x = event.epoch + 1;
     m_loss->append(m_valLoss[0], x, event.valBoxLoss);
     m_loss->append(m_valLoss[1], x, event.valClsLoss);
@@ -263,9 +285,25 @@ void TrainPage::onMemory(const hr::MemorySample& sample) {
         m_memory->append(*it, sample.seconds, sample.allocated / kMiB);
         return;
     }
-    m_memory->append(m_allocated, sample.seconds, sample.allocated / kMiB);
-    m_memory->append(m_peak, sample.seconds, sample.peak / kMiB);
-    const int group = phaseGroup(sample.phase);
+    if (sample.oom)
+        addOomMark(sample.seconds);
+    const double gap = std::numeric_limits<double>::quiet_NaN();
+    const bool probe = sample.phase == Phase::Probe;
+    if (probe != m_inProbe) {
+        // The run's lines break over the probe steps; the probe line lives only there.
+        m_memory->append(probe ? m_allocated : m_probeMemory, sample.seconds, gap);
+        if (probe)
+            m_memory->append(m_peak, sample.seconds, gap);
+        m_memory->append(m_probeShading, sample.seconds, probe ? 1.0 : 0.0);
+        m_inProbe = probe;
+    }
+    if (probe) {
+        m_memory->append(m_probeMemory, sample.seconds, sample.allocated / kMiB);
+    } else {
+        m_memory->append(m_allocated, sample.seconds, sample.allocated / kMiB);
+        m_memory->append(m_peak, sample.seconds, sample.peak / kMiB);
+    }
+    const int group = probe ? -1 : phaseGroup(sample.phase);
     if (group != m_currentPhaseGroup) {
         for (int i = 0; i < 4; ++i)
             m_memory->append(m_phaseSeries[i], sample.seconds, i == group ? 1.0 : 0.0);
@@ -275,20 +313,66 @@ void TrainPage::onMemory(const hr::MemorySample& sample) {
         m_budget = sample.budget;
         m_memory->setReferenceLine(m_budget / kMiB, tr("budget %1").arg(bytesText(m_budget)));
     }
-    m_memoryStatus->setText(
-        tr("memory %1 · peak %2%3")
-            .arg(bytesText(sample.allocated), bytesText(sample.peak))
-            .arg(m_budget > 0 ? tr(" of %1").arg(bytesText(m_budget)) : QString()));
+    m_peaks.sample(sample.phase, sample.peak, sample.allocated);
+    updateMemoryStatus(sample);
+}
+
+void TrainPage::updateMemoryStatus(const hr::MemorySample& sample) {
+    const QString budget = m_budget > 0 ? tr(" of %1").arg(bytesText(m_budget)) : QString();
+    if (sample.phase == Phase::Probe) {
+        m_memoryStatus->setText(tr("advisor probing a fix · training peak %1%2")
+                                    .arg(bytesText(m_peaks.trainPeak()), budget));
+        return;
+    }
+    m_memoryStatus->setText(tr("memory %1 · training peak %2%3")
+                                .arg(bytesText(sample.allocated), bytesText(m_peaks.trainPeak()))
+                                .arg(budget));
+}
+
+void TrainPage::addOomMark(double seconds) {
+    // One mark per failure: the report and the sampler's OOM sample name the same moment.
+    for (double t : std::as_const(m_oomTimes))
+        if (std::abs(t - seconds) < 1.0)
+            return;
+    m_oomTimes << seconds;
+    QCustomPlot* plot = m_memory->plot();
+    auto* line = new QCPItemStraightLine(plot);
+    line->point1->setCoords(seconds, 0);
+    line->point2->setCoords(seconds, 1);
+    line->setPen(QPen(QColor(200, 30, 30), 1.5, Qt::DashLine));
+    auto* label = new QCPItemText(plot);
+    label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(seconds, 0.02);
+    label->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
+    label->setText(tr("out of memory"));
+    label->setColor(QColor(200, 30, 30));
+    label->setClipToAxisRect(true);
+    m_oomItems << line << label;
+    m_memory->scheduleReplot();
 }
 
 void TrainPage::onFinished(const hr::RunFinished& event) {
-    m_progress->setValue(m_progress->maximum());
-    QString how = tr("finished");
-    if (event.stoppedByUser)
-        how = tr("stopped");
-    else if (event.stoppedEarly)
-        how = tr("stopped early (no improvement)");
+    m_state = QString::fromLatin1(hr::toString(event.state));
+    QString how = runStateWords(m_state);
+    if (event.state == RunState::Finished) {
+        m_progress->setValue(m_progress->maximum());
+        if (event.stoppedEarly)
+            how = tr("finished early (no improvement)");
+    }
     m_progress->setFormat(how);
+    const QString reason = QString::fromStdString(event.reason);
+    m_progress->setToolTip(reason);
+    if (!reason.isEmpty()) {
+        // A failure keeps its message on the status line; the reason is also the tooltip.
+        m_status->setText(
+            tr("Run %1 %2: %3").arg(QString::fromStdString(event.runDir), how, reason));
+        m_status->setToolTip(reason);
+        appendLog(tr("Run %1 %2 after %3 epochs.")
+                      .arg(QString::fromStdString(event.runDir), how)
+                      .arg(event.epochsDone));
+        return;
+    }
     m_status->setText(tr("Run %1 %2 after %3 epochs: best mAP50 %4, mAP50-95 %5.")
                           .arg(QString::fromStdString(event.runDir), how)
                           .arg(event.epochsDone)
@@ -299,6 +383,7 @@ void TrainPage::onFinished(const hr::RunFinished& event) {
 
 void TrainPage::onFailed(const QString& message) {
     m_progress->setFormat(tr("failed"));
+    m_progress->setToolTip(message);
     m_status->setText(tr("The run failed: %1").arg(message));
     appendLog(m_status->text(), int(LogMessage::Level::Error));
 }
@@ -323,7 +408,18 @@ void TrainPage::onFixChecked(const hr::FixChecked& event) {
                   .arg(error, 0, 'f', 1));
 }
 
+void TrainPage::onStopping() {
+    m_progress->setFormat(tr("stopping…"));
+    m_status->setText(tr("Stopping after the current step…"));
+    appendLog(m_status->text());
+}
+
 void TrainPage::onOom(const hr::OomReport& report) {
+    m_peaks.oom(report.phase, report.peakBytes);
+    if (report.seconds > 0)
+        addOomMark(report.seconds);
+    else if (!report.timeline.empty())
+        addOomMark(report.timeline.back().seconds);
     appendLog(tr("Out of memory in %1 at epoch %2, batch %3: %4 requested with %5 allocated.")
                   .arg(QString::fromLatin1(hr::toString(report.phase)))
                   .arg(report.epoch + 1)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "logview.h"
+#include "compare/comparison.h"
 #include "train/events.h"
 
 #include <QMap>
@@ -11,14 +12,19 @@ class QLabel;
 class QProgressBar;
 class QToolButton;
 class QAction;
+class QCPAbstractItem;
 
 namespace hr::ui {
 
+class ElidedLabel;
 class PlotWidget;
 class TrainingSession;
 
 /// The Train page: start/pause/stop, a progress bar with ETA, live plots of device memory
-/// (budget line, phase shading), losses, mAP and learning rate, and the run's log.
+/// (budget line, phase shading, the advisor's probe steps as a band and a line of their own,
+/// a mark at each out-of-memory error), losses, mAP and learning rate, and the run's log.
+/// Its training peak is core's PeakSplit over the same events the run folder keeps, so the
+/// Runs page shows the same number.
 /// It only listens to a TrainingSession's signals; the window decides what to start.
 class TrainPage : public QWidget {
     Q_OBJECT
@@ -32,9 +38,20 @@ public:
     PlotWidget* lrPlot() const { return m_lr; }
     QProgressBar* progressBar() const { return m_progress; }
     LogView* log() const { return m_log; }
+    /// The one-line status under the controls (elided; the whole text is its tooltip).
+    ElidedLabel* statusLine() const { return m_status; }
     /// The memory plot's "allocated" series of a rank of a data-parallel run (rank 0's is the
     /// one-process run's "allocated"), or -1 when that rank has sent no sample yet.
     int memorySeriesOfRank(int rank) const;
+    /// The memory plot's series of the advisor's probe steps: their shading and their memory.
+    int probeShadingSeries() const { return m_probeShading; }
+    int probeMemorySeries() const { return m_probeMemory; }
+    /// Out-of-memory marks on the memory plot: their times (seconds), in order.
+    const QVector<double>& oomMarks() const { return m_oomTimes; }
+    /// The run's training peak so far (probe steps excluded), as the Runs page will show it.
+    std::int64_t trainingPeak() const { return m_peaks.trainPeak(); }
+    /// How the last run ended: RunState's name ("finished", "stopped", ...); "" while running.
+    QString runState() const { return m_state; }
 
 public slots:
     void appendLog(const QString& text, int level = 0);
@@ -49,6 +66,9 @@ private:
     void onFixApplied(const hr::FixApplied& event);
     void onFixChecked(const hr::FixChecked& event);
     void onOom(const hr::OomReport& report);
+    void onStopping();
+    void addOomMark(double seconds);
+    void updateMemoryStatus(const hr::MemorySample& sample);
 
     TrainingSession* m_session;
     PlotWidget* m_memory;
@@ -56,7 +76,7 @@ private:
     PlotWidget* m_map;
     PlotWidget* m_lr;
     QProgressBar* m_progress;
-    QLabel* m_status;
+    ElidedLabel* m_status;
     QLabel* m_memoryStatus;
     LogView* m_log;
 
@@ -69,6 +89,12 @@ private:
     int m_map50 = -1, m_map5095 = -1, m_precision = -1, m_recall = -1, m_lrSeries = -1;
     int m_epochs = 0;
     std::int64_t m_budget = 0;
+    int m_probeShading = -1, m_probeMemory = -1;
+    bool m_inProbe = false;
+    QVector<double> m_oomTimes;
+    QList<QCPAbstractItem*> m_oomItems;
+    PeakSplit m_peaks;
+    QString m_state;
 };
 
 /// "1 h 05 min", "3 min 20 s", "45 s".

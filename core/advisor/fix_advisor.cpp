@@ -660,16 +660,41 @@ std::optional<FixSuggestion> releaseCacheFix(const OomReport& report, Search& se
     return f;
 }
 
+/// The lever subsets of one size that the search judges: every subset of that size, and for
+/// triples only those with a smaller batch (the decision flow's core step).
+std::vector<std::vector<const Lever*>> subsetsOfSize(const std::vector<const Lever*>& usable,
+                                                     std::size_t size) {
+    std::vector<std::vector<const Lever*>> subsets;
+    std::vector<bool> pick(usable.size(), false);
+    std::fill(pick.begin(), pick.begin() + static_cast<long>(size), true);
+    do {
+        std::vector<const Lever*> subset;
+        bool hasBatch = false;
+        for (std::size_t i = 0; i < usable.size(); ++i)
+            if (pick[i]) {
+                subset.push_back(usable[i]);
+                hasBatch = hasBatch || usable[i]->id == "batch";
+            }
+        if (size < 3 || hasBatch)
+            subsets.push_back(std::move(subset));
+    } while (std::prev_permutation(pick.begin(), pick.end()));
+    return subsets;
+}
+
 } // namespace
 
 std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredictor& predictor,
-                                        const AdvisorOptions& options) {
-    if (report.hostMemory)
-        return hostFixes(report);
+                                        const AdvisorOptions& options,
+                                        const FixProgress& progress) {
+    if (report.hostMemory) {
+        std::vector<FixSuggestion> host = hostFixes(report);
+        if (progress)
+            progress({host, 1, 1, true});
+        return host;
+    }
 
     const TrainConfig& c = report.config;
     const bool cuda = isCuda(report.device);
-    Search search(report, predictor ? predictor : reportScalingPredictor(report), options);
 
     // Levers in the decision flow's order (ARCHITECTURE.md); it breaks ties in the ranking.
     std::vector<Lever> levers;
@@ -692,48 +717,75 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
         if (!l.steps.empty())
             usable.push_back(&l);
 
+    FixSearchProgress state;
+    state.planned = static_cast<int>(usable.size());
+    // Before the first prediction: the search below may run probe steps for seconds.
+    bool going = !progress || progress(state);
+    if (!going)
+        return {};
+    Search search(report, predictor ? predictor : reportScalingPredictor(report), options);
+
     std::vector<std::pair<Candidate, std::int64_t>> found;
+    std::optional<FixSuggestion> release = releaseCacheFix(report, search);
+    auto ranked = [&] {
+        std::vector<std::pair<Candidate, std::int64_t>> order = found;
+        std::stable_sort(order.begin(), order.end(),
+                         [](const auto& a, const auto& b) { return betterThan(a.first, b.first); });
+        std::vector<FixSuggestion> out;
+        if (release)
+            out.push_back(*release);
+        for (const auto& [candidate, peak] : order) {
+            if (static_cast<int>(out.size()) >= options.maxSuggestions)
+                break;
+            FixSuggestion f = toSuggestion(candidate, search.configOf(candidate), peak, true);
+            if (search.correction() > 1.0) {
+                char note[160];
+                std::snprintf(note, sizeof note,
+                              " Predictions scaled by %.2f: the estimator predicted less than "
+                              "the failed step needed.",
+                              search.correction());
+                f.reason += note;
+            }
+            out.push_back(std::move(f));
+        }
+        return out;
+    };
+
     // Singles first; pairs only when no single change that continues the run fits; triples
-    // (always with a smaller batch, the decision flow's core step) when no pair does.
+    // (always with a smaller batch) when no pair does.
     auto continues = [](const auto& hit) { return !hit.first.restarts; };
-    for (std::size_t size = 1; size <= 3 && size <= usable.size(); ++size) {
+    for (std::size_t size = 1; going && size <= 3 && size <= usable.size(); ++size) {
         if (std::any_of(found.begin(), found.end(), continues))
             break;
-        std::vector<bool> pick(usable.size(), false);
-        std::fill(pick.begin(), pick.begin() + static_cast<long>(size), true);
-        do {
-            std::vector<const Lever*> subset;
-            bool hasBatch = false;
-            for (std::size_t i = 0; i < usable.size(); ++i)
-                if (pick[i]) {
-                    subset.push_back(usable[i]);
-                    hasBatch = hasBatch || usable[i]->id == "batch";
+        const std::vector<std::vector<const Lever*>> subsets = subsetsOfSize(usable, size);
+        if (size > 1)
+            state.planned += static_cast<int>(subsets.size());
+        for (const auto& subset : subsets) {
+            const bool hit = [&] {
+                if (auto best = search.best(subset)) {
+                    found.push_back(std::move(*best));
+                    return true;
                 }
-            if (size == 3 && !hasBatch)
-                continue;
-            if (auto hit = search.best(subset))
-                found.push_back(std::move(*hit));
-        } while (std::prev_permutation(pick.begin(), pick.end()));
+                return false;
+            }();
+            ++state.checked;
+            if (progress) {
+                if (hit)
+                    state.fixes = ranked();
+                if (!progress(state)) {
+                    going = false;
+                    break;
+                }
+            }
+        }
     }
 
-    std::stable_sort(found.begin(), found.end(),
-                     [](const auto& a, const auto& b) { return betterThan(a.first, b.first); });
-    std::vector<FixSuggestion> out;
-    if (auto release = releaseCacheFix(report, search))
-        out.push_back(std::move(*release));
-    for (const auto& [candidate, peak] : found) {
-        if (static_cast<int>(out.size()) >= options.maxSuggestions)
-            break;
-        FixSuggestion f = toSuggestion(candidate, search.configOf(candidate), peak, true);
-        if (search.correction() > 1.0) {
-            char note[160];
-            std::snprintf(note, sizeof note,
-                          " Predictions scaled by %.2f: the estimator predicted less than the "
-                          "failed step needed.",
-                          search.correction());
-            f.reason += note;
-        }
-        out.push_back(std::move(f));
+    std::vector<FixSuggestion> out = ranked();
+    if (progress && going) {
+        state.fixes = out;
+        state.planned = state.checked;
+        state.done = true;
+        progress(state);
     }
     return out;
 }

@@ -4,10 +4,23 @@
 #include "advisor/fix_suggestion.h"
 #include "memory/oom_report.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace hr {
+
+/// How far suggestFixes() has come on one report, for a person watching the fixes arrive.
+struct FixSearchProgress {
+    std::vector<FixSuggestion> fixes; ///< found so far, ranked as suggestFixes() returns them
+    int checked = 0;                  ///< lever combinations judged so far
+    int planned = 0; ///< combinations planned so far (grows when pairs or triples are needed)
+    bool done = false;
+};
+
+/// Called by suggestFixes() before the first prediction, after each judged combination and at
+/// the end (done). Returning false ends the search: suggestFixes() returns what it has found.
+using FixProgress = std::function<bool(const FixSearchProgress&)>;
 
 /// Ranks the ways out of an out-of-memory failure.
 ///
@@ -27,9 +40,11 @@ namespace hr {
 /// stated as such, with no device prediction.
 ///
 /// An empty `predictor` uses reportScalingPredictor(report). Returns an empty list when nothing
-/// is predicted to fit.
+/// is predicted to fit. `progress`, when given, sees the ranked list grow and can end the
+/// search early (the predictions with probe steps take seconds each).
 std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredictor& predictor,
-                                        const AdvisorOptions& options = AdvisorOptions{});
+                                        const AdvisorOptions& options = AdvisorOptions{},
+                                        const FixProgress& progress = {});
 
 /// A rough predictor built only from the report's measured breakdown: the peak is weights +
 /// EMA + gradients + optimizer state (counted at full size even when the failure came before

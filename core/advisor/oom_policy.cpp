@@ -19,10 +19,11 @@ OomDecision decisionFor(const FixSuggestion& fix) {
 }
 
 OomHandler makeAdvisorHandler(OomPolicy policy, PeakPredictor predictor, FixChooser ask,
-                              AdvisorOptions options, OomObserver observer) {
+                              AdvisorOptions options, OomObserver observer, FixProgress progress) {
     return [policy, predictor = std::move(predictor), ask = std::move(ask), options,
-            observer = std::move(observer)](const OomReport& report) -> OomDecision {
-        const std::vector<FixSuggestion> fixes = suggestFixes(report, predictor, options);
+            observer = std::move(observer),
+            progress = std::move(progress)](const OomReport& report) -> OomDecision {
+        const std::vector<FixSuggestion> fixes = suggestFixes(report, predictor, options, progress);
         if (observer)
             observer(report, fixes);
         OomDecision stop;

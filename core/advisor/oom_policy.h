@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "advisor/fix_advisor.h"
 #include "advisor/fix_suggestion.h"
 #include "train/trainer.h"
 
@@ -26,9 +27,12 @@ using OomObserver =
 ///    stops when none fits.
 ///  - Stop: stops (the caller prints the fixes and exits non-zero).
 ///  - Ask: calls `ask`; an empty `ask`, no fixes, or no answer stops.
+/// `progress` (may be empty) follows the search for fixes as it goes and can end it early: the
+/// GUI shows the fixes as they are found while the CLI waits for them all.
 /// The handler owns copies of its arguments and may outlive the caller's scope.
 OomHandler makeAdvisorHandler(OomPolicy policy, PeakPredictor predictor, FixChooser ask,
-                              AdvisorOptions options = AdvisorOptions{}, OomObserver observer = {});
+                              AdvisorOptions options = AdvisorOptions{}, OomObserver observer = {},
+                              FixProgress progress = {});
 
 /// The decision that applies `fix` (stop = false).
 OomDecision decisionFor(const FixSuggestion& fix);

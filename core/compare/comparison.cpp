@@ -51,6 +51,9 @@ void PeakSplit::validation(std::int64_t peakBytes) {
 }
 
 void PeakSplit::sample(Phase phase, std::int64_t peak, std::int64_t allocated) {
+    // Probe steps measure other settings for the advisor or the estimator: not this run's.
+    if (phase == Phase::Probe)
+        return;
     const std::int64_t bytes = std::max(peak, allocated);
     if (phase == Phase::Validation)
         m_val = std::max(m_val, bytes);

@@ -3,6 +3,7 @@
 
 #include "memory/memory_sampler.h"
 #include "util/atomic_file.h"
+#include "util/bytes.h"
 #include "util/text.h"
 
 #include <algorithm>
@@ -226,17 +227,47 @@ void summarise(RunRecord& run) {
     if (!run.epochs.empty())
         s.meanImagesPerSecond = speedSum / static_cast<double>(run.epochs.size());
     for (const MemorySample& m : run.memory)
-        s.peakMemoryBytes = std::max(s.peakMemoryBytes, std::max(m.peak, m.allocated));
+        if (m.phase != Phase::Probe) // the advisor's probe steps are not the run's memory
+            s.peakMemoryBytes = std::max(s.peakMemoryBytes, std::max(m.peak, m.allocated));
+    s.budgetBytes = parseByteSize(yamlValue(run.configYaml, "memory_budget")).value_or(0);
+    double first = 0, last = 0;
+    std::string failure; // the last run_failed message
     for (const EventRecord& e : run.events) {
-        if (e.type.find("oom") != std::string::npos)
+        if (e.time > 0) {
+            first = first > 0 ? std::min(first, e.time) : e.time;
+            last = std::max(last, e.time);
+        }
+        if (e.type == "run_started") {
+            // A resumed run starts a new attempt: only its own end counts.
+            s.finished = s.failed = false;
+            s.state = "unfinished";
+            s.reason.clear();
+            failure.clear();
+        } else if (e.type.find("oom") != std::string::npos) {
             ++s.ooms;
-        else if (e.type == "fix_applied")
+        } else if (e.type == "fix_applied") {
             ++s.fixes;
-        else if (e.type == "run_finished")
-            s.finished = true, s.failed = false;
-        else if (e.type == "run_failed")
+        } else if (e.type == "run_failed") {
+            failure = e.text("message");
+            s.state = "failed";
+            s.reason = failure;
             s.failed = true;
+        } else if (e.type == "run_finished") {
+            s.finished = true;
+            std::string state = e.text("state");
+            if (state.empty()) // written before run states
+                state = !failure.empty()                      ? "failed"
+                        : e.text("stopped_by_user") == "true" ? "stopped"
+                                                              : "finished";
+            s.state = state;
+            s.reason = e.text("reason").empty() ? failure : e.text("reason");
+            s.failed = state == "failed" || state == "stopped_by_oom";
+        }
     }
+    if (last > first)
+        s.durationSeconds = last - first;
+    else
+        s.durationSeconds = s.totalSeconds;
 }
 
 } // namespace

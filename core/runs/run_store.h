@@ -52,10 +52,18 @@ struct RunSummary {
     double totalSeconds = 0;
     double meanImagesPerSecond = 0;
     std::int64_t peakMemoryBytes = 0;
-    int ooms = 0;  ///< oom events
-    int fixes = 0; ///< fix_applied events
-    bool finished = false;
-    bool failed = false;
+    int ooms = 0;          ///< oom events
+    int fixes = 0;         ///< fix_applied events
+    bool finished = false; ///< a run_finished event (whatever the state)
+    bool failed = false;   ///< state "failed" or "stopped_by_oom"
+    /// How the run ended, as events.jsonl's run_finished says (RunState's names): "finished",
+    /// "stopped", "failed", "stopped_by_oom"; "unfinished" when it has no end event (it is
+    /// running, or its process was killed). Runs from before the state was written read
+    /// "stopped" from stopped_by_user and "failed" from a run_failed event.
+    std::string state = "unfinished";
+    std::string reason;                   ///< failed / stopped_by_oom: why, in the run's own words
+    std::int64_t budgetBytes = 0;         ///< the memory budget in force at the end (0 = none)
+    double durationSeconds = 0;           ///< wall time from the first to the last event
     std::int64_t modifiedUnixSeconds = 0; ///< newest file of the run
 };
 
