@@ -14,7 +14,7 @@ packages=(
     # build
     build-essential cmake ninja-build ccache pkg-config dpkg-dev file
     # libraries
-    libtorch-dev libopenblas0-pthread libopencv-dev libyaml-cpp-dev libgloo-dev
+    libtorch-dev libopenblas0-pthread libopencv-dev libyaml-cpp-dev libgloo-dev nlohmann-json3-dev
     qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-translations-l10n libqt6svg6
     libqcustomplot-dev
     # tests: the GUI tests run under a virtual display

@@ -156,6 +156,10 @@ private slots:
     void badData();
     void dataSaveRoundTrip();
     void dataMissingTestIsAWarning();
+    void dataRoboflowExport();
+    void dataDatasetsFolderFallback();
+    void dataUltralyticsSettingsDatasetsDir();
+    void dataValidationKeyIsVal();
 };
 
 void TestConfig::defaultsFollowUltralytics() {
@@ -804,6 +808,144 @@ void TestConfig::dataMissingTestIsAWarning() {
     QCOMPARE(int(typo->severity), int(Diagnostic::Severity::Warning));
     QCOMPARE(typo->line, 7);
     QVERIFY(typo->toString().find("did you mean 'names'?") != std::string::npos);
+}
+
+namespace {
+
+// A Roboflow YOLOv8 export as downloaded: data.yaml beside train/, valid/, test/.
+void makeRoboflowExport(const QString& root) {
+    for (const char* split : {"train", "valid", "test"}) {
+        QVERIFY(QDir().mkpath(root + "/" + split + "/images"));
+        QVERIFY(QDir().mkpath(root + "/" + split + "/labels"));
+    }
+    QVERIFY(hr::writeFileAtomically((root + "/data.yaml").toStdString(),
+                                    "train: ../train/images\nval: ../valid/images\n"
+                                    "test: ../test/images\n\nnc: 2\nnames: ['helmet', 'head']\n\n"
+                                    "roboflow:\n  workspace: w\n  project: p\n  version: 3\n"
+                                    "  license: CC BY 4.0\n  url: https://universe.roboflow.com/"
+                                    "w/p/dataset/3\n"));
+}
+
+} // namespace
+
+void TestConfig::dataRoboflowExport() {
+    QTemporaryDir dir;
+    const QString root = QDir(dir.path()).canonicalPath() + "/export";
+    makeRoboflowExport(root);
+    hr::DataConfigOptions options; // no datasets folder: only the "../" rule may rescue it
+    const auto result = hr::loadDataConfig((root + "/data.yaml").toStdString(), options);
+    QVERIFY2(result.config, hr::formatDiagnostics(result.diagnostics).c_str());
+    const std::string r = root.toStdString();
+    QCOMPARE(result.config->root, r);
+    QCOMPARE(result.config->train, std::vector<std::string>{r + "/train/images"});
+    QCOMPARE(result.config->val, std::vector<std::string>{r + "/valid/images"});
+    QCOMPARE(result.config->test, std::vector<std::string>{r + "/test/images"});
+    QCOMPARE(result.config->names, (std::vector<std::string>{"helmet", "head"}));
+    QCOMPARE(count(result.diagnostics, Diagnostic::Severity::Error), 0);
+    QCOMPARE(count(result.diagnostics, Diagnostic::Severity::Warning), 0);
+    // Each retried path says so, on its own line.
+    const Diagnostic* train = findKey(result.diagnostics, "train");
+    QVERIFY(train);
+    QCOMPARE(train->line, 1);
+    QVERIFY2(train->message.find("used 'train/images'") != std::string::npos,
+             train->message.c_str());
+
+    // The rule is Ultralytics': only a single path, and only when the first try is missing.
+    QVERIFY(hr::writeFileAtomically((root + "/list.yaml").toStdString(),
+                                    "train: [../train/images]\nval: ../valid/images\nnc: 2\n"));
+    const auto list = hr::loadDataConfig((root + "/list.yaml").toStdString(), options);
+    QVERIFY(!list.config);
+    const Diagnostic* listed = findKey(list.diagnostics, "train");
+    QVERIFY(listed);
+    QCOMPARE(int(listed->severity), int(Diagnostic::Severity::Error));
+    QVERIFY(QDir().mkpath(dir.path() + "/train/images")); // now "../train/images" exists
+    const auto first = hr::loadDataConfig((root + "/data.yaml").toStdString(), options);
+    QVERIFY(first.config);
+    QCOMPARE(
+        first.config->train,
+        std::vector<std::string>{QDir(dir.path()).canonicalPath().toStdString() + "/train/images"});
+}
+
+void TestConfig::dataDatasetsFolderFallback() {
+    QTemporaryDir dir;
+    const QString datasets = QDir(dir.path()).canonicalPath() + "/datasets";
+    QVERIFY(QDir().mkpath(datasets + "/coco8/images/train"));
+    QVERIFY(QDir().mkpath(datasets + "/coco8/images/val"));
+    QVERIFY(QDir().mkpath(dir.path() + "/yamls"));
+    const std::string yaml = (dir.path() + "/yamls/coco8.yaml").toStdString();
+    QVERIFY(hr::writeFileAtomically(
+        yaml, "path: coco8\ntrain: images/train\nval: images/val\nnames:\n  0: person\n"));
+
+    // Without a datasets folder: the error says where it looked and how to set the fallback.
+    const auto missing = hr::loadDataConfig(yaml, hr::DataConfigOptions{});
+    QVERIFY(!missing.config);
+    const Diagnostic* path = findKey(missing.diagnostics, "path");
+    QVERIFY(path);
+    QVERIFY2(path->fix.find("HEADROOM_DATASETS_DIR") != std::string::npos, path->fix.c_str());
+
+    hr::DataConfigOptions options;
+    options.datasetsDir = datasets.toStdString();
+    const auto found = hr::loadDataConfig(yaml, options);
+    QVERIFY2(found.config, hr::formatDiagnostics(found.diagnostics).c_str());
+    QCOMPARE(found.config->root, (datasets + "/coco8").toStdString());
+    QCOMPARE(found.config->train,
+             std::vector<std::string>{(datasets + "/coco8/images/train").toStdString()});
+    // The message names the folder used.
+    const Diagnostic* note = findKey(found.diagnostics, "path");
+    QVERIFY(note);
+    QCOMPARE(int(note->severity), int(Diagnostic::Severity::Note));
+    QVERIFY(note->message.find((datasets + "/coco8").toStdString()) != std::string::npos);
+    QVERIFY(note->fix.find(datasets.toStdString()) != std::string::npos);
+
+    // A path beside the YAML wins over the datasets folder.
+    QVERIFY(QDir().mkpath(dir.path() + "/yamls/coco8/images/train"));
+    QVERIFY(QDir().mkpath(dir.path() + "/yamls/coco8/images/val"));
+    const auto beside = hr::loadDataConfig(yaml, options);
+    QVERIFY(beside.config);
+    QCOMPARE(beside.config->root,
+             (QDir(dir.path()).canonicalPath() + "/yamls/coco8").toStdString());
+}
+
+void TestConfig::dataUltralyticsSettingsDatasetsDir() {
+    QTemporaryDir dir;
+    const QByteArray previousOwn = qgetenv("HEADROOM_DATASETS_DIR");
+    const QByteArray previousYolo = qgetenv("YOLO_CONFIG_DIR");
+    qunsetenv("HEADROOM_DATASETS_DIR");
+    qputenv("YOLO_CONFIG_DIR", dir.path().toUtf8());
+    QVERIFY(hr::writeFileAtomically(
+        (dir.path() + "/settings.json").toStdString(),
+        "{\n  \"settings_version\": \"0.0.6\",\n  \"datasets_dir\": \"/srv/yolo data\",\n"
+        "  \"weights_dir\": \"weights\"\n}\n"));
+    const std::string fromUltralytics = hr::defaultDatasetsDir();
+    qputenv("HEADROOM_DATASETS_DIR", "/srv/own");
+    const std::string own = hr::defaultDatasetsDir();
+    qunsetenv("HEADROOM_DATASETS_DIR");
+    QVERIFY(QFile::remove(dir.path() + "/settings.json"));
+    const std::string none = hr::defaultDatasetsDir();
+    previousOwn.isNull() ? qunsetenv("HEADROOM_DATASETS_DIR")
+                         : qputenv("HEADROOM_DATASETS_DIR", previousOwn);
+    previousYolo.isNull() ? qunsetenv("YOLO_CONFIG_DIR") : qputenv("YOLO_CONFIG_DIR", previousYolo);
+    QCOMPARE(fromUltralytics, std::string("/srv/yolo data"));
+    QCOMPARE(own, std::string("/srv/own"));
+    QCOMPARE(none, std::string());
+}
+
+void TestConfig::dataValidationKeyIsVal() {
+    QTemporaryDir dir;
+    QVERIFY(QDir().mkpath(dir.path() + "/images/train"));
+    QVERIFY(QDir().mkpath(dir.path() + "/images/validation"));
+    const std::string yaml = (dir.path() + "/data.yaml").toStdString();
+    QVERIFY(hr::writeFileAtomically(
+        yaml, "train: images/train\nvalidation: images/validation\nnames: [a]\n"));
+    const auto result = hr::loadDataConfig(yaml, hr::DataConfigOptions{});
+    QVERIFY2(result.config, hr::formatDiagnostics(result.diagnostics).c_str());
+    QCOMPARE(
+        result.config->val,
+        std::vector<std::string>{
+            QDir::cleanPath(QDir(dir.path()).absoluteFilePath("images/validation")).toStdString()});
+    const Diagnostic* note = findKey(result.diagnostics, "validation");
+    QVERIFY(note);
+    QCOMPARE(note->line, 2);
 }
 
 QTEST_APPLESS_MAIN(TestConfig)

@@ -4,21 +4,30 @@
 #include "barchart.h"
 #include "imageview.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <cmath>
 
 namespace hr::ui {
 
@@ -34,6 +43,22 @@ QString severityText(Diagnostic::Severity severity) {
         break;
     }
     return DataPage::tr("note");
+}
+
+QString formatName(SourceFormat format) {
+    switch (format) {
+    case SourceFormat::Coco:
+        return DataPage::tr("COCO JSON");
+    case SourceFormat::Voc:
+        return DataPage::tr("Pascal VOC XML");
+    case SourceFormat::CvatYolo:
+        return DataPage::tr("a CVAT YOLO export");
+    case SourceFormat::LabelStudioYolo:
+        return DataPage::tr("a Label Studio YOLO export");
+    case SourceFormat::Folder:
+        break;
+    }
+    return DataPage::tr("images with YOLO labels");
 }
 
 QStringList namesOf(const DatasetScan& scan) {
@@ -149,6 +174,8 @@ DataPage::DataPage(DatasetService* service, QWidget* parent) : QWidget(parent), 
         m_progress->setValue(done);
     });
     connect(m_service, &DatasetService::scanned, this, &DataPage::showScan);
+    connect(m_service, &DatasetService::inspected, this, &DataPage::showLayout);
+    connect(m_service, &DatasetService::converted, this, &DataPage::showConverted);
     connect(m_service, &DatasetService::failed, this, [this](const QString& message) {
         m_progress->hide();
         m_summary->setText(message);
@@ -169,19 +196,209 @@ void DataPage::chooseFolder() {
 }
 
 bool DataPage::openPath(const QString& path) {
+    m_found.clear();
+    m_convertProblems.clear();
+    const QFileInfo info(path);
     const QString yaml = DatasetService::resolveDataYaml(path);
-    if (yaml.isEmpty()) {
-        m_summary->setText(tr("%1 holds no data.yaml. A data set folder needs a data.yaml that "
-                              "names its train and val images and its classes.")
+    if (!yaml.isEmpty() && !(info.isFile() && info.suffix().toLower() == QLatin1String("json"))) {
+        if (info.isDir()) {
+            // Roboflow's export opens as it is; saying so explains its "../" paths.
+            QFile file(yaml);
+            if (file.open(QIODevice::ReadOnly) && file.read(1 << 16).contains("\nroboflow:"))
+                m_found = tr("a Roboflow export");
+        }
+        m_pendingPath.clear();
+        setBusy(tr("Reading %1…").arg(QDir::toNativeSeparators(yaml)));
+        m_service->scan(yaml);
+        return true;
+    }
+    if (!info.exists() || !(info.isDir() || info.suffix().toLower() == QLatin1String("json"))) {
+        m_summary->setText(tr("%1 is neither a data.yaml nor a folder. Open a data.yaml, a "
+                              "data set folder, or an annotation tool's export folder.")
                                .arg(QDir::toNativeSeparators(path)));
         return false;
     }
-    setBusy(tr("Reading %1…").arg(QDir::toNativeSeparators(yaml)));
-    m_service->scan(yaml);
+    m_pendingPath = info.absoluteFilePath();
+    setBusy(tr("Looking at %1…").arg(QDir::toNativeSeparators(m_pendingPath)));
+    m_service->inspect(m_pendingPath);
     return true;
 }
 
+void DataPage::showLayout(const QString& path, const hr::FolderLayout& layout) {
+    if (path != m_pendingPath)
+        return; // an older folder's answer
+    m_progress->hide();
+    switch (layout.kind) {
+    case FolderLayout::Kind::DataYaml:
+        setBusy(tr("Reading %1…").arg(QString::fromStdString(layout.dataYaml)));
+        m_service->scan(QString::fromStdString(layout.dataYaml));
+        break;
+    case FolderLayout::Kind::Convertible:
+        askToConvert(layout);
+        break;
+    case FolderLayout::Kind::ImagesAndLabels:
+        askToWriteDataYaml(layout);
+        break;
+    case FolderLayout::Kind::Nothing:
+        m_summary->setText(
+            tr("%1 holds no data.yaml and no data set Headroom recognises: a COCO JSON, Pascal "
+               "VOC XML, a CVAT or Label Studio YOLO export, or images with YOLO .txt labels.")
+                .arg(QDir::toNativeSeparators(path)));
+        break;
+    }
+}
+
+void DataPage::askToConvert(const hr::FolderLayout& layout) {
+    const QString input = QString::fromStdString(layout.input);
+    const QString output = QString::fromStdString(hr::defaultConvertOutput(layout.input));
+    const QString format = formatName(*layout.format);
+    QStringList files;
+    for (const auto& f : layout.files)
+        files << QDir::toNativeSeparators(QString::fromStdString(f));
+    QString found;
+    switch (*layout.format) {
+    case SourceFormat::Coco:
+        found = tr("COCO JSON (%1)").arg(files.join(QStringLiteral(", ")));
+        break;
+    case SourceFormat::Voc:
+        found =
+            tr("Pascal VOC XML (%1 annotation files in %2)").arg(layout.images).arg(files.value(0));
+        break;
+    default:
+        found = format;
+        break;
+    }
+    auto* box = new QMessageBox(
+        QMessageBox::Question, tr("Convert the data set?"),
+        tr("%1 holds %2.\n\nConvert it to a YOLO data set in %3? "
+           "The original files stay as they are; images are linked or "
+           "copied.")
+            .arg(QDir::toNativeSeparators(input), found, QDir::toNativeSeparators(output)),
+        QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("convertPrompt"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton* convert = box->addButton(tr("Convert"), QMessageBox::AcceptRole);
+    convert->setObjectName(QStringLiteral("convertButton"));
+    box->setDefaultButton(convert);
+    if (*layout.format == SourceFormat::Voc)
+        box->setCheckBox(new QCheckBox(tr("Leave out objects marked difficult"), box));
+    const SourceFormat from = *layout.format;
+    connect(box, &QMessageBox::buttonClicked, this,
+            [this, box, convert, from, input, output, format](QAbstractButton* clicked) {
+                if (clicked != convert) {
+                    m_summary->setText(tr("Not converted."));
+                    return;
+                }
+                hr::ConvertOptions options;
+                options.skipDifficult = box->checkBox() && box->checkBox()->isChecked();
+                m_found = tr("converted from %1").arg(format);
+                startConversion(from, input, output, options);
+            });
+    box->open();
+}
+
+void DataPage::askToWriteDataYaml(const hr::FolderLayout& layout) {
+    const QString folder = QString::fromStdString(layout.input);
+    auto* dialog = new QDialog(this);
+    dialog->setObjectName(QStringLiteral("writeDataYamlDialog"));
+    dialog->setWindowTitle(tr("Write a data.yaml"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto* layoutBox = new QVBoxLayout(dialog);
+    const QString native = QDir::toNativeSeparators(folder);
+    const QString what =
+        layout.labelStudio
+            ? tr("%1 is a Label Studio YOLO export (classes.txt, images/, labels/) without a "
+                 "data.yaml.")
+                  .arg(native)
+        : layout.labelsBeside
+            ? tr("%1 holds images with YOLO .txt labels beside them but no data.yaml.").arg(native)
+            : tr("%1 holds images/ and labels/ but no data.yaml.").arg(native);
+    auto* intro = new QLabel(
+        what + QLatin1Char(' ') +
+            tr("Images found: %1. Headroom can write a data.yaml here, splitting the images into "
+               "training and validation as Ultralytics' autosplit does (autosplit_train.txt, "
+               "autosplit_val.txt).")
+                .arg(layout.images),
+        dialog);
+    intro->setWordWrap(true);
+    layoutBox->addWidget(intro);
+    auto* form = new QFormLayout;
+    QStringList names;
+    for (const auto& n : layout.names)
+        names << QString::fromStdString(n);
+    auto* namesEdit = new QLineEdit(names.join(QStringLiteral(", ")), dialog);
+    namesEdit->setObjectName(QStringLiteral("classNames"));
+    namesEdit->setToolTip(tr("One name per class id, in id order, separated by commas."));
+    form->addRow(tr("Class names (id 0, 1, …):"), namesEdit);
+    auto* valShare = new QSpinBox(dialog);
+    valShare->setObjectName(QStringLiteral("valPercent"));
+    valShare->setRange(1, 50);
+    valShare->setValue(10);
+    valShare->setSuffix(QStringLiteral(" %"));
+    form->addRow(tr("Validation share:"), valShare);
+    layoutBox->addLayout(form);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, dialog);
+    QPushButton* write = buttons->addButton(tr("Write data.yaml"), QDialogButtonBox::AcceptRole);
+    write->setObjectName(QStringLiteral("writeButton"));
+    layoutBox->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    connect(dialog, &QDialog::rejected, this,
+            [this] { m_summary->setText(tr("No data.yaml written.")); });
+    connect(dialog, &QDialog::accepted, this, [this, dialog, namesEdit, valShare, folder] {
+        hr::ConvertOptions options;
+        for (const QString& name : namesEdit->text().split(QLatin1Char(',')))
+            if (!name.trimmed().isEmpty())
+                options.names.push_back(name.trimmed().toStdString());
+        options.valFraction = valShare->value() / 100.0;
+        (void)dialog;
+        m_found = tr("data.yaml written by Headroom");
+        startConversion(SourceFormat::Folder, folder, QString(), options);
+    });
+    dialog->open();
+}
+
+void DataPage::startConversion(hr::SourceFormat from, const QString& input, const QString& output,
+                               const hr::ConvertOptions& options) {
+    setBusy(from == SourceFormat::Folder
+                ? tr("Writing data.yaml in %1…").arg(QDir::toNativeSeparators(input))
+                : tr("Converting %1 to %2…")
+                      .arg(QDir::toNativeSeparators(input), QDir::toNativeSeparators(output)));
+    m_service->convert(from, input, output, options);
+}
+
+void DataPage::showConverted(const hr::ConvertReport& report) {
+    m_convertProblems = report.problems;
+    QStringList written;
+    for (const auto& split : report.splits) {
+        const QString name = split.split == "train" ? tr("training")
+                             : split.split == "val" ? tr("validation")
+                                                    : tr("test");
+        written << (split.objects >= 0 ? tr("%1: %2 images, %3 objects, %4 backgrounds")
+                                             .arg(name)
+                                             .arg(split.images)
+                                             .arg(split.objects)
+                                             .arg(split.backgrounds)
+                                       : tr("%1: %2 images").arg(name).arg(split.images));
+    }
+    if (report.autosplit)
+        written << tr("split %1/%2 by Ultralytics' autosplit")
+                       .arg(std::lround(100 * (1 - report.valFraction)))
+                       .arg(std::lround(100 * report.valFraction));
+    int left = 0;
+    for (const auto& entry : report.skipped)
+        left += entry.second;
+    if (left > 0)
+        written << tr("entries left out or changed: %1, listed below").arg(left);
+    m_found += QStringLiteral(": ") + written.join(QStringLiteral("; "));
+    setBusy(tr("Reading %1…").arg(QString::fromStdString(report.dataYaml)));
+    m_service->scan(QString::fromStdString(report.dataYaml));
+}
+
 void DataPage::useBuiltin() {
+    m_found.clear();
+    m_convertProblems.clear();
+    m_pendingPath.clear();
     setBusy(tr("Preparing the built-in sample…"));
     m_service->scanBuiltin();
 }
@@ -208,7 +425,10 @@ void DataPage::dropEvent(QDropEvent* event) {
 void DataPage::showScan(const DatasetScan& scan) {
     m_progress->hide();
     m_scan = scan;
-    m_path->setText(tr("Data set: %1").arg(QDir::toNativeSeparators(scan.yamlPath)));
+    m_path->setText(
+        m_found.isEmpty()
+            ? tr("Data set: %1").arg(QDir::toNativeSeparators(scan.yamlPath))
+            : tr("Data set: %1 (%2)").arg(QDir::toNativeSeparators(scan.yamlPath), m_found));
     m_problems->clear();
     auto addProblems = [this](const Diagnostics& problems, const QString& split) {
         for (const Diagnostic& d : problems) {
@@ -225,6 +445,7 @@ void DataPage::showScan(const DatasetScan& scan) {
             item->setToolTip(5, item->text(5));
         }
     };
+    addProblems(m_convertProblems, tr("convert"));
     addProblems(scan.configProblems, QStringLiteral("yaml"));
     addProblems(scan.train.problems, tr("train"));
     addProblems(scan.val.problems, tr("val"));

@@ -24,8 +24,10 @@ class DataPage : public QWidget {
 public:
     explicit DataPage(DatasetService* service, QWidget* parent = nullptr);
 
-    /// Opens a data.yaml or a folder holding one. Returns false (and says why on the page)
-    /// when there is no data.yaml to open.
+    /// Opens a data.yaml or a folder. A folder without data.yaml is looked at off the GUI
+    /// thread: a COCO, VOC, CVAT or Label Studio export is offered for conversion, images with
+    /// YOLO labels for a written data.yaml (names and val share asked). Returns false (and says
+    /// why on the page) when the path does not exist or is a file of no known kind.
     bool openPath(const QString& path);
     void useBuiltin();
     /// The data.yaml shown, "" before any scan finished.
@@ -51,6 +53,12 @@ protected:
 
 private:
     void showScan(const DatasetScan& scan);
+    void showLayout(const QString& path, const hr::FolderLayout& layout);
+    void askToConvert(const hr::FolderLayout& layout);
+    void askToWriteDataYaml(const hr::FolderLayout& layout);
+    void startConversion(hr::SourceFormat from, const QString& input, const QString& output,
+                         const hr::ConvertOptions& options);
+    void showConverted(const hr::ConvertReport& report);
     void showSplitImages();
     void showImage(int row);
     void setBusy(const QString& message);
@@ -58,6 +66,9 @@ private:
     DatasetService* m_service;
     DatasetScan m_scan;
     QString m_dataYaml;
+    QString m_pendingPath;         ///< the folder being looked at (a newer open replaces it)
+    QString m_found;               ///< what the opened folder was, e.g. "a Roboflow export"
+    Diagnostics m_convertProblems; ///< what the conversion left out, listed with the scan's
     QLabel* m_path;
     QLabel* m_summary;
     QProgressBar* m_progress;

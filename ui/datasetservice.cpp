@@ -15,8 +15,58 @@ DatasetService::DatasetService(QObject* parent) : QObject(parent) {}
 DatasetService::~DatasetService() {
     if (m_cancel)
         m_cancel->store(true);
+    m_stopJobs->store(true); // a conversion stops at its next progress call, writing nothing
     if (m_thread)
         m_thread->wait(); // it waits for the threads before it; children are deleted after
+    for (QThread* job : m_jobs)
+        job->wait();
+}
+
+void DatasetService::runJob(std::function<void()> work) {
+    QThread* thread = QThread::create(std::move(work));
+    thread->setParent(this);
+    m_jobs.append(thread);
+    connect(thread, &QThread::finished, this, [this, thread] {
+        m_jobs.removeOne(thread);
+        thread->deleteLater();
+    });
+    thread->start(QThread::LowPriority);
+}
+
+void DatasetService::inspect(const QString& path) {
+    runJob([this, path] {
+        const FolderLayout layout = hr::detectLayout(path.toStdString());
+        QMetaObject::invokeMethod(
+            this, [this, path, layout] { emit inspected(path, layout); }, Qt::QueuedConnection);
+    });
+}
+
+void DatasetService::convert(hr::SourceFormat from, const QString& input, const QString& output,
+                             const hr::ConvertOptions& given) {
+    hr::ConvertOptions options = given;
+    const auto stop = m_stopJobs;
+    options.progress = [this, stop](int done, int total) {
+        if (stop->load())
+            return false;
+        QMetaObject::invokeMethod(
+            this, [this, done, total] { emit progress(done, total); }, Qt::QueuedConnection);
+        return true;
+    };
+    runJob([this, from, input, output, options, stop] {
+        const ConvertReport report =
+            hr::convertDataset(from, input.toStdString(), output.toStdString(), options);
+        if (stop->load())
+            return;
+        QMetaObject::invokeMethod(
+            this,
+            [this, report] {
+                if (report.ok())
+                    emit converted(report);
+                else
+                    emit failed(QString::fromStdString(report.error));
+            },
+            Qt::QueuedConnection);
+    });
 }
 
 QString DatasetService::resolveDataYaml(const QString& path) {

@@ -2,13 +2,16 @@
 #pragma once
 
 #include "config/data_config.h"
+#include "data/convert.h"
 #include "data/dataset.h"
 #include "util/diagnostic.h"
 
+#include <QList>
 #include <QObject>
 #include <QString>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -44,16 +47,32 @@ public:
     /// (else the only *.yaml) in a folder. Returns "" when there is none.
     static QString resolveDataYaml(const QString& path);
 
+    /// Says what a folder without data.yaml holds (hr::detectLayout, off the GUI thread:
+    /// it counts images). Answers with `inspected`.
+    void inspect(const QString& path);
+    /// Converts `input` to a YOLO data set in `output`, or for SourceFormat::Folder writes the
+    /// missing data.yaml into `input`, off the GUI thread with `progress`. Answers with
+    /// `converted` or `failed`.
+    void convert(hr::SourceFormat from, const QString& input, const QString& output,
+                 const hr::ConvertOptions& options);
+
 signals:
     void progress(int done, int total);
     void scanned(const hr::ui::DatasetScan& result);
     void failed(const QString& message);
+    void inspected(const QString& path, const hr::FolderLayout& layout);
+    void converted(const hr::ConvertReport& report);
 
 private:
     void launch(const QString& dataYaml, bool builtin);
     void threadFinished(QThread* thread);
 
+    /// Runs `work` on its own thread; the destructor waits for it.
+    void runJob(std::function<void()> work);
+
     QThread* m_thread = nullptr;
+    QList<QThread*> m_jobs; ///< inspect and convert threads still running
+    std::shared_ptr<std::atomic<bool>> m_stopJobs = std::make_shared<std::atomic<bool>>(false);
     std::shared_ptr<std::atomic<bool>> m_cancel;
     int m_generation = 0;
 };

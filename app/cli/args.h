@@ -36,6 +36,20 @@ public:
         m_overrides.emplace_back(std::move(key), std::move(value));
     }
     void addPositional(std::string word) { m_positionals.push_back(std::move(word)); }
+    /// Removes the last `key=value` override named `key` and returns its value (a command's own
+    /// key among the TrainConfig overrides, e.g. val's split=test).
+    std::optional<std::string> takeOverride(const std::string& key) {
+        std::optional<std::string> found;
+        for (auto it = m_overrides.begin(); it != m_overrides.end();) {
+            if (it->first == key) {
+                found = it->second;
+                it = m_overrides.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        return found;
+    }
 
 private:
     std::map<std::string, std::string> m_values;
@@ -46,7 +60,6 @@ private:
 /// Parses `words` against `specs`. `--name=value` and `--name value` both work. Unknown
 /// options are errors that name the nearest known option. Returns false with `error` set.
 bool parseArgs(const std::vector<std::string>& words, const std::vector<OptionSpec>& specs,
-               bool acceptOverrides, bool acceptPositionals, ParsedArgs& out,
-               std::string& error);
+               bool acceptOverrides, bool acceptPositionals, ParsedArgs& out, std::string& error);
 
 } // namespace hr::cli

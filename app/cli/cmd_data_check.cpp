@@ -3,9 +3,11 @@
 #include "command.h"
 
 #include "config/data_config.h"
+#include "data/convert.h"
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
 
+#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
@@ -23,7 +25,33 @@ int runDataCheck(const ParsedArgs& args) {
         }
         std::cerr << "data-check: no --data given, checking the built-in data set " << yaml << "\n";
     }
-    const DataConfigResult loaded = loadDataConfig(yaml);
+    std::error_code ec;
+    const bool folderOrJson = std::filesystem::is_directory(yaml, ec) ||
+                              (yaml.size() > 5 && yaml.compare(yaml.size() - 5, 5, ".json") == 0);
+    if (const FolderLayout layout = folderOrJson ? detectLayout(yaml) : FolderLayout{};
+        folderOrJson && layout.kind != FolderLayout::Kind::DataYaml) {
+        // A folder (or a COCO file) instead of a data.yaml: say what it is and how to use it.
+        if (layout.kind == FolderLayout::Kind::Nothing) {
+            std::cerr << "data-check: " << yaml
+                      << " is neither a data.yaml nor a folder holding one or a known export "
+                         "(COCO, VOC, CVAT or Label Studio YOLO, images with YOLO labels)\n";
+        } else {
+            std::cerr << "data-check: " << yaml << " holds no data.yaml; it looks like "
+                      << layout.description << ".\n  (fix: headroom-cli convert --from "
+                      << toString(*layout.format) << " --in " << layout.input
+                      << (layout.kind == FolderLayout::Kind::Convertible
+                              ? " --out " + defaultConvertOutput(layout.input)
+                              : std::string())
+                      << ")\n";
+        }
+        return ExitFailure;
+    } else if (folderOrJson) {
+        yaml = layout.dataYaml;
+    }
+    DataConfigOptions configOptions;
+    configOptions.datasetsDir =
+        args.has("--datasets-dir") ? args.value("--datasets-dir") : defaultDatasetsDir();
+    const DataConfigResult loaded = loadDataConfig(yaml, configOptions);
     std::cerr << formatDiagnostics(loaded.diagnostics);
     if (!loaded.config)
         return ExitFailure;
@@ -77,8 +105,8 @@ Command dataCheckCommand() {
     Command c;
     c.name = "data-check";
     c.summary = "Check a YOLO data set: every problem with file and line, and statistics";
-    c.usage = "headroom-cli data-check [--data data.yaml] [--split train|val|test|all] "
-              "[--no-cache]";
+    c.usage = "headroom-cli data-check [--data data.yaml|DIR] [--split train|val|test|all] "
+              "[--no-cache] [--datasets-dir DIR]";
     c.description =
         "Decodes every image and checks every label line: unreadable, truncated or empty "
         "images, malformed lines, class ids outside names, coordinates outside [0, 1], "
@@ -87,7 +115,10 @@ Command dataCheckCommand() {
         "Then: images, objects and images per class, box and image size distributions, and the "
         "largest number of objects in one image. Results are cached by file size and time, so "
         "a second check is fast. Exits non-zero only when no image is usable.";
-    c.options = {{"--data", "FILE", "data.yaml (default: the built-in data set)"},
+    c.options = {{"--data", "FILE", "data.yaml or its folder (default: the built-in data set)"},
+                 {"--datasets-dir", "DIR",
+                  "where a relative 'path' not beside data.yaml is looked for (default: "
+                  "$HEADROOM_DATASETS_DIR, else Ultralytics' datasets_dir)"},
                  {"--split", "NAME", "train, val, test or all (default all)"},
                  {"--no-cache", "", "ignore and do not write the label cache"}};
     c.run = runDataCheck;

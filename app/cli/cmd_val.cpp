@@ -30,7 +30,15 @@ void printRow(const std::string& name, int images, int instances, double p, doub
               << p << std::setw(9) << r << std::setw(9) << map50 << std::setw(10) << map << "\n";
 }
 
-int runVal(const ParsedArgs& args) {
+int runVal(const ParsedArgs& given) {
+    // split=val|test is val's own key (Ultralytics' spelling), not a training setting.
+    ParsedArgs args = given;
+    const std::string splitName = args.takeOverride("split").value_or("val");
+    if (splitName != "val" && splitName != "test") {
+        std::cerr << "val: split must be val or test, got '" << splitName << "'\n";
+        return ExitUsage;
+    }
+    const Split split = splitName == "test" ? Split::Test : Split::Val;
     TrainConfig config;
     if (!buildTrainConfig(args, config))
         return ExitUsage;
@@ -73,7 +81,12 @@ int runVal(const ParsedArgs& args) {
         return ExitFailure;
     ScanOptions scan;
     scan.singleCls = config.single_cls;
-    auto report = std::make_shared<DatasetReport>(scanDataset(*data.config, Split::Val, scan));
+    if (split == Split::Test && data.config->test.empty()) {
+        std::cerr << "val: " << dataPath
+                  << " has no 'test' split (add 'test: images/test', or use split=val)\n";
+        return ExitFailure;
+    }
+    auto report = std::make_shared<DatasetReport>(scanDataset(*data.config, split, scan));
     if (!report->usable()) {
         std::cerr << formatReport(*report);
         return ExitFailure;
@@ -137,10 +150,11 @@ Command makeValCommand() {
     Command c;
     c.name = "val";
     c.summary = "evaluate weights on a validation split (P, R, mAP50, mAP50-95 per class)";
-    c.usage = "headroom-cli val --data D --weights W [key=value ...]";
+    c.usage = "headroom-cli val --data D --weights W [split=val|test] [key=value ...]";
     c.description = "Validates as training does: letterboxed rectangular batches at imgsz, NMS "
                     "with conf=0.001 iou=0.7 max_det=300 (all overridable), AP with 101-point "
-                    "interpolation at IoU 0.50:0.05:0.95. Without --data: the built-in set.";
+                    "interpolation at IoU 0.50:0.05:0.95. split=test evaluates the data "
+                    "set's 'test' images instead of 'val'. Without --data: the built-in set.";
     c.options = trainConfigOptions();
     c.acceptsOverrides = true;
     c.run = runVal;

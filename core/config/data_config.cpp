@@ -6,6 +6,7 @@
 #include "util/text.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -19,8 +20,8 @@ using Severity = Diagnostic::Severity;
 
 // Keys Ultralytics data sets carry that Headroom reads (the others get a note or a warning).
 const std::vector<std::string>& knownDataKeys() {
-    static const std::vector<std::string> keys = {"path",  "train", "val",     "test",
-                                                  "names", "nc",    "download"};
+    static const std::vector<std::string> keys = {"path", "train", "val", "validation",
+                                                  "test", "names", "nc",  "download"};
     return keys;
 }
 
@@ -91,8 +92,20 @@ public:
                 ok = false;
                 continue;
             }
-            const std::string resolved = resolveAgainst(root, trim(item.Scalar()));
+            const std::string written = trim(item.Scalar());
+            std::string resolved = resolveAgainst(root, written);
             std::error_code ec;
+            if (!fs::exists(resolved, ec) && value.IsScalar() && written.rfind("../", 0) == 0) {
+                // Roboflow exports write "train: ../train/images" next to train/; Ultralytics
+                // retries such a single path without "../", so Headroom does too.
+                const std::string retry = resolveAgainst(root, written.substr(3));
+                if (fs::exists(retry, ec)) {
+                    add(Severity::Note, item, key,
+                        "'" + written + "' does not exist; used '" + written.substr(3) + "' (" +
+                            retry + ") as Ultralytics does for Roboflow exports");
+                    resolved = retry;
+                }
+            }
             if (!fs::exists(resolved, ec)) {
                 add(mustExist ? Severity::Error : Severity::Warning, item, key,
                     "'" + item.Scalar() + "' does not exist (resolved to " + resolved + ")",
@@ -177,7 +190,36 @@ bool DataConfig::operator==(const DataConfig& other) const {
            names == other.names;
 }
 
+std::string defaultDatasetsDir() {
+    if (const char* own = std::getenv("HEADROOM_DATASETS_DIR"); own && *own)
+        return absoluteNormal(own);
+    // Ultralytics keeps its datasets folder in settings.json under $YOLO_CONFIG_DIR or
+    // ~/.config/Ultralytics; a flat {"key": value} file, so a plain search finds the value.
+    std::string settings;
+    if (const char* dir = std::getenv("YOLO_CONFIG_DIR"); dir && *dir)
+        settings = std::string(dir) + "/settings.json";
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        settings = std::string(home) + "/.config/Ultralytics/settings.json";
+    std::string text;
+    if (settings.empty() || !readFile(settings, text))
+        return {};
+    const size_t key = text.find("\"datasets_dir\"");
+    if (key == std::string::npos)
+        return {};
+    const size_t open = text.find('"', text.find(':', key));
+    const size_t close = open == std::string::npos ? open : text.find('"', open + 1);
+    if (close == std::string::npos)
+        return {};
+    return absoluteNormal(text.substr(open + 1, close - open - 1));
+}
+
 DataConfigResult loadDataConfig(const std::string& path) {
+    DataConfigOptions options;
+    options.datasetsDir = defaultDatasetsDir();
+    return loadDataConfig(path, options);
+}
+
+DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions& options) {
     DataConfigResult result;
     Diagnostics& out = result.diagnostics;
     std::string text, error;
@@ -225,6 +267,17 @@ DataConfigResult loadDataConfig(const std::string& path) {
                                     : "did you mean '" + near + "'?");
         }
     }
+    if (entries.count("validation")) {
+        if (entries.count("val")) {
+            reader.add(Severity::Warning, entries["validation"].first, "validation",
+                       "both 'val' and 'validation' are given: used 'val'", "remove 'validation'");
+        } else {
+            reader.add(Severity::Note, entries["validation"].first, "validation",
+                       "read 'validation' as 'val', as Ultralytics does", "rename it to 'val'");
+            entries["val"] = entries["validation"];
+        }
+        entries.erase("validation");
+    }
     auto find = [&](const char* key) -> const std::pair<YAML::Node, YAML::Node>* {
         const auto it = entries.find(key);
         return it == entries.end() ? nullptr : &it->second;
@@ -244,14 +297,36 @@ DataConfigResult loadDataConfig(const std::string& path) {
                        "write the data set's root folder, or leave 'path' out");
             ok = false;
         } else {
-            config.root = resolveAgainst(yamlFolder, trim(base->second.Scalar()));
+            const std::string written = trim(base->second.Scalar());
+            config.root = resolveAgainst(yamlFolder, written);
             std::error_code ec;
+            const bool relative = fs::path(written).is_relative();
+            if (!fs::is_directory(config.root, ec) && relative && !options.datasetsDir.empty()) {
+                // Ultralytics' fallback: a relative `path` that is not found names a folder in
+                // its datasets folder (coco8.yaml says "path: coco8").
+                const std::string fallback = resolveAgainst(options.datasetsDir, written);
+                if (fs::is_directory(fallback, ec)) {
+                    reader.add(Severity::Note, base->second, "path",
+                               "'" + written + "' is not beside the YAML; used the datasets " +
+                                   "folder: " + fallback,
+                               "the datasets folder (" + options.datasetsDir +
+                                   ") comes from HEADROOM_DATASETS_DIR or Ultralytics' "
+                                   "settings.json 'datasets_dir'");
+                    config.root = fallback;
+                }
+            }
             if (!fs::is_directory(config.root, ec)) {
+                std::string fix =
+                    "a relative path is read against the YAML's folder (" + yamlFolder + ")";
+                if (relative)
+                    fix += options.datasetsDir.empty()
+                               ? ", then against the datasets folder (none set: set "
+                                 "HEADROOM_DATASETS_DIR)"
+                               : ", then against the datasets folder (" + options.datasetsDir + ")";
                 reader.add(Severity::Error, base->second, "path",
                            "folder '" + base->second.Scalar() + "' does not exist (resolved to " +
                                config.root + ")",
-                           "a relative path is read against the YAML's folder (" + yamlFolder +
-                               ")");
+                           fix);
                 ok = false;
             }
         }

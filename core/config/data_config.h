@@ -31,13 +31,28 @@ struct DataConfigResult {
     Diagnostics diagnostics;
 };
 
+/// Where data.yaml is looked for besides its own folder.
+struct DataConfigOptions {
+    /// Ultralytics' datasets folder: a relative `path` not found beside the YAML is read against
+    /// it (with a note naming the folder). Empty: no fallback.
+    std::string datasetsDir;
+};
+
+/// The datasets folder Headroom uses by default: $HEADROOM_DATASETS_DIR, else the
+/// `datasets_dir` of Ultralytics' settings.json ($YOLO_CONFIG_DIR or ~/.config/Ultralytics),
+/// else "" (none).
+std::string defaultDatasetsDir();
+
 /// Reads data.yaml: `path` (relative: against the YAML's folder; absent: that folder),
 /// `train`/`val`/`test` (a folder, a .txt list or a list of those, relative to `path`),
 /// `names` (list or {id: name} map), `nc` (alone: names class0..). Missing train/val key or
 /// path, nc != len(names), a names map with gaps ... are errors naming file, line and key; a
 /// missing test path is a warning; `download` and unknown keys are a note / a warning.
-/// `config` is empty when any error was found.
+/// A single relative split path starting with "../" that does not exist is retried without
+/// that prefix (Roboflow exports; Ultralytics does the same), and `validation` is read as
+/// `val`. `config` is empty when any error was found. Uses defaultDatasetsDir().
 DataConfigResult loadDataConfig(const std::string& path);
+DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions& options);
 
 /// Writes a data.yaml (atomically) with train/val/test relative to `root` where they lie inside
 /// it; `path` is "." when the file is written into `root`, else absolute. Returns false and

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Data page's Open folder door: an annotation tool's export is recognised and converted
+// off the GUI thread, images with YOLO labels get a written data.yaml, a Roboflow export opens
+// as it is - each ending in the Data page's report. Driven through the page's buttons and
+// fields only.
+#include "convert_fixtures.h"
+
+#include "barchart.h"
+#include "datapage.h"
+#include "datasetservice.h"
+
+#include <QDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+
+namespace {
+
+/// The text of every label on the page, joined (what a person reads).
+QString pageText(const QWidget& page) {
+    QStringList parts;
+    for (const QLabel* label : page.findChildren<QLabel*>())
+        parts << label->text();
+    return parts.join('\n');
+}
+
+QStringList problemSplits(const hr::ui::DataPage& page) {
+    QStringList splits;
+    for (int i = 0; i < page.problemList()->topLevelItemCount(); ++i)
+        splits << page.problemList()->topLevelItem(i)->text(1);
+    return splits;
+}
+
+} // namespace
+
+class TestUiData : public QObject {
+    Q_OBJECT
+private slots:
+    void cocoFolderIsOfferedAndConverted();
+    void imagesAndLabelsGetADataYaml();
+    void roboflowExportOpensAsItIs();
+    void unknownFolderSaysWhatItAccepts();
+    void droppedFolderTakesTheSameDoor();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestUiData::cocoFolderIsOfferedAndConverted() {
+    const QString in = m_dir.filePath("coco");
+    QVERIFY(fixtures::makeCoco(in));
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    page.resize(1100, 700);
+    page.show();
+    QSignalSpy chosen(&page, &hr::ui::DataPage::datasetChosen);
+    QVERIFY(page.openPath(in));
+    QMessageBox* prompt = nullptr;
+    QTRY_VERIFY((prompt = page.findChild<QMessageBox*>("convertPrompt")) != nullptr);
+    QVERIFY2(prompt->text().contains("COCO JSON"), qPrintable(prompt->text()));
+    QVERIFY(prompt->text().contains(in + "-yolo"));
+    QPushButton* convert = prompt->findChild<QPushButton*>("convertButton");
+    QVERIFY(convert);
+    QTest::mouseClick(convert, Qt::LeftButton);
+    QVERIFY(chosen.wait(30000));
+    QCOMPARE(chosen.first().first().toString(), in + "-yolo/data.yaml");
+    QCOMPARE(page.dataYaml(), in + "-yolo/data.yaml");
+    QCOMPARE(page.classChart()->categoryCount(), 3);
+    QVERIFY2(pageText(page).contains("converted from COCO JSON: training: 4 images, 3 objects, "
+                                     "1 backgrounds; validation: 1 images, 1 objects"),
+             qPrintable(pageText(page)));
+    // What the conversion left out is in the problem list, under "convert".
+    QCOMPARE(problemSplits(page).count("convert"), 4);
+}
+
+void TestUiData::imagesAndLabelsGetADataYaml() {
+    const QString root = m_dir.filePath("folder");
+    QVERIFY(fixtures::makeFolder(root, 20));
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    page.show();
+    QSignalSpy chosen(&page, &hr::ui::DataPage::datasetChosen);
+    QVERIFY(page.openPath(root));
+    QDialog* dialog = nullptr;
+    QTRY_VERIFY((dialog = page.findChild<QDialog*>("writeDataYamlDialog")) != nullptr);
+    QVERIFY(pageText(*dialog).contains(root + " holds images/ and labels/ but no data.yaml. "
+                                              "Images found: 20."));
+    auto* names = dialog->findChild<QLineEdit*>("classNames");
+    QVERIFY(names);
+    QCOMPARE(names->text(), QString("class0, class1, class2")); // from the labels' ids
+    QCOMPARE(dialog->findChild<QSpinBox*>("valPercent")->value(), 10);
+    names->selectAll();
+    QTest::keyClicks(names, "bolt, nut, washer");
+    QTest::mouseClick(dialog->findChild<QPushButton*>("writeButton"), Qt::LeftButton);
+    QVERIFY(chosen.wait(30000));
+    QCOMPARE(page.dataYaml(), root + "/data.yaml");
+    QVERIFY(QFile::exists(root + "/autosplit_train.txt"));
+    QCOMPARE(page.classChart()->categoryCount(), 3);
+    QCOMPARE(page.imageList()->count(), 16); // the training images; 4 went to val
+    const auto loaded = hr::loadDataConfig((root + "/data.yaml").toStdString());
+    QVERIFY(loaded.config);
+    QCOMPARE(loaded.config->names, (std::vector<std::string>{"bolt", "nut", "washer"}));
+}
+
+void TestUiData::roboflowExportOpensAsItIs() {
+    const QString root = m_dir.filePath("roboflow");
+    for (const char* split : {"train", "valid"})
+        for (int i = 0; i < 2; ++i) {
+            const QString name = QStringLiteral("%1/%2/images/i%3.png").arg(root, split).arg(i);
+            QVERIFY(fixtures::writeImage(name, 64, 48));
+            QVERIFY(
+                fixtures::writeBytes(QStringLiteral("%1/%2/labels/i%3.txt").arg(root, split).arg(i),
+                                     "0 0.5 0.5 0.5 0.5\n"));
+        }
+    QVERIFY(fixtures::writeBytes(root + "/data.yaml",
+                                 "train: ../train/images\nval: ../valid/images\n"
+                                 "test: ../test/images\n\nnc: 1\nnames: ['crack']\n\n"
+                                 "roboflow:\n  workspace: w\n  version: 1\n"));
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    QSignalSpy chosen(&page, &hr::ui::DataPage::datasetChosen);
+    QVERIFY(page.openPath(root));
+    QVERIFY(chosen.wait(30000));
+    QCOMPARE(page.imageList()->count(), 2);
+    QVERIFY2(pageText(page).contains("a Roboflow export"), qPrintable(pageText(page)));
+}
+
+void TestUiData::unknownFolderSaysWhatItAccepts() {
+    const QString root = m_dir.filePath("plain");
+    QVERIFY(fixtures::writeBytes(root + "/readme.txt", "nothing here"));
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    QVERIFY(page.openPath(root));
+    QTRY_VERIFY(pageText(page).contains("no data set Headroom recognises"));
+    QVERIFY(!page.findChild<QDialog*>());
+}
+
+void TestUiData::droppedFolderTakesTheSameDoor() {
+    const QString in = m_dir.filePath("dropped-cvat");
+    QVERIFY(fixtures::makeCvat(in));
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(in)});
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&page, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&page, &drop);
+    QMessageBox* prompt = nullptr;
+    QTRY_VERIFY2((prompt = page.findChild<QMessageBox*>("convertPrompt")) != nullptr,
+                 qPrintable(pageText(page)));
+    QVERIFY2(prompt->text().contains("a CVAT YOLO export"), qPrintable(prompt->text()));
+    // Cancel leaves everything as it was.
+    QTest::mouseClick(prompt->button(QMessageBox::Cancel), Qt::LeftButton);
+    QTRY_VERIFY(pageText(page).contains("Not converted."));
+    QVERIFY(!QFileInfo::exists(in + "-yolo"));
+}
+
+QTEST_MAIN(TestUiData)
+#include "test_ui_data.moc"
