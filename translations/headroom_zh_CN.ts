@@ -370,7 +370,7 @@
     </message>
     <message>
         <source>%1 holds no data.yaml. A data set folder needs a data.yaml that names its train and val images and its classes.</source>
-        <translation>%1 中没有 data.yaml。数据集文件夹需要一个 data.yaml，写明训练和验证图像以及类别。</translation>
+        <translation type="vanished">%1 中没有 data.yaml。数据集文件夹需要一个 data.yaml，写明训练和验证图像以及类别。</translation>
     </message>
     <message>
         <source>Reading %1…</source>
@@ -417,6 +417,166 @@
     <message>
         <source>How large the boxes are appears here once a data set is open.</source>
         <translation>打开数据集后，这里显示框的大小分布。</translation>
+    </message>
+    <message>
+        <source>COCO JSON</source>
+        <translation>COCO JSON</translation>
+    </message>
+    <message>
+        <source>Pascal VOC XML</source>
+        <translation>Pascal VOC XML</translation>
+    </message>
+    <message>
+        <source>a CVAT YOLO export</source>
+        <translation>CVAT 的 YOLO 导出</translation>
+    </message>
+    <message>
+        <source>a Label Studio YOLO export</source>
+        <translation>Label Studio 的 YOLO 导出</translation>
+    </message>
+    <message>
+        <source>images with YOLO labels</source>
+        <translation>带 YOLO 标注的图像</translation>
+    </message>
+    <message>
+        <source>a Roboflow export</source>
+        <translation>Roboflow 导出</translation>
+    </message>
+    <message>
+        <source>%1 is neither a data.yaml nor a folder. Open a data.yaml, a data set folder, or an annotation tool&apos;s export folder.</source>
+        <translation>%1 既不是 data.yaml 也不是文件夹。请打开 data.yaml、数据集文件夹或标注工具的导出文件夹。</translation>
+    </message>
+    <message>
+        <source>Looking at %1…</source>
+        <translation>正在查看 %1…</translation>
+    </message>
+    <message>
+        <source>%1 holds no data.yaml and no data set Headroom recognises: a COCO JSON, Pascal VOC XML, a CVAT or Label Studio YOLO export, or images with YOLO .txt labels.</source>
+        <translation>%1 中没有 data.yaml，也没有 Headroom 能识别的数据集：COCO JSON、Pascal VOC XML、CVAT 或 Label Studio 的 YOLO 导出，或带 YOLO .txt 标注的图像。</translation>
+    </message>
+    <message>
+        <source>COCO JSON (%1)</source>
+        <translation>COCO JSON（%1）</translation>
+    </message>
+    <message>
+        <source>Pascal VOC XML (%1 annotation files in %2)</source>
+        <translation>Pascal VOC XML（%2 中的 %1 个标注文件）</translation>
+    </message>
+    <message>
+        <source>Convert the data set?</source>
+        <translation>转换数据集吗？</translation>
+    </message>
+    <message>
+        <source>%1 holds %2.
+
+Convert it to a YOLO data set in %3? The original files stay as they are; images are linked or copied.</source>
+        <translation>%1 中是%2。
+
+要把它转换为 %3 中的 YOLO 数据集吗？原文件保持不变；图像以链接或复制方式放入。</translation>
+    </message>
+    <message>
+        <source>Convert</source>
+        <translation>转换</translation>
+    </message>
+    <message>
+        <source>Leave out objects marked difficult</source>
+        <translation>略过标记为 difficult 的目标</translation>
+    </message>
+    <message>
+        <source>Not converted.</source>
+        <translation>未转换。</translation>
+    </message>
+    <message>
+        <source>converted from %1</source>
+        <translation>由%1转换</translation>
+    </message>
+    <message>
+        <source>Write a data.yaml</source>
+        <translation>写入 data.yaml</translation>
+    </message>
+    <message>
+        <source>%1 is a Label Studio YOLO export (classes.txt, images/, labels/) without a data.yaml.</source>
+        <translation>%1 是没有 data.yaml 的 Label Studio YOLO 导出（classes.txt、images/、labels/）。</translation>
+    </message>
+    <message>
+        <source>%1 holds images with YOLO .txt labels beside them but no data.yaml.</source>
+        <translation>%1 中有旁边带 YOLO .txt 标注的图像，但没有 data.yaml。</translation>
+    </message>
+    <message>
+        <source>%1 holds images/ and labels/ but no data.yaml.</source>
+        <translation>%1 中有 images/ 和 labels/，但没有 data.yaml。</translation>
+    </message>
+    <message>
+        <source>Images found: %1. Headroom can write a data.yaml here, splitting the images into training and validation as Ultralytics&apos; autosplit does (autosplit_train.txt, autosplit_val.txt).</source>
+        <translation>找到图像：%1。Headroom 可以在此写入 data.yaml，并按 Ultralytics 的 autosplit 方式把图像分为训练集和验证集（autosplit_train.txt、autosplit_val.txt）。</translation>
+    </message>
+    <message>
+        <source>One name per class id, in id order, separated by commas.</source>
+        <translation>每个类别 id 一个名称，按 id 顺序，用逗号分隔。</translation>
+    </message>
+    <message>
+        <source>Class names (id 0, 1, …):</source>
+        <translation>类别名称（id 0、1、…）：</translation>
+    </message>
+    <message>
+        <source>Validation share:</source>
+        <translation>验证集比例：</translation>
+    </message>
+    <message>
+        <source>Write data.yaml</source>
+        <translation>写入 data.yaml</translation>
+    </message>
+    <message>
+        <source>No data.yaml written.</source>
+        <translation>未写入 data.yaml。</translation>
+    </message>
+    <message>
+        <source>data.yaml written by Headroom</source>
+        <translation>由 Headroom 写入的 data.yaml</translation>
+    </message>
+    <message>
+        <source>Writing data.yaml in %1…</source>
+        <translation>正在 %1 中写入 data.yaml…</translation>
+    </message>
+    <message>
+        <source>Converting %1 to %2…</source>
+        <translation>正在把 %1 转换到 %2…</translation>
+    </message>
+    <message>
+        <source>training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>%1: %2 images, %3 objects, %4 backgrounds</source>
+        <translation>%1：%2 张图像，%3 个目标，%4 张背景图</translation>
+    </message>
+    <message>
+        <source>%1: %2 images</source>
+        <translation>%1：%2 张图像</translation>
+    </message>
+    <message>
+        <source>split %1/%2 by Ultralytics&apos; autosplit</source>
+        <translation>按 Ultralytics 的 autosplit 以 %1/%2 划分</translation>
+    </message>
+    <message>
+        <source>entries left out or changed: %1, listed below</source>
+        <translation>略过或改动的条目：%1，见下方列表</translation>
+    </message>
+    <message>
+        <source>Data set: %1 (%2)</source>
+        <translation>数据集：%1（%2）</translation>
+    </message>
+    <message>
+        <source>convert</source>
+        <translation>转换</translation>
     </message>
 </context>
 <context>
@@ -469,7 +629,7 @@
     </message>
     <message>
         <source>Run finished: %1</source>
-        <translation>运行完成：%1</translation>
+        <translation type="vanished">运行完成：%1</translation>
     </message>
     <message>
         <source>&amp;Open data set…</source>
@@ -700,6 +860,26 @@
     <message>
         <source>Fix these settings first: %1</source>
         <translation>请先修正这些设置：%1</translation>
+    </message>
+    <message>
+        <source>Run %1: %2</source>
+        <translation>运行 %1：%2</translation>
+    </message>
+    <message>
+        <source>Could not write the fix&apos;s %1 = %2 back to Settings: %3</source>
+        <translation>无法把修复的 %1 = %2 写回设置：%3</translation>
+    </message>
+    <message>
+        <source>Changed by the OOM advisor to %1 so that the next run fits the memory budget.</source>
+        <translation>已由内存不足顾问改为 %1，使下一次运行符合内存预算。</translation>
+    </message>
+    <message>
+        <source>The advisor&apos;s fix is in Settings now (%1); the next Start uses it.</source>
+        <translation>顾问的修复已写入设置（%1）；下次开始时使用。</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
     </message>
 </context>
 <context>
@@ -1107,6 +1287,34 @@
         <source>No memory prediction for this change</source>
         <translation>此修改没有显存预测</translation>
     </message>
+    <message>
+        <source>assembling the batch (data loader)</source>
+        <translation>组装批次（数据加载器）</translation>
+    </message>
+    <message>
+        <source>writing the checkpoint</source>
+        <translation>写入检查点</translation>
+    </message>
+    <message>
+        <source>a probe step</source>
+        <translation>探测步骤</translation>
+    </message>
+    <message>
+        <source>Predicting the memory of each fix: %1 of %2 checked…</source>
+        <translation>正在预测每个修复的内存：已检查 %1 / %2…</translation>
+    </message>
+    <message>
+        <source>You can choose one now.</source>
+        <translation>现在就可以选择一个。</translation>
+    </message>
+    <message>
+        <source>Fixes predicted to fit: %1, best first.</source>
+        <translation>预测能满足预算的修复：%1 个，最佳的在前。</translation>
+    </message>
+    <message>
+        <source>Predicting the memory of each fix…</source>
+        <translation>正在预测每个修复的内存…</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::PlotWidget</name>
@@ -1287,7 +1495,7 @@
     </message>
     <message>
         <source>(%1 OOM, %2 fixes)</source>
-        <translation>（%1 次显存不足，%2 次修复）</translation>
+        <translation type="vanished">（%1 次显存不足，%2 次修复）</translation>
     </message>
     <message>
         <source>Cannot open %1: %2</source>
@@ -1295,7 +1503,7 @@
     </message>
     <message>
         <source>Training peak</source>
-        <translation>训练峰值</translation>
+        <translation type="vanished">训练峰值</translation>
     </message>
     <message>
         <source>Validation peak</source>
@@ -1303,11 +1511,95 @@
     </message>
     <message>
         <source>The highest memory peak of the training steps (exact, from the allocator), as in the Compare page&apos;s table</source>
-        <translation>训练步骤的最高显存峰值（来自分配器的精确值），与“比较”页表格中的相同</translation>
+        <translation type="vanished">训练步骤的最高显存峰值（来自分配器的精确值），与“比较”页表格中的相同</translation>
     </message>
     <message>
         <source>The highest memory during validation (sampled, so a short spike can be missed); a large val_batch can make it the larger one</source>
-        <translation>验证期间的最高显存（采样得到，可能漏掉短暂的尖峰）；val_batch 较大时它可能是两者中较大的那个</translation>
+        <translation type="vanished">验证期间的最高显存（采样得到，可能漏掉短暂的尖峰）；val_batch 较大时它可能是两者中较大的那个</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>stopped by OOM</source>
+        <translation>因内存不足停止</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Image size</source>
+        <translation>图像尺寸</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>Training peak / budget</source>
+        <translation>训练峰值 / 预算</translation>
+    </message>
+    <message>
+        <source>Epochs done of the epochs planned</source>
+        <translation>已完成轮数 / 计划轮数</translation>
+    </message>
+    <message>
+        <source>The highest memory peak of the training steps (exact, from the allocator), as the Train page and the Compare page show it; the advisor&apos;s probe steps do not count. After the slash: the budget.</source>
+        <translation>训练步骤的最高内存峰值（精确值，来自分配器），与训练页和比较页显示的一致；顾问的探测步骤不计入。斜杠后为预算。</translation>
+    </message>
+    <message>
+        <source>The highest memory during validation; a large val_batch can make it the larger one</source>
+        <translation>验证期间的最高内存；较大的 val_batch 可能使它更高</translation>
+    </message>
+    <message>
+        <source>%1 out-of-memory errors, %2 fixes applied</source>
+        <translation>%1 次内存不足错误，应用了 %2 个修复</translation>
+    </message>
+    <message>
+        <source>no budget</source>
+        <translation>无预算</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>This run has no weights/last.pt to continue from.</source>
+        <translation>该运行没有可继续的 weights/last.pt。</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Delete run</source>
+        <translation>删除运行</translation>
+    </message>
+    <message>
+        <source>Delete the run folder %1 with its weights, curves and logs? This cannot be undone.</source>
+        <translation>删除运行文件夹 %1 及其权重、曲线和日志吗？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Could not delete all of %1; check its permissions.</source>
+        <translation>无法完全删除 %1；请检查其权限。</translation>
     </message>
 </context>
 <context>
@@ -2787,7 +3079,7 @@
     </message>
     <message>
         <source>memory %1 · peak %2%3</source>
-        <translation>显存 %1 · 峰值 %2%3</translation>
+        <translation type="vanished">显存 %1 · 峰值 %2%3</translation>
     </message>
     <message>
         <source> of %1</source>
@@ -2795,15 +3087,15 @@
     </message>
     <message>
         <source>finished</source>
-        <translation>已完成</translation>
+        <translation type="vanished">已完成</translation>
     </message>
     <message>
         <source>stopped</source>
-        <translation>已停止</translation>
+        <translation type="vanished">已停止</translation>
     </message>
     <message>
         <source>stopped early (no improvement)</source>
-        <translation>已提前停止（无改进）</translation>
+        <translation type="vanished">已提前停止（无改进）</translation>
     </message>
     <message>
         <source>Run %1 %2 after %3 epochs: best mAP50 %4, mAP50-95 %5.</source>
@@ -2852,6 +3144,46 @@
     <message>
         <source>rank %1 allocated</source>
         <translation>rank %1 已分配</translation>
+    </message>
+    <message>
+        <source>advisor&apos;s probe steps</source>
+        <translation>顾问的探测步骤</translation>
+    </message>
+    <message>
+        <source>probe step memory</source>
+        <translation>探测步骤内存</translation>
+    </message>
+    <message>
+        <source>advisor probing a fix · training peak %1%2</source>
+        <translation>顾问正在探测修复 · 训练峰值 %1%2</translation>
+    </message>
+    <message>
+        <source>memory %1 · training peak %2%3</source>
+        <translation>内存 %1 · 训练峰值 %2%3</translation>
+    </message>
+    <message>
+        <source>out of memory</source>
+        <translation>内存不足</translation>
+    </message>
+    <message>
+        <source>finished early (no improvement)</source>
+        <translation>提前结束（没有改进）</translation>
+    </message>
+    <message>
+        <source>Run %1 %2: %3</source>
+        <translation>运行 %1 %2：%3</translation>
+    </message>
+    <message>
+        <source>Run %1 %2 after %3 epochs.</source>
+        <translation>运行 %1 在 %3 轮后%2。</translation>
+    </message>
+    <message>
+        <source>stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Stopping after the current step…</source>
+        <translation>将在当前步骤后停止…</translation>
     </message>
 </context>
 <context>
