@@ -6,11 +6,14 @@
 #include "datasetservice.h"
 #include "imageview.h"
 #include "language.h"
+#include "logview.h"
 #include "mainwindow.h"
+#include "memorypanel.h"
 #include "oomadvisordialog.h"
 #include "plotwidget.h"
 #include "settingsform.h"
 #include "settingspage.h"
+#include "trainingsession.h"
 #include "ui_test_env.h"
 
 #include "config/train_config.h"
@@ -21,17 +24,55 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTranslator>
 #include <QTreeWidget>
 #include <QXmlStreamReader>
 #include <QtTest>
+#include <qcustomplot.h>
+
+#include <functional>
 
 using hr::TrainConfig;
+
+namespace {
+
+/// Calls `answer` with the next modal dialog once it is shown (a QMessageBox::exec() blocks the
+/// test until then).
+void answerNextDialog(std::function<void(QWidget*)> answer) {
+    auto* timer = new QTimer;
+    timer->setInterval(20);
+    QObject::connect(timer, &QTimer::timeout, [timer, answer] {
+        if (QWidget* dialog = QApplication::activeModalWidget(); dialog && dialog->isVisible()) {
+            timer->stop();
+            timer->deleteLater();
+            answer(dialog);
+        }
+    });
+    timer->start();
+}
+
+/// Clicks the dialog's button whose text (without &) is `text`.
+bool clickButton(QWidget* dialog, const QString& text) {
+    for (QAbstractButton* button : dialog->findChildren<QAbstractButton*>())
+        if (button->text().remove('&') == text && button->isVisible()) {
+            QTest::mouseClick(button, Qt::LeftButton);
+            return true;
+        }
+    return false;
+}
+
+} // namespace
 
 class TestUi : public QObject {
     Q_OBJECT
@@ -51,6 +92,12 @@ private slots:
     void languageFollowsLocale();
     void translationIsComplete();
     void translationLoads();
+    void typedFieldsUseCoresChecks();
+    void startWithoutDataSetAsks();
+    void plotsShowSinglePointsAndKeepAxesAndLegendClear();
+    void logFollowsUntilScrolledUp();
+    void menusListEveryPageAndHelp();
+    void windowFitsSmallScreen();
 
 private:
     QTemporaryDir m_dir;
@@ -420,6 +467,341 @@ void TestUi::translationLoads() {
     QVERIFY(!form.editor("batch")->toolTip().contains("Memory:"));
     QVERIFY(hr::ui::installTranslations("en"));
     QCOMPARE(hr::ui::MainWindow::tr("&Start training"), QString("&Start training"));
+}
+
+void TestUi::typedFieldsUseCoresChecks() {
+    QSettings().clear();
+    hr::ui::MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    window.showPage(hr::ui::MainWindow::Page::Settings);
+    hr::ui::SettingsForm* form = window.settingsPage()->form();
+    TrainConfig c = form->config();
+    c.data = "/tmp/any/data.yaml"; // the panel's estimate fails at once, no probe steps
+    c.imgsz = 64;
+    c.batch = 2;
+    form->setConfig(c);
+    QVERIFY(form->isValid());
+    QVERIFY(window.startAction()->isEnabled());
+
+    // A budget of "lots": core's message (the CLI's words) under the field, Start off, named.
+    auto* budget = qobject_cast<QLineEdit*>(form->editor("memory_budget"));
+    QVERIFY(budget);
+    budget->clear();
+    QTest::mouseClick(budget, Qt::LeftButton);
+    QTest::keyClicks(budget, "lots");
+    TrainConfig scratch;
+    const hr::Diagnostics cli = hr::applyOverride(scratch, "memory_budget", "lots");
+    QVERIFY(hr::hasErrors(cli));
+    const QString message = form->fieldMessage("memory_budget");
+    QVERIFY2(message.contains(QString::fromStdString(cli.front().message)), qPrintable(message));
+    QVERIFY(!form->isValid());
+    QCOMPARE(form->invalidFields(), QStringList{"Memory budget"});
+    QVERIFY(!window.startAction()->isEnabled());
+    QVERIFY2(window.startAction()->toolTip().contains("Memory budget"),
+             qPrintable(window.startAction()->toolTip()));
+    QString refusal;
+    answerNextDialog([&refusal](QWidget* dialog) {
+        refusal = qobject_cast<QMessageBox*>(dialog)->text();
+        dialog->close();
+    });
+    QVERIFY(!window.startTraining()); // Ctrl+R still reaches it: it says which field
+    QVERIFY2(refusal.contains("Memory budget"), qPrintable(refusal));
+    // The panel names the field instead of a bare "not valid".
+    QTRY_VERIFY2(window.memoryPanel()->statusText().contains("Memory budget"),
+                 qPrintable(window.memoryPanel()->statusText()));
+    QLabel* summary = window.settingsPage()->statusLabel();
+    QVERIFY2(summary->isVisible() && summary->text().contains("Memory budget"),
+             qPrintable(summary->text()));
+
+    // Fixed by typing: no stale message anywhere.
+    budget->selectAll();
+    QTest::keyClicks(budget, "160 MiB");
+    QCOMPARE(form->config().memory_budget, std::int64_t(160) << 20);
+    QVERIFY(form->isValid());
+    QVERIFY(form->fieldMessage("memory_budget").isEmpty());
+    QVERIFY2(!summary->text().contains("Start is off"), qPrintable(summary->text()));
+    QVERIFY(window.startAction()->isEnabled());
+    QVERIFY2(!window.memoryPanel()->statusText().contains("No prediction"),
+             qPrintable(window.memoryPanel()->statusText()));
+    // Below core's floor: its own message, not a silent "no budget".
+    budget->selectAll();
+    QTest::keyClicks(budget, "1 MiB");
+    QVERIFY(!form->isValid());
+    QVERIFY2(form->fieldMessage("memory_budget").contains("64MiB"),
+             qPrintable(form->fieldMessage("memory_budget")));
+    budget->selectAll();
+    QTest::keyClick(budget, Qt::Key_Backspace);
+    QVERIFY(form->isValid());
+    QCOMPARE(form->config().memory_budget, std::int64_t(0));
+
+    // Lists: the CLI's forms, "N" (the first N layers) and [a, b]; anything else is named.
+    auto* freeze = qobject_cast<QLineEdit*>(form->editor("freeze"));
+    QVERIFY(freeze);
+    QTest::keyClicks(freeze, "[0, 2]");
+    QCOMPARE(form->config().freeze, (std::vector<int>{0, 2}));
+    freeze->selectAll();
+    QTest::keyClicks(freeze, "3");
+    QCOMPARE(form->config().freeze, (std::vector<int>{0, 1, 2}));
+    freeze->selectAll();
+    QTest::keyClicks(freeze, "two");
+    QVERIFY(!form->isValid());
+    QCOMPARE(form->invalidFields(), QStringList{"Frozen layers"});
+    QVERIFY(!form->fieldMessage("freeze").isEmpty());
+    freeze->selectAll();
+    QTest::keyClick(freeze, Qt::Key_Backspace);
+    QVERIFY(form->isValid());
+
+    // Numbers: an image size core rejects (not a multiple of 32), typed into the spin box.
+    auto* imgsz = qobject_cast<QSpinBox*>(form->editor("imgsz"));
+    QVERIFY(imgsz);
+    imgsz->selectAll();
+    QTest::keyClicks(imgsz, "100");
+    QTest::keyClick(imgsz, Qt::Key_Tab);
+    QCOMPARE(form->config().imgsz, 100);
+    QVERIFY(!form->isValid());
+    QVERIFY2(form->fieldMessage("imgsz").contains("32"), qPrintable(form->fieldMessage("imgsz")));
+    QCOMPARE(form->invalidFields(), QStringList{"Image size"});
+    QVERIFY(!window.startAction()->isEnabled());
+    // A config loaded from elsewhere (the advisor, Auto-fit, a YAML file) clears old messages.
+    c.imgsz = 96;
+    form->setConfig(c);
+    QVERIFY(form->isValid());
+    QVERIFY(form->fieldMessage("imgsz").isEmpty());
+    QVERIFY(window.startAction()->isEnabled());
+}
+
+void TestUi::startWithoutDataSetAsks() {
+    QSettings().clear();
+    hr::ui::MainWindow window;
+    window.show();
+    TrainConfig c = window.settingsPage()->form()->config();
+    c.data.clear();
+    window.settingsPage()->form()->setConfig(c);
+    window.showPage(hr::ui::MainWindow::Page::Train);
+
+    QString text;
+    answerNextDialog([&text](QWidget* dialog) {
+        auto* box = qobject_cast<QMessageBox*>(dialog);
+        text = box ? box->text() + "\n" + box->informativeText() : QString();
+        QVERIFY(clickButton(dialog, "Cancel"));
+    });
+    QVERIFY(!window.startTraining());
+    QVERIFY2(text.contains("built-in sample") && text.contains("100 epochs") &&
+                 text.contains("640 px") && text.contains("batch 16"),
+             qPrintable(text));
+    QVERIFY(!window.session()->isRunning());
+
+    // "Choose a data set…" goes to the Data page and does not train.
+    answerNextDialog([](QWidget* dialog) { QVERIFY(clickButton(dialog, "Choose a data set…")); });
+    QVERIFY(!window.startTraining());
+    QVERIFY(!window.session()->isRunning());
+    QCOMPARE(window.findChild<QTabWidget*>()->currentWidget(),
+             static_cast<QWidget*>(window.dataPage()));
+}
+
+void TestUi::plotsShowSinglePointsAndKeepAxesAndLegendClear() {
+    hr::ui::PlotWidget plot("losses");
+    plot.resize(420, 300);
+    plot.setEmptyText("Losses appear after the first batch.");
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    const int train = plot.addSeries("box", 0);
+    const int val = plot.addSeries("val box", 0, true);
+    // Empty: words instead of made-up 0..5 axes.
+    QTRY_VERIFY(plot.replotCount() > 0);
+    QVERIFY(plot.showsEmptyText());
+    QVERIFY(!plot.plot()->xAxis->tickLabels());
+    QCOMPARE(plot.emptyText(), QString("Losses appear after the first batch."));
+
+    // The first validation point (epoch 1) stands alone: drawn as a marker, axes not negative.
+    plot.append(val, 1.0, 2.5);
+    QTRY_VERIFY(!plot.showsEmptyText());
+    QCPGraph* valGraph = plot.plot()->graph(val);
+    QVERIFY(!valGraph->scatterStyle().isNone());
+    QVERIFY(plot.plot()->xAxis->range().lower >= 0);
+    QVERIFY(plot.plot()->xAxis->range().contains(1.0));
+    QVERIFY(plot.plot()->yAxis->range().lower >= 0);
+    QVERIFY(plot.plot()->xAxis->tickLabels());
+    // A single point at time 0: the axis starts at 0, not at -2.
+    hr::ui::PlotWidget time("memory");
+    time.resize(420, 300);
+    const int mem = time.addSeries("allocated", 0);
+    time.append(mem, 0.0, 100.0);
+    time.resetView();
+    QCOMPARE(time.plot()->xAxis->range().lower, 0.0);
+    QVERIFY(time.plot()->xAxis->range().upper > 0);
+    QVERIFY(time.plot()->yAxis->range().lower >= 0);
+
+    // More points: lines, both curves drawn from epoch 1 on.
+    for (int i = 1; i <= 20; ++i)
+        plot.append(train, i * 0.1, 3.0 - i * 0.05);
+    plot.append(val, 2.0, 2.2);
+    plot.resetView();
+    plot.plot()->replot();
+    QCOMPARE(plot.pointCount(val), 2);
+    QVERIFY(plot.plot()->xAxis->range().contains(1.0) && plot.plot()->xAxis->range().contains(2.0));
+    // The legend sits outside the plot area: above it, never over a curve.
+    const QRect legend = plot.plot()->legend->outerRect();
+    const QRect area = plot.plot()->axisRect()->outerRect();
+    QVERIFY2(!legend.intersects(plot.plot()->axisRect()->rect()),
+             qPrintable(QString("legend %1,%2 %3x%4 in the plot area")
+                            .arg(legend.x())
+                            .arg(legend.y())
+                            .arg(legend.width())
+                            .arg(legend.height())));
+    QVERIFY(legend.bottom() <= area.top());
+    QVERIFY(plot.plot()->legend->visible() && plot.plot()->legend->itemCount() == 2);
+
+    // The budget line's label stays whole inside the plot area, even at the top.
+    plot.setReferenceLine(3.0, "budget 160 MiB");
+    plot.resetView();
+    plot.plot()->replot();
+    const QRect inner = plot.plot()->axisRect()->rect();
+    auto* label = qobject_cast<QCPItemText*>(plot.plot()->item(plot.plot()->itemCount() - 1));
+    QVERIFY(label && label->text() == "budget 160 MiB");
+    const QRectF box(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition());
+    QVERIFY2(inner.contains(box.toAlignedRect().adjusted(1, 1, -1, -1)),
+             qPrintable(QString("label %1,%2 %3x%4 outside %5,%6 %7x%8")
+                            .arg(box.x())
+                            .arg(box.y())
+                            .arg(box.width())
+                            .arg(box.height())
+                            .arg(inner.x())
+                            .arg(inner.y())
+                            .arg(inner.width())
+                            .arg(inner.height())));
+}
+
+void TestUi::logFollowsUntilScrolledUp() {
+    hr::ui::LogView log;
+    log.resize(400, 120);
+    log.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&log));
+    QScrollBar* bar = log.verticalScrollBar();
+    for (int i = 0; i < 200; ++i)
+        log.appendLine(QString("line %1").arg(i));
+    QTRY_VERIFY(bar->maximum() > 0);
+    QTRY_COMPARE(bar->value(), bar->maximum());
+    QVERIFY(log.isFollowing());
+
+    // The user scrolls up with the wheel: new lines do not pull the view down.
+    QWheelEvent up(QPointF(50, 50), log.viewport()->mapToGlobal(QPointF(50, 50)), QPoint(),
+                   QPoint(0, 360), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(log.viewport(), &up);
+    QVERIFY(bar->value() < bar->maximum());
+    QVERIFY(!log.isFollowing());
+    const int held = bar->value();
+    for (int i = 0; i < 50; ++i)
+        log.appendLine(QString("more %1").arg(i));
+    QTest::qWait(50);
+    QCOMPARE(bar->value(), held);
+
+    // Dragged back to the bottom: it follows again.
+    bar->triggerAction(QAbstractSlider::SliderToMaximum);
+    QTRY_VERIFY(log.isFollowing());
+    for (int i = 0; i < 50; ++i)
+        log.appendLine(QString("last %1").arg(i));
+    QTRY_COMPARE(bar->value(), bar->maximum());
+    QVERIFY(log.toPlainText().endsWith("last 49"));
+}
+
+void TestUi::menusListEveryPageAndHelp() {
+    QSettings().clear();
+    hr::ui::MainWindow window;
+    window.show();
+    auto* tabs = window.findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    const QList<QAction*> pages = window.pageActions();
+    QCOMPARE(pages.size(), tabs->count());
+    for (int i = 0; i < pages.size(); ++i) {
+        QCOMPARE(pages[i]->text().remove('&'), tabs->tabText(i).remove('&'));
+        pages[i]->trigger();
+        QCOMPARE(tabs->currentIndex(), i);
+    }
+    QVERIFY(tabs->tabText(tabs->count() - 1).contains("Compare"));
+    // Help: Getting started (five steps) and the shortcuts, each a dialog.
+    QMenu* help = nullptr;
+    for (QAction* menu : window.menuBar()->actions())
+        if (menu->text().remove('&') == "Help")
+            help = menu->menu();
+    QVERIFY(help);
+    QStringList items;
+    for (QAction* action : help->actions())
+        items << action->text().remove('&');
+    QVERIFY2(items.contains("Getting started") && items.contains("Keyboard shortcuts"),
+             qPrintable(items.join(", ")));
+    QString steps;
+    answerNextDialog([&steps](QWidget* dialog) {
+        steps = qobject_cast<QMessageBox*>(dialog)->text();
+        dialog->close();
+    });
+    window.findChild<QAction*>("gettingStarted")->trigger();
+    QCOMPARE(steps.count("<li>"), 5);
+    QString keys;
+    answerNextDialog([&keys](QWidget* dialog) {
+        keys = qobject_cast<QMessageBox*>(dialog)->text();
+        dialog->close();
+    });
+    window.findChild<QAction*>("shortcuts")->trigger();
+    for (const char* shortcut : {"Ctrl+R", "F5", "Ctrl+O", "Ctrl+5", "Shift+F5"})
+        QVERIFY2(keys.contains(shortcut), qPrintable(QString(shortcut) + " missing: " + keys));
+}
+
+void TestUi::windowFitsSmallScreen() {
+    QSettings().clear();
+    hr::ui::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    // First start: 1280×720 (less on a smaller screen, as far as the pages allow); every page
+    // fits 1280×720.
+    const QSize screen = QGuiApplication::primaryScreen()->availableSize();
+    QCOMPARE(window.size(),
+             QSize(1280, 720).boundedTo(screen).expandedTo(window.minimumSizeHint()));
+    window.resize(1280, 720);
+    QTRY_COMPARE(window.size(), QSize(1280, 720));
+    QVERIFY(window.minimumSizeHint().width() <= 1280 && window.minimumSizeHint().height() <= 720);
+    auto* tabs = window.findChild<QTabWidget*>();
+    for (int i = 0; i < tabs->count(); ++i) {
+        tabs->setCurrentIndex(i);
+        QApplication::processEvents();
+        QCOMPARE(window.size(), QSize(1280, 720));
+        QWidget* page = tabs->widget(i);
+        QVERIFY2(page->minimumSizeHint().width() <= page->width(),
+                 qPrintable(QString("page %1 needs %2 px of %3")
+                                .arg(tabs->tabText(i))
+                                .arg(page->minimumSizeHint().width())
+                                .arg(page->width())));
+        for (QScrollArea* area : page->findChildren<QScrollArea*>()) {
+            if (!area->isVisible() || !area->widget())
+                continue;
+            QTRY_VERIFY2(area->widget()->width() <= area->viewport()->width(),
+                         qPrintable(QString("%1: %2 px wide in %3")
+                                        .arg(tabs->tabText(i))
+                                        .arg(area->widget()->width())
+                                        .arg(area->viewport()->width())));
+            QVERIFY(!area->horizontalScrollBar()->isVisible());
+        }
+    }
+    // Settings: every field of both columns (or of the one) lies inside the visible width.
+    window.showPage(hr::ui::MainWindow::Page::Settings);
+    QApplication::processEvents();
+    QScrollArea* scroll = window.settingsPage()->scrollArea();
+    hr::ui::SettingsForm* form = window.settingsPage()->form();
+    for (const QString& key : form->keys()) {
+        QWidget* editor = form->editor(key);
+        const QPoint right = editor->mapTo(scroll->viewport(), QPoint(editor->width(), 0));
+        QVERIFY2(right.x() <= scroll->viewport()->width(),
+                 qPrintable(QString("%1 ends at %2 of %3")
+                                .arg(key)
+                                .arg(right.x())
+                                .arg(scroll->viewport()->width())));
+    }
+    // A narrow window: one column, still no sideways scrolling.
+    window.resize(900, 700);
+    QTRY_COMPARE(form->columnCount(), 1);
+    window.resize(1280, 720);
+    QTRY_COMPARE(form->columnCount(), 2);
 }
 
 QTEST_MAIN(TestUi)

@@ -10,6 +10,8 @@
 #include "mainwindow.h"
 #include "plotwidget.h"
 #include "runspage.h"
+#include "settingsform.h"
+#include "settingspage.h"
 #include "strategyeditor.h"
 #include "ui_test_env.h"
 
@@ -20,10 +22,13 @@
 
 #include <qcustomplot.h>
 
+#include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -31,8 +36,11 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QtTest>
+
+#include <functional>
 
 class TestUiCompare : public QObject {
     Q_OBJECT
@@ -41,6 +49,7 @@ private slots:
     void runsTwoStrategiesAndComparesThem();
     void mainWindowComparesRunsPickedOnTheRunsPage();
     void editsSavesLoadsAndRunsStrategies();
+    void matrixAsksFirstBlocksStartAndReloadsAfterRestart();
 
 private:
     hr::TrainConfig tinyBase(const std::string& name) const;
@@ -358,6 +367,87 @@ void TestUiCompare::editsSavesLoadsAndRunsStrategies() {
         QTest::qWait(300);
         QVERIFY(page.grab().save(QDir(shots).filePath("compare.png")));
     }
+}
+
+namespace {
+
+/// Calls `answer` with the next modal dialog once it is shown.
+void answerNextDialog(std::function<void(QWidget*)> answer) {
+    auto* timer = new QTimer;
+    timer->setInterval(20);
+    QObject::connect(timer, &QTimer::timeout, [timer, answer] {
+        if (QWidget* dialog = QApplication::activeModalWidget(); dialog && dialog->isVisible()) {
+            timer->stop();
+            timer->deleteLater();
+            answer(dialog);
+        }
+    });
+    timer->start();
+}
+
+void clickButton(QWidget* dialog, const QString& text) {
+    for (QAbstractButton* button : dialog->findChildren<QAbstractButton*>())
+        if (button->text().remove('&') == text) {
+            QTest::mouseClick(button, Qt::LeftButton);
+            return;
+        }
+    QFAIL(qPrintable("no button " + text));
+}
+
+} // namespace
+
+void TestUiCompare::matrixAsksFirstBlocksStartAndReloadsAfterRestart() {
+    hr::Strategy first, second;
+    first.name = "first";
+    second.name = "second";
+    second.overrides = {{"amp", "true"}};
+    QStringList dirs;
+    {
+        hr::ui::MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        window.settingsPage()->form()->setConfig(tinyBase("asked"));
+        hr::ui::ComparePage* page = window.comparePage();
+        page->strategyEditor()->setStrategies({first, second});
+        window.showPage(hr::ui::MainWindow::Page::Compare);
+        QPushButton* run = page->runButton();
+        QVERIFY(run->isEnabled());
+
+        // The question names strategies × epochs × image size and the time the earlier runs of
+        // this model at 64 px measured; Cancel trains nothing.
+        QString question;
+        answerNextDialog([&question](QWidget* dialog) {
+            question = qobject_cast<QMessageBox*>(dialog)->text();
+            clickButton(dialog, "Cancel");
+        });
+        QTest::mouseClick(run, Qt::LeftButton);
+        QVERIFY2(question.contains("2 strategies × 1 epochs at 64 px") &&
+                     question.contains("s per epoch") && question.contains("about"),
+                 qPrintable(question));
+        QVERIFY(!page->session()->isRunning());
+
+        // Run it: Start is off (and refuses) while the matrix trains.
+        QSignalSpy ready(page->session(), &hr::ui::ComparisonSession::comparisonReady);
+        answerNextDialog([](QWidget* dialog) { clickButton(dialog, "Run the matrix"); });
+        QTest::mouseClick(run, Qt::LeftButton);
+        QVERIFY(page->session()->isRunning());
+        QVERIFY(!window.startAction()->isEnabled());
+        QVERIFY(!window.startTraining());
+        QVERIFY(ready.wait(600000));
+        QVERIFY(window.startAction()->isEnabled());
+        QCOMPARE(page->table()->rowCount(), 2);
+        for (int i = 0; i < 2; ++i)
+            dirs << page->table()->item(i, 0)->data(Qt::UserRole).toString();
+        QVERIFY(dirs[0].endsWith("asked-first") && dirs[1].endsWith("asked-second"));
+        window.close();
+    }
+    // A restarted studio shows the same comparison, read back from the run folders.
+    hr::ui::MainWindow again;
+    hr::ui::ComparePage* page = again.comparePage();
+    QCOMPARE(page->table()->rowCount(), 2);
+    for (int i = 0; i < 2; ++i)
+        QCOMPARE(page->table()->item(i, 0)->data(Qt::UserRole).toString(), dirs[i]);
+    QCOMPARE(page->memoryPlot()->seriesCount(), 2);
 }
 
 QTEST_MAIN(TestUiCompare)

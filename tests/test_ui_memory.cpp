@@ -13,6 +13,7 @@
 #include "data/synthetic_dataset.h"
 #include "estimate/memory_estimator.h"
 
+#include <QApplication>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QPushButton>
@@ -46,6 +47,7 @@ private slots:
     void unreadableDataIsReportedInWords();
     void startWithAutoBatchFitsFirst();
     void guiStaysResponsiveWhileCalibrating();
+    void typedBudgetNamesFieldAndLabelStaysWhole();
 
 private:
     TrainConfig tinyConfig() const;
@@ -267,6 +269,52 @@ void TestUiMemory::guiStaysResponsiveWhileCalibrating() {
              qPrintable(QString("%1 ticks in %2 ms").arg(ticks).arg(busyFor)));
     qInfo("longest event-loop gap %lld ms in %lld ms of estimating", worst, busyFor);
     QVERIFY2(worst < 100, qPrintable(QString("longest event-loop gap %1 ms").arg(worst)));
+}
+
+void TestUiMemory::typedBudgetNamesFieldAndLabelStaysWhole() {
+    hr::ui::MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    TrainConfig config = tinyConfig();
+    config.batch = 16;
+    window.settingsPage()->form()->setConfig(config);
+    window.showPage(hr::ui::MainWindow::Page::Settings);
+    hr::ui::MemoryPanel* panel = window.memoryPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasEstimate() && !panel->service()->isBusy(), kWaitMs);
+    // How the estimate was made, worded by the panel from core's values.
+    QVERIFY2(panel->noteText().contains("calibrated with real training steps at batch 2 and 4"),
+             qPrintable(panel->noteText()));
+    const std::int64_t peak = peakOf(panel->outcome().estimate);
+
+    // Typed text the parser rejects: the panel names the field, in red, at once.
+    auto* budget = qobject_cast<QLineEdit*>(window.settingsPage()->form()->editor("memory_budget"));
+    QVERIFY(budget);
+    QTest::mouseClick(budget, Qt::LeftButton);
+    QTest::keyClicks(budget, "lots");
+    QVERIFY2(panel->statusText().contains("Memory budget"), qPrintable(panel->statusText()));
+
+    // Budgets far above and far below the peak: the label is whole inside the chart each time.
+    for (const std::int64_t bytes : {std::int64_t(peak * 3), std::int64_t(64) * kMiB}) {
+        budget->selectAll();
+        QTest::keyClicks(budget, QString("%1 MiB").arg(bytes / kMiB));
+        QVERIFY2(!panel->statusText().contains("No prediction"), qPrintable(panel->statusText()));
+        QTRY_VERIFY_WITH_TIMEOUT(panel->hasEstimate() && !panel->service()->isBusy() &&
+                                     panel->outcome().budget == (bytes / kMiB) * kMiB,
+                                 kWaitMs);
+        QVERIFY2(panel->statusText().contains("Training peak"), qPrintable(panel->statusText()));
+        QTRY_VERIFY(panel->budgetLabelText().startsWith("budget "));
+        QApplication::processEvents();
+        const QRect label = panel->budgetLabelRect();
+        QVERIFY2(panel->plotRect().contains(label),
+                 qPrintable(QString("label %1,%2 %3x%4 outside the chart %5x%6 (budget %7)")
+                                .arg(label.x())
+                                .arg(label.y())
+                                .arg(label.width())
+                                .arg(label.height())
+                                .arg(panel->plotRect().width())
+                                .arg(panel->plotRect().height())
+                                .arg(bytes)));
+    }
 }
 
 QTEST_MAIN(TestUiMemory)

@@ -19,6 +19,10 @@
         <source>Reset view (follow the data)</source>
         <translation>重置视图（跟随数据）</translation>
     </message>
+    <message>
+        <source>No data yet.</source>
+        <translation>尚无数据。</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::ComparePage</name>
@@ -226,6 +230,42 @@
             <numerusform>正在以批量 %1 运行 %n 个策略…</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 strategies × %2 epochs at %3 px, batch %4: %5 epochs of training in all, one run after another.</source>
+        <translation>%1 个策略 × %2 轮，图像尺寸 %3 px，批量 %4：共训练 %5 轮，逐个运行。</translation>
+    </message>
+    <message>
+        <source>Run %1 measured %2 s per epoch with this model and image size, so this takes about %3 (batch, AMP and checkpointing change it).</source>
+        <translation>运行 %1 在相同模型和图像尺寸下测得每轮 %2 秒，因此大约需要 %3（批量、AMP 和梯度检查点会改变它）。</translation>
+    </message>
+    <message>
+        <source>No finished run of %1 at %2 px has measured the speed yet, so the time is unknown; a one-epoch run of the current settings measures it.</source>
+        <translation>还没有 %1 在 %2 px 下完成的运行测得速度，因此所需时间未知；用当前设置运行一轮即可测得。</translation>
+    </message>
+    <message>
+        <source>Start Training stays off until the matrix ends or is stopped.</source>
+        <translation>在矩阵结束或被停止之前，“开始训练”不可用。</translation>
+    </message>
+    <message>
+        <source>Run the matrix</source>
+        <translation>运行矩阵</translation>
+    </message>
+    <message>
+        <source>One curve per compared run appears here.</source>
+        <translation>每个被比较的运行会在这里显示一条曲线。</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::ComparisonSession</name>
@@ -330,7 +370,7 @@
     </message>
     <message>
         <source>%1 holds no data.yaml. A data set folder needs a data.yaml that names its train and val images and its classes.</source>
-        <translation>%1 中没有 data.yaml。数据集文件夹需要一个 data.yaml，写明训练和验证图像以及类别。</translation>
+        <translation type="vanished">%1 中没有 data.yaml。数据集文件夹需要一个 data.yaml，写明训练和验证图像以及类别。</translation>
     </message>
     <message>
         <source>Reading %1…</source>
@@ -369,6 +409,174 @@
     <message>
         <source>How to fix</source>
         <translation>修复方法</translation>
+    </message>
+    <message>
+        <source>Objects and images per class appear here once a data set is open.</source>
+        <translation>打开数据集后，这里显示每个类别的目标数和图像数。</translation>
+    </message>
+    <message>
+        <source>How large the boxes are appears here once a data set is open.</source>
+        <translation>打开数据集后，这里显示框的大小分布。</translation>
+    </message>
+    <message>
+        <source>COCO JSON</source>
+        <translation>COCO JSON</translation>
+    </message>
+    <message>
+        <source>Pascal VOC XML</source>
+        <translation>Pascal VOC XML</translation>
+    </message>
+    <message>
+        <source>a CVAT YOLO export</source>
+        <translation>CVAT 的 YOLO 导出</translation>
+    </message>
+    <message>
+        <source>a Label Studio YOLO export</source>
+        <translation>Label Studio 的 YOLO 导出</translation>
+    </message>
+    <message>
+        <source>images with YOLO labels</source>
+        <translation>带 YOLO 标注的图像</translation>
+    </message>
+    <message>
+        <source>a Roboflow export</source>
+        <translation>Roboflow 导出</translation>
+    </message>
+    <message>
+        <source>%1 is neither a data.yaml nor a folder. Open a data.yaml, a data set folder, or an annotation tool&apos;s export folder.</source>
+        <translation>%1 既不是 data.yaml 也不是文件夹。请打开 data.yaml、数据集文件夹或标注工具的导出文件夹。</translation>
+    </message>
+    <message>
+        <source>Looking at %1…</source>
+        <translation>正在查看 %1…</translation>
+    </message>
+    <message>
+        <source>%1 holds no data.yaml and no data set Headroom recognises: a COCO JSON, Pascal VOC XML, a CVAT or Label Studio YOLO export, or images with YOLO .txt labels.</source>
+        <translation>%1 中没有 data.yaml，也没有 Headroom 能识别的数据集：COCO JSON、Pascal VOC XML、CVAT 或 Label Studio 的 YOLO 导出，或带 YOLO .txt 标注的图像。</translation>
+    </message>
+    <message>
+        <source>COCO JSON (%1)</source>
+        <translation>COCO JSON（%1）</translation>
+    </message>
+    <message>
+        <source>Pascal VOC XML (%1 annotation files in %2)</source>
+        <translation>Pascal VOC XML（%2 中的 %1 个标注文件）</translation>
+    </message>
+    <message>
+        <source>Convert the data set?</source>
+        <translation>转换数据集吗？</translation>
+    </message>
+    <message>
+        <source>%1 holds %2.
+
+Convert it to a YOLO data set in %3? The original files stay as they are; images are linked or copied.</source>
+        <translation>%1 中是%2。
+
+要把它转换为 %3 中的 YOLO 数据集吗？原文件保持不变；图像以链接或复制方式放入。</translation>
+    </message>
+    <message>
+        <source>Convert</source>
+        <translation>转换</translation>
+    </message>
+    <message>
+        <source>Leave out objects marked difficult</source>
+        <translation>略过标记为 difficult 的目标</translation>
+    </message>
+    <message>
+        <source>Not converted.</source>
+        <translation>未转换。</translation>
+    </message>
+    <message>
+        <source>converted from %1</source>
+        <translation>由%1转换</translation>
+    </message>
+    <message>
+        <source>Write a data.yaml</source>
+        <translation>写入 data.yaml</translation>
+    </message>
+    <message>
+        <source>%1 is a Label Studio YOLO export (classes.txt, images/, labels/) without a data.yaml.</source>
+        <translation>%1 是没有 data.yaml 的 Label Studio YOLO 导出（classes.txt、images/、labels/）。</translation>
+    </message>
+    <message>
+        <source>%1 holds images with YOLO .txt labels beside them but no data.yaml.</source>
+        <translation>%1 中有旁边带 YOLO .txt 标注的图像，但没有 data.yaml。</translation>
+    </message>
+    <message>
+        <source>%1 holds images/ and labels/ but no data.yaml.</source>
+        <translation>%1 中有 images/ 和 labels/，但没有 data.yaml。</translation>
+    </message>
+    <message>
+        <source>Images found: %1. Headroom can write a data.yaml here, splitting the images into training and validation as Ultralytics&apos; autosplit does (autosplit_train.txt, autosplit_val.txt).</source>
+        <translation>找到图像：%1。Headroom 可以在此写入 data.yaml，并按 Ultralytics 的 autosplit 方式把图像分为训练集和验证集（autosplit_train.txt、autosplit_val.txt）。</translation>
+    </message>
+    <message>
+        <source>One name per class id, in id order, separated by commas.</source>
+        <translation>每个类别 id 一个名称，按 id 顺序，用逗号分隔。</translation>
+    </message>
+    <message>
+        <source>Class names (id 0, 1, …):</source>
+        <translation>类别名称（id 0、1、…）：</translation>
+    </message>
+    <message>
+        <source>Validation share:</source>
+        <translation>验证集比例：</translation>
+    </message>
+    <message>
+        <source>Write data.yaml</source>
+        <translation>写入 data.yaml</translation>
+    </message>
+    <message>
+        <source>No data.yaml written.</source>
+        <translation>未写入 data.yaml。</translation>
+    </message>
+    <message>
+        <source>data.yaml written by Headroom</source>
+        <translation>由 Headroom 写入的 data.yaml</translation>
+    </message>
+    <message>
+        <source>Writing data.yaml in %1…</source>
+        <translation>正在 %1 中写入 data.yaml…</translation>
+    </message>
+    <message>
+        <source>Converting %1 to %2…</source>
+        <translation>正在把 %1 转换到 %2…</translation>
+    </message>
+    <message>
+        <source>training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>%1: %2 images, %3 objects, %4 backgrounds</source>
+        <translation>%1：%2 张图像，%3 个目标，%4 张背景图</translation>
+    </message>
+    <message>
+        <source>%1: %2 images</source>
+        <translation>%1：%2 张图像</translation>
+    </message>
+    <message>
+        <source>split %1/%2 by Ultralytics&apos; autosplit</source>
+        <translation>按 Ultralytics 的 autosplit 以 %1/%2 划分</translation>
+    </message>
+    <message>
+        <source>entries left out or changed: %1, listed below</source>
+        <translation>略过或改动的条目：%1，见下方列表</translation>
+    </message>
+    <message>
+        <source>Data set: %1 (%2)</source>
+        <translation>数据集：%1（%2）</translation>
+    </message>
+    <message>
+        <source>convert</source>
+        <translation>转换</translation>
     </message>
 </context>
 <context>
@@ -421,7 +629,7 @@
     </message>
     <message>
         <source>Run finished: %1</source>
-        <translation>运行完成：%1</translation>
+        <translation type="vanished">运行完成：%1</translation>
     </message>
     <message>
         <source>&amp;Open data set…</source>
@@ -585,6 +793,94 @@
         <source>A run is in progress. Stop it (keeping its last checkpoint) and quit?</source>
         <translation>有一个运行正在进行。停止它（保留最后的检查点）并退出吗？</translation>
     </message>
+    <message>
+        <source>&amp;Compare</source>
+        <translation>比较(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Getting started</source>
+        <translation>入门(&amp;G)</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Getting started</source>
+        <translation>入门</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;From data to a trained detector in five steps&lt;/h3&gt;&lt;ol&gt;&lt;li&gt;&lt;b&gt;Data&lt;/b&gt;: open a data.yaml or a folder (Ctrl+O), or use the built-in sample. The page lists problems in the labels.&lt;/li&gt;&lt;li&gt;&lt;b&gt;Settings&lt;/b&gt;: pick the model, image size, batch and epochs. Set a memory budget to make this device behave like a smaller GPU.&lt;/li&gt;&lt;li&gt;&lt;b&gt;Predicted memory&lt;/b&gt;: the panel beside the settings predicts the training and validation peaks; Auto-fit picks settings that fit the budget.&lt;/li&gt;&lt;li&gt;&lt;b&gt;Train&lt;/b&gt;: Start (Ctrl+R) and watch memory, losses and mAP live. If a step runs out of memory, the advisor offers fixes that continue the same run.&lt;/li&gt;&lt;li&gt;&lt;b&gt;Runs and Compare&lt;/b&gt;: every run keeps its curves and weights; pick runs to lay them over each other, or run a strategy matrix.&lt;/li&gt;&lt;/ol&gt;</source>
+        <translation>&lt;h3&gt;五步从数据到训练好的检测器&lt;/h3&gt;&lt;ol&gt;&lt;li&gt;&lt;b&gt;数据&lt;/b&gt;：打开 data.yaml 或一个文件夹（Ctrl+O），或使用内置示例。该页列出标注中的问题。&lt;/li&gt;&lt;li&gt;&lt;b&gt;设置&lt;/b&gt;：选择模型、图像尺寸、批量和轮数。设置内存预算，让本设备表现得像一块更小的 GPU。&lt;/li&gt;&lt;li&gt;&lt;b&gt;预测内存&lt;/b&gt;：设置旁的面板预测训练和验证峰值；自动适配会选出符合预算的设置。&lt;/li&gt;&lt;li&gt;&lt;b&gt;训练&lt;/b&gt;：开始（Ctrl+R），实时查看内存、损失和 mAP。某一步内存不足时，顾问会给出修复方案，让同一次运行继续。&lt;/li&gt;&lt;li&gt;&lt;b&gt;运行记录与比较&lt;/b&gt;：每次运行都保留其曲线和权重；选择多个运行叠加比较，或运行策略矩阵。&lt;/li&gt;&lt;/ol&gt;</translation>
+    </message>
+    <message>
+        <source>Show the %1 page</source>
+        <translation>显示“%1”页</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>These settings are not valid: %1. Each says why under its field on the Settings page.</source>
+        <translation>这些设置无效：%1。设置页上每个字段下方说明了原因。</translation>
+    </message>
+    <message>
+        <source>No data set chosen</source>
+        <translation>未选择数据集</translation>
+    </message>
+    <message>
+        <source>No data set is chosen. Train on the built-in sample?</source>
+        <translation>尚未选择数据集。要用内置示例训练吗？</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>It would train %1 for %2 epochs at %3 px, batch %4, memory budget %5.</source>
+        <translation>将以 %3 px、批量 %4、内存预算 %5 训练 %1 共 %2 轮。</translation>
+    </message>
+    <message>
+        <source>auto-fit</source>
+        <translation>自动适配</translation>
+    </message>
+    <message>
+        <source>Train on the sample</source>
+        <translation>用示例训练</translation>
+    </message>
+    <message>
+        <source>Choose a data set…</source>
+        <translation>选择数据集…</translation>
+    </message>
+    <message>
+        <source>The strategy matrix on the Compare page is training; Start is back when it ends or is stopped.</source>
+        <translation>比较页上的策略矩阵正在训练；它结束或被停止后才能开始。</translation>
+    </message>
+    <message>
+        <source>Fix these settings first: %1</source>
+        <translation>请先修正这些设置：%1</translation>
+    </message>
+    <message>
+        <source>Run %1: %2</source>
+        <translation>运行 %1：%2</translation>
+    </message>
+    <message>
+        <source>Could not write the fix&apos;s %1 = %2 back to Settings: %3</source>
+        <translation>无法把修复的 %1 = %2 写回设置：%3</translation>
+    </message>
+    <message>
+        <source>Changed by the OOM advisor to %1 so that the next run fits the memory budget.</source>
+        <translation>已由内存不足顾问改为 %1，使下一次运行符合内存预算。</translation>
+    </message>
+    <message>
+        <source>The advisor&apos;s fix is in Settings now (%1); the next Start uses it.</source>
+        <translation>顾问的修复已写入设置（%1）；下次开始时使用。</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::MemoryPanel</name>
@@ -670,7 +966,7 @@
     </message>
     <message>
         <source>No prediction until the settings are valid.</source>
-        <translation>设置有效后才能预测。</translation>
+        <translation type="vanished">设置有效后才能预测。</translation>
     </message>
     <message>
         <source>Waiting for the settings to settle…</source>
@@ -706,7 +1002,7 @@
     </message>
     <message>
         <source>Batch %1, validation batch %2; each more image adds %3 to a training step. How: %4.</source>
-        <translation>批大小 %1，验证批大小 %2；每多一张图像，训练步骤增加 %3。方法：%4。</translation>
+        <translation type="vanished">批大小 %1，验证批大小 %2；每多一张图像，训练步骤增加 %3。方法：%4。</translation>
     </message>
     <message>
         <source>No prediction: %1</source>
@@ -735,6 +1031,82 @@
     <message>
         <source>budget %1</source>
         <translation>预算 %1</translation>
+    </message>
+    <message>
+        <source>calibrated with real training steps at batch %1 and %2 on %3 (%4 targets per image)</source>
+        <translation>在 %3 上以批量 %1 和 %2 运行真实训练步骤校准（每张图像 %4 个目标）</translation>
+    </message>
+    <message>
+        <source>the step peaks in its forward pass</source>
+        <translation>训练步骤的峰值出现在前向传播</translation>
+    </message>
+    <message>
+        <source>the step peaks in its loss</source>
+        <translation>训练步骤的峰值出现在损失计算</translation>
+    </message>
+    <message>
+        <source>the step peaks in its backward pass</source>
+        <translation>训练步骤的峰值出现在反向传播</translation>
+    </message>
+    <message>
+        <source>the step peaks in its optimizer step</source>
+        <translation>训练步骤的峰值出现在优化器更新</translation>
+    </message>
+    <message>
+        <source>includes %1 batches queued by the loader</source>
+        <translation>包括加载器排队的 %1 个批次</translation>
+    </message>
+    <message>
+        <source>per rank of %1: training batch %2, the gradients&apos; all-reduce copies counted</source>
+        <translation>按 %1 个进程中的每个计：训练批量 %2，已计入梯度全归约的副本</translation>
+    </message>
+    <message>
+        <source>, %1% of the optimizer state (ZeRO-1, the most loaded rank)</source>
+        <translation>，优化器状态的 %1%（ZeRO-1，负载最重的进程）</translation>
+    </message>
+    <message>
+        <source>rank 0 validates at batch %1</source>
+        <translation>进程 0 以批量 %1 验证</translation>
+    </message>
+    <message>
+        <source>validation from probes at %1 and %2 images</source>
+        <translation>验证由 %1 和 %2 张图像的探测得出</translation>
+    </message>
+    <message>
+        <source>validation NMS is sized by an untrained model&apos;s few candidates</source>
+        <translation>验证 NMS 按未训练模型的少量候选框估算</translation>
+    </message>
+    <message>
+        <source>per-image memory scaled by the pixel count from a calibration at another image size</source>
+        <translation>每张图像的内存由另一图像尺寸的校准按像素数缩放得出</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>.</source>
+        <translation>。</translation>
+    </message>
+    <message>
+        <source>Fix these settings first: %1.</source>
+        <translation>请先修正这些设置：%1。</translation>
+    </message>
+    <message>
+        <source>No prediction until these settings are fixed: %1.</source>
+        <translation>修正这些设置之前无法预测：%1。</translation>
+    </message>
+    <message>
+        <source>No prediction until the settings are valid; the Settings page says which and why.</source>
+        <translation>设置有效之前无法预测；设置页说明了哪些设置以及原因。</translation>
+    </message>
+    <message>
+        <source>Batch %1, validation batch %2; each more image adds %3 to a training step. How: %4</source>
+        <translation>批大小 %1，验证批大小 %2；每多一张图像，训练步骤增加 %3。方法：%4</translation>
+    </message>
+    <message>
+        <source>The predicted peaks appear here.</source>
+        <translation>预测的峰值显示在这里。</translation>
     </message>
 </context>
 <context>
@@ -915,6 +1287,34 @@
         <source>No memory prediction for this change</source>
         <translation>此修改没有显存预测</translation>
     </message>
+    <message>
+        <source>assembling the batch (data loader)</source>
+        <translation>组装批次（数据加载器）</translation>
+    </message>
+    <message>
+        <source>writing the checkpoint</source>
+        <translation>写入检查点</translation>
+    </message>
+    <message>
+        <source>a probe step</source>
+        <translation>探测步骤</translation>
+    </message>
+    <message>
+        <source>Predicting the memory of each fix: %1 of %2 checked…</source>
+        <translation>正在预测每个修复的内存：已检查 %1 / %2…</translation>
+    </message>
+    <message>
+        <source>You can choose one now.</source>
+        <translation>现在就可以选择一个。</translation>
+    </message>
+    <message>
+        <source>Fixes predicted to fit: %1, best first.</source>
+        <translation>预测能满足预算的修复：%1 个，最佳的在前。</translation>
+    </message>
+    <message>
+        <source>Predicting the memory of each fix…</source>
+        <translation>正在预测每个修复的内存…</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::PlotWidget</name>
@@ -933,6 +1333,10 @@
     <message>
         <source>PNG image (*.png);;PDF document (*.pdf)</source>
         <translation>PNG 图像 (*.png);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>No data yet: the curves appear as the run reports them.</source>
+        <translation>尚无数据：运行报告数据后曲线会出现在这里。</translation>
     </message>
 </context>
 <context>
@@ -1091,7 +1495,7 @@
     </message>
     <message>
         <source>(%1 OOM, %2 fixes)</source>
-        <translation>（%1 次显存不足，%2 次修复）</translation>
+        <translation type="vanished">（%1 次显存不足，%2 次修复）</translation>
     </message>
     <message>
         <source>Cannot open %1: %2</source>
@@ -1099,7 +1503,7 @@
     </message>
     <message>
         <source>Training peak</source>
-        <translation>训练峰值</translation>
+        <translation type="vanished">训练峰值</translation>
     </message>
     <message>
         <source>Validation peak</source>
@@ -1107,11 +1511,95 @@
     </message>
     <message>
         <source>The highest memory peak of the training steps (exact, from the allocator), as in the Compare page&apos;s table</source>
-        <translation>训练步骤的最高显存峰值（来自分配器的精确值），与“比较”页表格中的相同</translation>
+        <translation type="vanished">训练步骤的最高显存峰值（来自分配器的精确值），与“比较”页表格中的相同</translation>
     </message>
     <message>
         <source>The highest memory during validation (sampled, so a short spike can be missed); a large val_batch can make it the larger one</source>
-        <translation>验证期间的最高显存（采样得到，可能漏掉短暂的尖峰）；val_batch 较大时它可能是两者中较大的那个</translation>
+        <translation type="vanished">验证期间的最高显存（采样得到，可能漏掉短暂的尖峰）；val_batch 较大时它可能是两者中较大的那个</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>stopped by OOM</source>
+        <translation>因内存不足停止</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Image size</source>
+        <translation>图像尺寸</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>Training peak / budget</source>
+        <translation>训练峰值 / 预算</translation>
+    </message>
+    <message>
+        <source>Epochs done of the epochs planned</source>
+        <translation>已完成轮数 / 计划轮数</translation>
+    </message>
+    <message>
+        <source>The highest memory peak of the training steps (exact, from the allocator), as the Train page and the Compare page show it; the advisor&apos;s probe steps do not count. After the slash: the budget.</source>
+        <translation>训练步骤的最高内存峰值（精确值，来自分配器），与训练页和比较页显示的一致；顾问的探测步骤不计入。斜杠后为预算。</translation>
+    </message>
+    <message>
+        <source>The highest memory during validation; a large val_batch can make it the larger one</source>
+        <translation>验证期间的最高内存；较大的 val_batch 可能使它更高</translation>
+    </message>
+    <message>
+        <source>%1 out-of-memory errors, %2 fixes applied</source>
+        <translation>%1 次内存不足错误，应用了 %2 个修复</translation>
+    </message>
+    <message>
+        <source>no budget</source>
+        <translation>无预算</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>This run has no weights/last.pt to continue from.</source>
+        <translation>该运行没有可继续的 weights/last.pt。</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Delete run</source>
+        <translation>删除运行</translation>
+    </message>
+    <message>
+        <source>Delete the run folder %1 with its weights, curves and logs? This cannot be undone.</source>
+        <translation>删除运行文件夹 %1 及其权重、曲线和日志吗？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Could not delete all of %1; check its permissions.</source>
+        <translation>无法完全删除 %1；请检查其权限。</translation>
     </message>
 </context>
 <context>
@@ -1278,7 +1766,7 @@
     </message>
     <message>
         <source>none, e.g. 0, 1, 2</source>
-        <translation>无，例如 0, 1, 2</translation>
+        <translation type="vanished">无，例如 0, 1, 2</translation>
     </message>
     <message>
         <source>Frozen layers</source>
@@ -1286,7 +1774,7 @@
     </message>
     <message>
         <source>Layer indices whose weights do not train (comma separated).</source>
-        <translation>不训练其权重的层序号（逗号分隔）。</translation>
+        <translation type="vanished">不训练其权重的层序号（逗号分隔）。</translation>
     </message>
     <message>
         <source>Frozen layers need no gradients or optimizer state.</source>
@@ -2172,6 +2660,18 @@
         <source>Slower: each batch all-reduces twice per BatchNorm layer (its statistics in forward, its gradient sums in backward; once more in backward for layers that checkpointing recomputes) and twice more to close forward and backward, every message the size of the widest layer: 116 per batch for yolov8n&apos;s 57 BatchNorm layers.</source>
         <translation>更慢：每个批次对每个 BatchNorm 层做两次全归约（前向中的统计量、反向中的梯度和；被梯度检查点重算的层在反向中再多一次），另外还有两次用于结束前向和反向，每条消息的大小都等于最宽的层：yolov8n 有 57 个 BatchNorm 层，每批 116 次。</translation>
     </message>
+    <message>
+        <source>none, e.g. 10 or [0, 1, 2]</source>
+        <translation>无，例如 10 或 [0, 1, 2]</translation>
+    </message>
+    <message>
+        <source>The first N layers (a number), or a list of layer indices like [0, 1, 2], whose weights do not train.</source>
+        <translation>不训练其权重的层：前 N 层（一个数字），或层索引列表，如 [0, 1, 2]。</translation>
+    </message>
+    <message>
+        <source>Start is off until these settings are fixed: %1.</source>
+        <translation type="vanished">修正这些设置之前无法开始：%1。</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::SettingsPage</name>
@@ -2194,6 +2694,10 @@
     <message>
         <source>Settings saved to %1</source>
         <translation>设置已保存到 %1</translation>
+    </message>
+    <message>
+        <source>Start is off until these settings are fixed: %1.</source>
+        <translation>修正这些设置之前无法开始：%1。</translation>
     </message>
 </context>
 <context>
@@ -2394,6 +2898,18 @@
             <numerusform>已将 %n 个策略保存到 %1。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>backbone</source>
+        <translation>骨干网络</translation>
+    </message>
+    <message>
+        <source>all blocks</source>
+        <translation>所有模块</translation>
+    </message>
+    <message>
+        <source>published YOLOv9-c table, RTX-class GPU (design notes)</source>
+        <translation>YOLOv9-c 公开数据表，RTX 级 GPU（设计笔记）</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::TrainPage</name>
@@ -2563,7 +3079,7 @@
     </message>
     <message>
         <source>memory %1 · peak %2%3</source>
-        <translation>显存 %1 · 峰值 %2%3</translation>
+        <translation type="vanished">显存 %1 · 峰值 %2%3</translation>
     </message>
     <message>
         <source> of %1</source>
@@ -2571,15 +3087,15 @@
     </message>
     <message>
         <source>finished</source>
-        <translation>已完成</translation>
+        <translation type="vanished">已完成</translation>
     </message>
     <message>
         <source>stopped</source>
-        <translation>已停止</translation>
+        <translation type="vanished">已停止</translation>
     </message>
     <message>
         <source>stopped early (no improvement)</source>
-        <translation>已提前停止（无改进）</translation>
+        <translation type="vanished">已提前停止（无改进）</translation>
     </message>
     <message>
         <source>Run %1 %2 after %3 epochs: best mAP50 %4, mAP50-95 %5.</source>
@@ -2628,6 +3144,46 @@
     <message>
         <source>rank %1 allocated</source>
         <translation>rank %1 已分配</translation>
+    </message>
+    <message>
+        <source>advisor&apos;s probe steps</source>
+        <translation>顾问的探测步骤</translation>
+    </message>
+    <message>
+        <source>probe step memory</source>
+        <translation>探测步骤内存</translation>
+    </message>
+    <message>
+        <source>advisor probing a fix · training peak %1%2</source>
+        <translation>顾问正在探测修复 · 训练峰值 %1%2</translation>
+    </message>
+    <message>
+        <source>memory %1 · training peak %2%3</source>
+        <translation>内存 %1 · 训练峰值 %2%3</translation>
+    </message>
+    <message>
+        <source>out of memory</source>
+        <translation>内存不足</translation>
+    </message>
+    <message>
+        <source>finished early (no improvement)</source>
+        <translation>提前结束（没有改进）</translation>
+    </message>
+    <message>
+        <source>Run %1 %2: %3</source>
+        <translation>运行 %1 %2：%3</translation>
+    </message>
+    <message>
+        <source>Run %1 %2 after %3 epochs.</source>
+        <translation>运行 %1 在 %3 轮后%2。</translation>
+    </message>
+    <message>
+        <source>stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Stopping after the current step…</source>
+        <translation>将在当前步骤后停止…</translation>
     </message>
 </context>
 <context>

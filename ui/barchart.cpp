@@ -31,6 +31,18 @@ BarChart::BarChart(const QString& title, QWidget* parent)
     m_plot->xAxis->setTickLabelRotation(35);
     // Rotated labels run right of their tick: room for the last one, which auto margins miss.
     m_plot->axisRect()->setMinimumMargins(QMargins(0, 0, 48, 0));
+    m_empty = new QCPItemText(m_plot);
+    m_empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_empty->position->setCoords(0.5, 0.5);
+    m_empty->setPositionAlignment(Qt::AlignCenter);
+    m_empty->setTextAlignment(Qt::AlignCenter);
+    m_empty->setClipToAxisRect(false);
+    m_emptyText = tr("No data yet.");
+    m_empty->setText(m_emptyText);
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        if (m_empty->visible())
+            setWrappedText(m_empty, m_emptyText, m_plot->axisRect()->rect().width() - 8);
+    });
     connect(m_plot, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         QMenu menu(this);
         menu.addAction(tr("Export as PNG or PDF…"), this, [this] {
@@ -125,7 +137,27 @@ bool BarChart::exportTo(const QString& path) {
     return m_plot->savePng(path, w, h, 2.0);
 }
 
+void BarChart::setEmptyText(const QString& text) {
+    m_emptyText = text;
+    m_empty->setText(text);
+    rescale();
+}
+
+bool BarChart::showsEmptyText() const {
+    return m_empty->visible();
+}
+
 void BarChart::rescale() {
+    bool any = false;
+    for (QCPBars* bars : std::as_const(m_bars))
+        any = any || !bars->data()->isEmpty();
+    // Empty: words instead of made-up 0..5 axes.
+    m_empty->setVisible(!any);
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setTickLabels(any);
+        axis->setTicks(any);
+    }
+    m_plot->legend->setVisible(any && m_bars.size() > 1);
     m_plot->xAxis->setRange(0.4, std::max<qsizetype>(1, m_categories.size()) + 0.6);
     double top = 1;
     for (QCPBars* bars : std::as_const(m_bars))
@@ -149,6 +181,7 @@ void BarChart::applyPalette() {
     m_plot->xAxis->grid()->setVisible(false);
     m_plot->legend->setBrush(QBrush(pal.color(QPalette::Base)));
     m_plot->legend->setTextColor(text);
+    m_empty->setColor(pal.color(QPalette::PlaceholderText));
     m_plot->legend->setBorderPen(QPen(grid));
     if (auto* title = qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0)))
         title->setTextColor(text);

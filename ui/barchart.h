@@ -8,6 +8,7 @@
 class QCustomPlot;
 class QCPBars;
 class QCPBarsGroup;
+class QCPItemText;
 
 namespace hr::ui {
 
@@ -26,6 +27,9 @@ public:
     void setValues(int series, const QVector<double>& values);
     void setAxisLabels(const QString& x, const QString& y);
     int categoryCount() const { return static_cast<int>(m_categories.size()); }
+    /// What the empty chart says will appear (shown instead of axes while it has no bars).
+    void setEmptyText(const QString& text);
+    bool showsEmptyText() const;
     double value(int series, int category) const;
     bool exportTo(const QString& path);
 
@@ -38,6 +42,8 @@ private:
 
     QCustomPlot* m_plot;
     QCPBarsGroup* m_group;
+    QCPItemText* m_empty = nullptr;
+    QString m_emptyText; ///< unwrapped
     QVector<QCPBars*> m_bars;
     QVector<int> m_colorIndex;
     QStringList m_categories;

@@ -4,6 +4,7 @@
 #include "compare/compare_report.h"
 #include "comparisonsession.h"
 #include "plotwidget.h"
+#include "runs/run_store.h"
 #include "strategyeditor.h"
 #include "util/bytes.h"
 
@@ -11,23 +12,40 @@
 
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace hr::ui {
 
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
+const QString kSavedRunsKey = QStringLiteral("compare/runs");
+
+/// "2 h 05 min", "7 min", "40 s".
+QString durationText(double seconds) {
+    const qlonglong s = std::llround(seconds);
+    if (s >= 3600)
+        return ComparePage::tr("%1 h %2 min")
+            .arg(s / 3600)
+            .arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
+    if (s >= 60)
+        return ComparePage::tr("%1 min").arg((s + 30) / 60);
+    return ComparePage::tr("%1 s").arg(s);
+}
 
 QString ratio(const std::optional<double>& value) {
     return value ? QStringLiteral("×%1").arg(*value, 0, 'f', 2) : QString();
@@ -80,16 +98,11 @@ ComparePage::ComparePage(QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
 
-    m_memory = new PlotWidget(tr("Memory over time"), this);
-    m_memory->setAxisLabels(tr("seconds"), tr("MiB"));
-    m_mapEpochs = new PlotWidget(tr("mAP50-95 over epochs"), this);
-    m_mapEpochs->setAxisLabels(tr("epoch"), tr("mAP50-95"));
-    m_mapTime = new PlotWidget(tr("mAP50-95 over wall time"), this);
-    m_mapTime->setAxisLabels(tr("seconds"), tr("mAP50-95"));
-    m_loss = new PlotWidget(tr("Training loss"), this);
-    m_loss->setAxisLabels(tr("epoch"), tr("box + cls + dfl"));
-    m_scatter = new PlotWidget(tr("Training peak vs mAP50-95"), this);
-    m_scatter->setAxisLabels(tr("training peak (MiB)"), tr("mAP50-95"));
+    m_memory = makePlot(Chart::Memory);
+    m_mapEpochs = makePlot(Chart::MapEpochs);
+    m_mapTime = makePlot(Chart::MapTime);
+    m_loss = makePlot(Chart::Loss);
+    m_scatter = makePlot(Chart::Scatter);
 
     auto* plots = new QWidget(this);
     auto* grid = new QGridLayout(plots);
@@ -116,10 +129,8 @@ ComparePage::ComparePage(QWidget* parent)
     connect(m_add, &QPushButton::clicked, this, &ComparePage::addRuns);
     connect(m_export, &QPushButton::clicked, this, &ComparePage::exportReport);
     connect(m_stop, &QPushButton::clicked, m_session, &ComparisonSession::stop);
-    connect(m_run, &QPushButton::clicked, this, [this] {
-        if (m_baseConfig)
-            runMatrix(m_baseConfig());
-    });
+    m_run->setObjectName(QStringLiteral("runMatrix"));
+    connect(m_run, &QPushButton::clicked, this, &ComparePage::confirmAndRunMatrix);
     connect(m_session, &ComparisonSession::runningChanged, this, &ComparePage::updateButtons);
     connect(m_session, &ComparisonSession::comparisonReady, this, &ComparePage::showComparison);
     connect(m_session, &ComparisonSession::strategyStarted, this,
@@ -150,10 +161,100 @@ ComparePage::ComparePage(QWidget* parent)
     connect(m_editor, &StrategyEditor::strategiesChanged, this,
             [this] { updateButtons(m_session->isRunning()); });
     updateButtons(false);
+
+    // The last comparison's runs come back from their folders after a restart.
+    QStringList saved;
+    for (const QString& dir : QSettings().value(kSavedRunsKey).toStringList())
+        if (QFileInfo::exists(dir))
+            saved << dir;
+    if (!saved.isEmpty())
+        compareRuns(saved);
+}
+
+QString ComparePage::matrixPlan(const TrainConfig& base) const {
+    const int strategies = static_cast<int>(m_editor->strategies().size());
+    QString plan = tr("%1 strategies × %2 epochs at %3 px, batch %4: %5 epochs of training in "
+                      "all, one run after another.")
+                       .arg(strategies)
+                       .arg(base.epochs)
+                       .arg(base.imgsz)
+                       .arg(base.batch)
+                       .arg(qlonglong(strategies) * base.epochs);
+    // The newest finished epochs of the same model and image size say how long one takes here.
+    for (const RunSummary& run : RunStore::list(base.project)) {
+        if (run.model != base.model || run.imgsz != base.imgsz || run.epochsDone < 1 ||
+            run.totalSeconds <= 0)
+            continue;
+        const double perEpoch = run.totalSeconds / run.epochsDone;
+        const double total = perEpoch * double(strategies) * base.epochs;
+        return plan + QLatin1Char(' ') +
+               tr("Run %1 measured %2 s per epoch with this model and image size, so this takes "
+                  "about %3 (batch, AMP and checkpointing change it).")
+                   .arg(QString::fromStdString(run.name))
+                   .arg(perEpoch, 0, 'f', 1)
+                   .arg(durationText(total));
+    }
+    return plan + QLatin1Char(' ') +
+           tr("No finished run of %1 at %2 px has measured the speed yet, so the time is "
+              "unknown; a one-epoch run of the current settings measures it.")
+               .arg(QString::fromStdString(base.model))
+               .arg(base.imgsz);
+}
+
+bool ComparePage::confirmAndRunMatrix() {
+    if (!m_baseConfig)
+        return false;
+    const TrainConfig base = m_baseConfig();
+    if (base.batch < 1 || !m_editor->problemsText().isEmpty())
+        return runMatrix(base); // says why it cannot run
+    QMessageBox box(QMessageBox::Question, tr("Run strategy matrix"), matrixPlan(base),
+                    QMessageBox::NoButton, this);
+    box.setObjectName(QStringLiteral("confirmMatrix"));
+    box.setInformativeText(tr("Start Training stays off until the matrix ends or is stopped."));
+    QPushButton* run = box.addButton(tr("Run the matrix"), QMessageBox::AcceptRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    if (box.clickedButton() != run)
+        return false;
+    return runMatrix(base);
+}
+
+PlotWidget* ComparePage::makePlot(Chart chart) {
+    struct Text {
+        QString title, x, y;
+    };
+    Text t;
+    switch (chart) {
+    case Chart::Memory:
+        t = {tr("Memory over time"), tr("seconds"), tr("MiB")};
+        break;
+    case Chart::MapEpochs:
+        t = {tr("mAP50-95 over epochs"), tr("epoch"), tr("mAP50-95")};
+        break;
+    case Chart::MapTime:
+        t = {tr("mAP50-95 over wall time"), tr("seconds"), tr("mAP50-95")};
+        break;
+    case Chart::Loss:
+        t = {tr("Training loss"), tr("epoch"), tr("box + cls + dfl")};
+        break;
+    case Chart::Scatter:
+        t = {tr("Training peak vs mAP50-95"), tr("training peak (MiB)"), tr("mAP50-95")};
+        break;
+    }
+    auto* plot = new PlotWidget(t.title, this);
+    plot->setAxisLabels(t.x, t.y);
+    plot->setEmptyText(tr("One curve per compared run appears here."));
+    return plot;
+}
+
+void ComparePage::setTrainingActive(bool active) {
+    m_trainingActive = active;
+    updateButtons(m_session->isRunning());
 }
 
 void ComparePage::updateButtons(bool running) {
-    m_run->setEnabled(!running && !m_editor->strategies().empty());
+    m_run->setEnabled(!running && !m_trainingActive && !m_editor->strategies().empty());
     m_add->setEnabled(!running);
     m_editor->setEnabled(!running);
     m_stop->setEnabled(running);
@@ -213,6 +314,11 @@ void ComparePage::exportReport() {
 
 void ComparePage::showComparison(const hr::Comparison& comparison) {
     m_comparison = comparison;
+    QStringList dirs;
+    for (const ComparisonRow& row : m_comparison.rows)
+        if (!row.runDir.empty())
+            dirs << QString::fromStdString(row.runDir);
+    QSettings().setValue(kSavedRunsKey, dirs);
     const auto& rows = m_comparison.rows;
     m_table->setRowCount(static_cast<int>(rows.size()));
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -256,20 +362,18 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
     }
 
     // One series per row in every chart; the plots are rebuilt because series cannot be removed.
-    const auto rebuild = [this](PlotWidget*& plot, const QString& title, const QString& x,
-                                const QString& y) {
-        auto* fresh = new PlotWidget(title, this);
-        fresh->setAxisLabels(x, y);
+    const auto rebuild = [this](PlotWidget*& plot, Chart chart) {
+        PlotWidget* fresh = makePlot(chart);
         if (QWidget* parent = plot->parentWidget(); parent && parent->layout())
             parent->layout()->replaceWidget(plot, fresh);
         plot->deleteLater();
         plot = fresh;
     };
-    rebuild(m_memory, tr("Memory over time"), tr("seconds"), tr("MiB"));
-    rebuild(m_mapEpochs, tr("mAP50-95 over epochs"), tr("epoch"), tr("mAP50-95"));
-    rebuild(m_mapTime, tr("mAP50-95 over wall time"), tr("seconds"), tr("mAP50-95"));
-    rebuild(m_loss, tr("Training loss"), tr("epoch"), tr("box + cls + dfl"));
-    rebuild(m_scatter, tr("Training peak vs mAP50-95"), tr("training peak (MiB)"), tr("mAP50-95"));
+    rebuild(m_memory, Chart::Memory);
+    rebuild(m_mapEpochs, Chart::MapEpochs);
+    rebuild(m_mapTime, Chart::MapTime);
+    rebuild(m_loss, Chart::Loss);
+    rebuild(m_scatter, Chart::Scatter);
     QVector<double> frontX, frontY;
     std::vector<std::pair<double, double>> front;
     for (size_t i = 0; i < rows.size(); ++i) {

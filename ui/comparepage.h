@@ -38,14 +38,24 @@ public:
     void compareRuns(const QStringList& runDirs);
     /// Shows a comparison (from compareRuns() or a finished matrix).
     void showComparison(const hr::Comparison& comparison);
+    /// What "Run strategy matrix" would do with `base`: strategies × epochs × image size and
+    /// an estimated time from the speed a finished run of the same model and image size
+    /// measured (or that no such run exists yet).
+    QString matrixPlan(const TrainConfig& base) const;
+    /// The button: shows matrixPlan() and runs the matrix when the user agrees.
+    bool confirmAndRunMatrix();
     /// Runs the editor's strategies on `base` on a worker thread. Returns false (and shows
     /// why) when one is running, the list has problems or a strategy's settings are rejected.
     bool runMatrix(const TrainConfig& base);
+
+    /// While a run trains on the Train page the matrix waits (both would share the device).
+    void setTrainingActive(bool active);
 
     ComparisonSession* session() const { return m_session; }
     StrategyEditor* strategyEditor() const { return m_editor; }
     QLabel* statusLabel() const { return m_status; }
     QTableWidget* table() const { return m_table; }
+    QPushButton* runButton() const { return m_run; }
     PlotWidget* memoryPlot() const { return m_memory; }
     PlotWidget* mapEpochPlot() const { return m_mapEpochs; }
     PlotWidget* mapTimePlot() const { return m_mapTime; }
@@ -58,6 +68,8 @@ signals:
     void matrixFinished();
 
 private:
+    enum class Chart { Memory, MapEpochs, MapTime, Loss, Scatter };
+    PlotWidget* makePlot(Chart chart);
     void addRuns();
     void exportReport();
     void updateButtons(bool running);
@@ -77,6 +89,7 @@ private:
     PlotWidget* m_mapTime;
     PlotWidget* m_loss;
     PlotWidget* m_scatter;
+    bool m_trainingActive = false;
 };
 
 } // namespace hr::ui

@@ -145,6 +145,9 @@ DataPage::DataPage(DatasetService* service, QWidget* parent) : QWidget(parent), 
     for (int i = 0; i < 10; ++i)
         bins << QStringLiteral("%1–%2").arg(i / 10.0, 0, 'f', 1).arg((i + 1) / 10.0, 0, 'f', 1);
     m_sizeChart->setCategories(bins);
+    m_classChart->setEmptyText(tr("Objects and images per class appear here once a data set is "
+                                  "open."));
+    m_sizeChart->setEmptyText(tr("How large the boxes are appears here once a data set is open."));
 
     auto* charts = new QSplitter(Qt::Vertical, this);
     charts->addWidget(m_classChart);

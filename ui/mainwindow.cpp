@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 
 #include "comparepage.h"
+#include "comparisonsession.h"
 #include "datapage.h"
 #include "datasetservice.h"
 #include "estimatorservice.h"
@@ -13,6 +14,7 @@
 #include "settingspage.h"
 #include "trainingsession.h"
 #include "trainpage.h"
+#include "util/bytes.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -21,15 +23,20 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
+
+#include <algorithm>
 
 namespace hr::ui {
 
@@ -91,7 +98,12 @@ MainWindow::MainWindow(QWidget* parent)
         m_runs->setRunsFolder(QString::fromStdString(m_settings->form()->config().project));
     });
     connect(m_session, &TrainingSession::runningChanged, this, &MainWindow::updateActions);
+    connect(m_settings->form(), &SettingsForm::validityChanged, this, &MainWindow::updateActions);
+    connect(m_compare->session(), &ComparisonSession::runningChanged, this,
+            &MainWindow::updateActions);
     connect(m_session, &TrainingSession::runningChanged, m_memory, &MemoryPanel::setRunActive);
+    connect(m_session, &TrainingSession::runningChanged, m_compare,
+            &ComparePage::setTrainingActive);
     connect(m_session, &TrainingSession::oomDecisionNeeded, this, &MainWindow::showAdvisor);
     connect(m_session, &TrainingSession::fixesFound, this, [this](const hr::FixSearchProgress& p) {
         if (m_advisor)
@@ -192,11 +204,13 @@ void MainWindow::createMenus() {
     const QList<QPair<QString, QString>> pages = {{tr("&Data"), QStringLiteral("Ctrl+1")},
                                                   {tr("&Settings"), QStringLiteral("Ctrl+2")},
                                                   {tr("T&rain"), QStringLiteral("Ctrl+3")},
-                                                  {tr("R&uns"), QStringLiteral("Ctrl+4")}};
+                                                  {tr("R&uns"), QStringLiteral("Ctrl+4")},
+                                                  {tr("&Compare"), QStringLiteral("Ctrl+5")}};
     for (int i = 0; i < pages.size(); ++i) {
         QAction* action =
             view->addAction(pages[i].first, this, [this, i] { m_tabs->setCurrentIndex(i); });
         action->setShortcut(QKeySequence(pages[i].second));
+        m_pageActions << action;
     }
     view->addSeparator();
     QMenu* language = view->addMenu(tr("&Language"));
@@ -216,6 +230,12 @@ void MainWindow::createMenus() {
     }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* start = help->addAction(tr("&Getting started"), this, &MainWindow::showGettingStarted);
+    start->setShortcut(QKeySequence::HelpContents);
+    start->setObjectName(QStringLiteral("gettingStarted"));
+    help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)
+        ->setObjectName(QStringLiteral("shortcuts"));
+    help->addSeparator();
     help->addAction(tr("&About Headroom"), this, [this] {
         QMessageBox::about(this, tr("About Headroom"),
                            tr("<h3>Headroom %1</h3><p>A training studio for YOLO detectors that "
@@ -236,14 +256,66 @@ void MainWindow::createMenus() {
     tools->addAction(m_stop);
 }
 
+void MainWindow::showGettingStarted() {
+    QMessageBox box(QMessageBox::NoIcon, tr("Getting started"),
+                    tr("<h3>From data to a trained detector in five steps</h3><ol>"
+                       "<li><b>Data</b>: open a data.yaml or a folder (Ctrl+O), or use the "
+                       "built-in sample. The page lists problems in the labels.</li>"
+                       "<li><b>Settings</b>: pick the model, image size, batch and epochs. Set a "
+                       "memory budget to make this device behave like a smaller GPU.</li>"
+                       "<li><b>Predicted memory</b>: the panel beside the settings predicts the "
+                       "training and validation peaks; Auto-fit picks settings that fit the "
+                       "budget.</li>"
+                       "<li><b>Train</b>: Start (Ctrl+R) and watch memory, losses and mAP live. "
+                       "If a step runs out of memory, the advisor offers fixes that continue the "
+                       "same run.</li>"
+                       "<li><b>Runs and Compare</b>: every run keeps its curves and weights; pick "
+                       "runs to lay them over each other, or run a strategy matrix.</li></ol>"),
+                    QMessageBox::Close, this);
+    box.setObjectName(QStringLiteral("gettingStartedBox"));
+    box.setTextFormat(Qt::RichText);
+    box.exec();
+}
+
+void MainWindow::showShortcuts() {
+    QStringList rows;
+    const auto row = [&rows](const QKeySequence& keys, const QString& what) {
+        rows << QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                    .arg(keys.toString(QKeySequence::NativeText).toHtmlEscaped(),
+                         what.toHtmlEscaped());
+    };
+    for (QAction* action : {m_openData, m_openSettings, m_saveSettings, m_saveSettingsAs, m_start,
+                            m_pause, m_stop, m_quit})
+        for (const QKeySequence& keys : action->shortcuts())
+            row(keys, QString(action->text()).remove(QLatin1Char('&')));
+    for (QAction* action : m_pageActions)
+        row(action->shortcut(),
+            tr("Show the %1 page").arg(QString(action->text()).remove(QLatin1Char('&'))));
+    QMessageBox box(QMessageBox::NoIcon, tr("Keyboard shortcuts"),
+                    QStringLiteral("<table cellspacing='4'>%1</table>").arg(rows.join(QString())),
+                    QMessageBox::Close, this);
+    box.setObjectName(QStringLiteral("shortcutsBox"));
+    box.setTextFormat(Qt::RichText);
+    box.exec();
+}
+
 void MainWindow::showPage(Page page) {
     m_tabs->setCurrentIndex(static_cast<int>(page));
 }
 
 bool MainWindow::startTraining() {
-    if (m_session->isRunning())
+    if (m_session->isRunning() || m_compare->session()->isRunning())
         return false;
-    TrainConfig config = m_settings->form()->config();
+    SettingsForm* form = m_settings->form();
+    if (!form->isValid()) {
+        showPage(Page::Settings);
+        QMessageBox::warning(this, tr("Cannot start"),
+                             tr("These settings are not valid: %1. Each says why under its "
+                                "field on the Settings page.")
+                                 .arg(form->invalidFields().join(QStringLiteral(", "))));
+        return false;
+    }
+    TrainConfig config = form->config();
     const Diagnostics problems = hr::validate(config);
     if (hasErrors(problems)) {
         QMessageBox::warning(this, tr("Cannot start"),
@@ -252,6 +324,8 @@ bool MainWindow::startTraining() {
         showPage(Page::Settings);
         return false;
     }
+    if (config.data.empty() && !config.resume && !confirmBuiltinSample(config))
+        return false;
     if (config.batch == -1 && !config.resume) {
         // batch -1: auto-fit first, in the background; the form then holds the chosen batch and
         // the memory panel says why, and the run starts with it.
@@ -291,6 +365,32 @@ bool MainWindow::resumeRun(const QString& runDir) {
     m_train->log()->clear();
     showPage(Page::Train);
     return m_session->start(config);
+}
+
+bool MainWindow::confirmBuiltinSample(const TrainConfig& config) {
+    QMessageBox box(QMessageBox::Question, tr("No data set chosen"),
+                    tr("No data set is chosen. Train on the built-in sample?"),
+                    QMessageBox::NoButton, this);
+    box.setObjectName(QStringLiteral("confirmBuiltin"));
+    const QString budget = config.memory_budget > 0
+                               ? QString::fromStdString(hr::formatBytes(config.memory_budget))
+                               : tr("none");
+    box.setInformativeText(
+        tr("It would train %1 for %2 epochs at %3 px, batch %4, memory "
+           "budget %5.")
+            .arg(QString::fromStdString(config.model))
+            .arg(config.epochs)
+            .arg(config.imgsz)
+            .arg(config.batch == -1 ? tr("auto-fit") : QString::number(config.batch))
+            .arg(budget));
+    QPushButton* train = box.addButton(tr("Train on the sample"), QMessageBox::AcceptRole);
+    QPushButton* choose = box.addButton(tr("Choose a data set…"), QMessageBox::ActionRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    if (box.clickedButton() == choose)
+        showPage(Page::Data);
+    return box.clickedButton() == train;
 }
 
 void MainWindow::openDataset() {
@@ -424,8 +524,19 @@ void MainWindow::clearAdvisorMarks() {
 void MainWindow::updateActions() {
     const bool running = m_session->isRunning();
     const bool stopping = running && m_session->isStopping();
-    m_start->setEnabled(!running);
     m_stop->setText(stopping ? tr("Stopping…") : tr("S&top"));
+    const bool matrix = m_compare->session()->isRunning();
+    const bool valid = m_settings->form()->isValid();
+    m_start->setEnabled(!running && !matrix && valid);
+    if (matrix)
+        m_start->setToolTip(tr("The strategy matrix on the Compare page is training; Start is "
+                               "back when it ends or is stopped."));
+    else if (!valid)
+        m_start->setToolTip(
+            tr("Fix these settings first: %1")
+                .arg(m_settings->form()->invalidFields().join(QStringLiteral(", "))));
+    else
+        m_start->setToolTip(tr("Start training with the current settings (Ctrl+R, F5)"));
     m_pause->setEnabled(running && m_session->canPause());
     // A data-parallel run offers no pause; the tooltip says why.
     m_pause->setToolTip(running && !m_session->canPause()
@@ -482,7 +593,13 @@ void MainWindow::chooseLanguage(const QString& language) {
 
 void MainWindow::restoreState() {
     QSettings settings;
-    restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray())) {
+        // First start: 1280×720, or the screen when it is smaller; every page fits that.
+        const QSize screen = QGuiApplication::primaryScreen()
+                                 ? QGuiApplication::primaryScreen()->availableSize()
+                                 : QSize(1280, 720);
+        resize(std::min(1280, screen.width()), std::min(720, screen.height()));
+    }
     QMainWindow::restoreState(settings.value(kStateKey).toByteArray());
     const QString yaml = settings.value(kConfigKey).toString();
     if (!yaml.isEmpty()) {

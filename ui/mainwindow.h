@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "config/train_config.h"
+
 #include <QMainWindow>
 
 #include <vector>
@@ -52,6 +54,8 @@ public:
     QAction* startAction() const { return m_start; }
     QAction* pauseAction() const { return m_pause; }
     QAction* stopAction() const { return m_stop; }
+    /// View → the page actions, in tab order.
+    QList<QAction*> pageActions() const { return m_pageActions; }
 
 public slots:
     /// Starts training with the Settings page's config. Returns false (and says why) when the
@@ -63,6 +67,10 @@ public slots:
     void openSettings();
     bool saveSettings();
     void saveSettingsAs();
+    /// Help → Getting started: the journey in five steps.
+    void showGettingStarted();
+    /// Help → Keyboard shortcuts: every shortcut of the window's actions.
+    void showShortcuts();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -80,6 +88,8 @@ private:
     void addRecentRun(const QString& runDir);
     void updateRecentRuns();
     void chooseLanguage(const QString& language);
+    /// Start with no data set: asks before training on the built-in sample; true to go on.
+    bool confirmBuiltinSample(const TrainConfig& config);
 
     TrainingSession* m_session;
     DatasetService* m_datasets;
@@ -102,6 +112,7 @@ private:
     QAction* m_stop = nullptr;
     QAction* m_quit = nullptr;
     QMenu* m_recentMenu = nullptr;
+    QList<QAction*> m_pageActions; ///< View → one per page, in tab order
     QList<QWidget*> m_advisorMarks; ///< Settings widgets marked as changed by the advisor
 };
 

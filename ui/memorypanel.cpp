@@ -6,6 +6,7 @@
 #include "util/bytes.h"
 
 #include <QEvent>
+#include <QFontMetrics>
 #include <QGridLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -62,6 +63,53 @@ std::array<std::int64_t, kParts> valParts(const MemoryEstimate& e) {
     return {b.weights, b.gradients, b.optimizerState, b.ema, working, 0, 0};
 }
 
+/// How the estimate was made, in the user's language, from the values core reports.
+QString howText(const MemoryEstimate& e) {
+    const MemoryEstimate::How& how = e.how;
+    QStringList parts;
+    parts << MemoryPanel::tr("calibrated with real training steps at batch %1 and %2 on %3 (%4 "
+                             "targets per image)")
+                 .arg(how.probeBatchSmall)
+                 .arg(how.probeBatchLarge)
+                 .arg(QString::fromStdString(how.probeDevice))
+                 .arg(e.objectsPerImage);
+    switch (how.peakPart) {
+    case MemoryEstimate::How::PeakPart::Forward:
+        parts << MemoryPanel::tr("the step peaks in its forward pass");
+        break;
+    case MemoryEstimate::How::PeakPart::Loss:
+        parts << MemoryPanel::tr("the step peaks in its loss");
+        break;
+    case MemoryEstimate::How::PeakPart::Backward:
+        parts << MemoryPanel::tr("the step peaks in its backward pass");
+        break;
+    case MemoryEstimate::How::PeakPart::OptimizerStep:
+        parts << MemoryPanel::tr("the step peaks in its optimizer step");
+        break;
+    }
+    if (how.queuedBatches > 0)
+        parts << MemoryPanel::tr("includes %1 batches queued by the loader").arg(how.queuedBatches);
+    if (e.ranks > 1) {
+        QString rank = MemoryPanel::tr("per rank of %1: training batch %2, the gradients' "
+                                       "all-reduce copies counted")
+                           .arg(e.ranks)
+                           .arg(e.rankBatch);
+        if (how.stateShare < 1.0)
+            rank += MemoryPanel::tr(", %1% of the optimizer state (ZeRO-1, the most loaded rank)")
+                        .arg(std::lround(how.stateShare * 100.0));
+        parts << rank << MemoryPanel::tr("rank 0 validates at batch %1").arg(e.valBatch);
+    }
+    if (how.valProbeSmall > 0)
+        parts << MemoryPanel::tr("validation from probes at %1 and %2 images")
+                     .arg(how.valProbeSmall)
+                     .arg(how.valProbeLarge);
+    parts << MemoryPanel::tr("validation NMS is sized by an untrained model's few candidates");
+    if (how.scaledFromOtherSize)
+        parts << MemoryPanel::tr("per-image memory scaled by the pixel count from a calibration "
+                                 "at another image size");
+    return parts.join(MemoryPanel::tr("; ")) + MemoryPanel::tr(".");
+}
+
 } // namespace
 
 MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget* parent)
@@ -101,6 +149,13 @@ MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget*
     m_budgetLabel->position->setTypeX(QCPItemPosition::ptPlotCoords);
     m_budgetLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     m_budgetLabel->setPadding(QMargins(2, 1, 4, 1));
+    m_budgetLabel->setClipToAxisRect(false);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &MemoryPanel::placeBudgetLabel);
+    m_empty = new QCPItemText(m_plot);
+    m_empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_empty->position->setCoords(0.5, 0.5);
+    m_empty->setPositionAlignment(Qt::AlignCenter);
+    m_empty->setText(tr("The predicted peaks appear here."));
     layout->addWidget(m_plot);
 
     // The numbers: a colour swatch, the part and its predicted size.
@@ -152,6 +207,7 @@ MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget*
     layout->addStretch(1);
 
     connect(m_form, &SettingsForm::configChanged, this, &MemoryPanel::configChanged);
+    connect(m_form, &SettingsForm::validityChanged, this, &MemoryPanel::configChanged);
     connect(m_service, &EstimatorService::busyChanged, this, &MemoryPanel::showBusy);
     connect(m_service, &EstimatorService::estimateReady, this, &MemoryPanel::showOutcome);
     connect(m_service, &EstimatorService::estimateFailed, this, &MemoryPanel::showError);
@@ -175,6 +231,12 @@ MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget*
 bool MemoryPanel::autoFit() {
     if (m_fitting || m_runActive)
         return false;
+    if (!m_form->isValid()) {
+        m_fitResult->setText(tr("Fix these settings first: %1.")
+                                 .arg(m_form->invalidFields().join(QStringLiteral(", "))));
+        m_fitResult->setVisible(true);
+        return false;
+    }
     const TrainConfig config = m_form->config();
     const Diagnostics problems = hr::validate(config);
     if (hasErrors(problems)) {
@@ -206,16 +268,26 @@ void MemoryPanel::setRunActive(bool active) {
 
 void MemoryPanel::refresh() {
     m_stale = false;
+    if (!m_form->isValid()) {
+        setStatus(tr("No prediction until these settings are fixed: %1.")
+                      .arg(m_form->invalidFields().join(QStringLiteral(", "))),
+                  true);
+        return;
+    }
     const TrainConfig config = m_form->config();
-    const Diagnostics problems = hr::validate(config);
-    if (hasErrors(problems)) {
-        setStatus(tr("No prediction until the settings are valid."), true);
+    if (hasErrors(hr::validate(config))) {
+        setStatus(tr("No prediction until the settings are valid; the Settings page says "
+                     "which and why."),
+                  true);
         return;
     }
     m_service->requestEstimate(config);
     if (m_runActive)
         return;
-    if (!m_service->isBusy())
+    // Replace any earlier problem at once: the estimator may still be busy with older settings.
+    if (m_service->isBusy())
+        showBusy(true);
+    else
         setStatus(tr("Waiting for the settings to settle…"), false);
 }
 
@@ -283,11 +355,11 @@ void MemoryPanel::showOutcome(const EstimateOutcome& outcome) {
                text;
     setStatus(text, problem);
     m_note->setText(tr("Batch %1, validation batch %2; each more image adds %3 to a training "
-                       "step. How: %4.")
+                       "step. How: %4")
                         .arg(e.batch)
                         .arg(e.valBatch)
                         .arg(bytes(e.perImageTrain))
-                        .arg(QString::fromStdString(e.note).toHtmlEscaped()));
+                        .arg(howText(e)));
     updateChart();
 }
 
@@ -331,6 +403,10 @@ void MemoryPanel::applyFit(const FitResult& result) {
 
 QString MemoryPanel::statusText() const {
     return m_status->text();
+}
+
+QString MemoryPanel::noteText() const {
+    return m_note->text();
 }
 
 QString MemoryPanel::fitText() const {
@@ -383,11 +459,55 @@ void MemoryPanel::updateChart() {
         const double target = kUsableFraction * x;
         m_targetLine->point1->setCoords(target, 0);
         m_targetLine->point2->setCoords(target, 1);
-        m_budgetLabel->position->setCoords(target, 0.0); // left of both lines
         m_budgetLabel->setText(tr("budget %1").arg(bytes(budget)));
     }
     m_plot->xAxis->setRange(0, top > 0 ? double(top) / unit * 1.08 : 1.0);
+    // No estimate yet: words instead of a made-up 0..1 axis.
+    m_plot->xAxis->setTickLabels(m_hasEstimate);
+    m_plot->xAxis->setTicks(m_hasEstimate);
+    if (!m_hasEstimate)
+        m_plot->xAxis->setLabel(QString());
+    m_empty->setVisible(!m_hasEstimate);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryPanel::placeBudgetLabel() {
+    if (!m_budgetLabel->visible())
+        return;
+    // Left of the dashed 90% line when the text fits there, else right of the budget line,
+    // else at the plot area's left edge: never cut off.
+    const QRect area = m_plot->axisRect()->rect();
+    const double target = m_targetLine->point1->coords().x();
+    const double budget = m_budgetLine->point1->coords().x();
+    const int width = QFontMetrics(m_budgetLabel->font()).horizontalAdvance(m_budgetLabel->text()) +
+                      m_budgetLabel->padding().left() + m_budgetLabel->padding().right() + 2;
+    const double targetX = m_plot->xAxis->coordToPixel(target);
+    const double budgetX = m_plot->xAxis->coordToPixel(budget);
+    m_budgetLabel->position->setTypeX(QCPItemPosition::ptAbsolute);
+    if (targetX - width >= area.left()) {
+        m_budgetLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+        m_budgetLabel->position->setCoords(targetX, 0.0);
+    } else if (budgetX + width <= area.right()) {
+        m_budgetLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        m_budgetLabel->position->setCoords(budgetX, 0.0);
+    } else {
+        m_budgetLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        m_budgetLabel->position->setCoords(area.left(), 0.0);
+    }
+}
+
+QString MemoryPanel::budgetLabelText() const {
+    return m_budgetLabel->visible() ? m_budgetLabel->text() : QString();
+}
+
+QRect MemoryPanel::budgetLabelRect() const {
+    const QPointF topLeft = m_budgetLabel->topLeft->pixelPosition();
+    const QPointF bottomRight = m_budgetLabel->bottomRight->pixelPosition();
+    return QRectF(topLeft, bottomRight).toRect();
+}
+
+QRect MemoryPanel::plotRect() const {
+    return m_plot->rect();
 }
 
 void MemoryPanel::changeEvent(QEvent* event) {
@@ -411,6 +531,7 @@ void MemoryPanel::applyPalette() {
     m_budgetLine->setPen(QPen(budget, 2));
     m_targetLine->setPen(QPen(budget, 1, Qt::DashLine));
     m_budgetLabel->setColor(budget);
+    m_empty->setColor(pal.color(QPalette::PlaceholderText));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

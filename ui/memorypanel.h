@@ -50,6 +50,13 @@ public:
     QString statusText() const;
     /// What the last auto-fit chose and why (plain text).
     QString fitText() const;
+    /// The budget label on the bars ("" when hidden), where it is drawn and the plot's own
+    /// rectangle (to prove the label is not cut off).
+    QString budgetLabelText() const;
+    QRect budgetLabelRect() const;
+    QRect plotRect() const;
+    /// How the estimate was made, as the panel words it.
+    QString noteText() const;
 
 signals:
     /// Auto-fit finished; when result.fits its settings are now in the form. When the estimator
@@ -67,6 +74,7 @@ private:
     void showError(const QString& message);
     void applyFit(const FitResult& result);
     void updateChart();
+    void placeBudgetLabel();
     void applyPalette();
     void setStatus(const QString& text, bool problem);
 
@@ -78,6 +86,7 @@ private:
     QCPItemStraightLine* m_budgetLine;
     QCPItemStraightLine* m_targetLine;
     QCPItemText* m_budgetLabel;
+    QCPItemText* m_empty = nullptr;
     QVector<QLabel*> m_swatches;
     QVector<QLabel*> m_values;
     QLabel* m_trainValue;

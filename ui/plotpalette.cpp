@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plotpalette.h"
 
+#include <QFontMetrics>
+#include <QStringList>
+
 #include <qcustomplot.h>
 
 #include <array>
@@ -35,6 +38,34 @@ QColor applyPlotPalette(QCustomPlot* plot, const QPalette& palette) {
         axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
     }
     return grid;
+}
+
+void setWrappedText(QCPItemText* item, const QString& text, int width) {
+    if (width <= 40)
+        return;
+    const QFontMetrics metrics(item->font());
+    QStringList lines;
+    for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        if (!lines.isEmpty() &&
+            metrics.horizontalAdvance(lines.last() + QLatin1Char(' ') + word) <= width)
+            lines.last() += QLatin1Char(' ') + word;
+        else
+            lines << word;
+    }
+    QStringList fitted;
+    for (QString line : lines) {
+        while (metrics.horizontalAdvance(line) > width && line.size() > 1) {
+            int cut = line.size() - 1;
+            while (cut > 1 && metrics.horizontalAdvance(line.left(cut)) > width)
+                --cut;
+            fitted << line.left(cut);
+            line = line.mid(cut);
+        }
+        fitted << line;
+    }
+    const QString wrapped = fitted.join(QLatin1Char('\n'));
+    if (item->text() != wrapped)
+        item->setText(wrapped);
 }
 
 } // namespace hr::ui

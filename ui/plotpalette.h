@@ -4,7 +4,9 @@
 #include <QColor>
 #include <QPalette>
 
+class QCPItemText;
 class QCustomPlot;
+class QString;
 
 namespace hr::ui {
 
@@ -18,5 +20,9 @@ bool isDarkPalette(const QPalette& palette);
 /// Paints a plot's background, both axes and their grids in the palette's colours; returns the
 /// grid colour (the text colour, faint) for legends and other lines.
 QColor applyPlotPalette(QCustomPlot* plot, const QPalette& palette);
+
+/// Sets `item`'s text to `text` wrapped to `width` pixels (at spaces, or anywhere for text
+/// without spaces such as Chinese): a plot's "what will appear here" note in a narrow chart.
+void setWrappedText(QCPItemText* item, const QString& text, int width);
 
 } // namespace hr::ui

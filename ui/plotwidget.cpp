@@ -5,6 +5,7 @@
 
 #include <QEvent>
 #include <QFileDialog>
+#include <QFontMetrics>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QToolTip>
@@ -25,7 +26,7 @@ PlotWidget::PlotWidget(const QString& title, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
-    setMinimumSize(220, 160);
+    setMinimumSize(200, 120);
 
     m_plot->plotLayout()->insertRow(0);
     auto* titleElement = new QCPTextElement(m_plot, title, QFont(font().family(), -1, QFont::Bold));
@@ -33,7 +34,27 @@ PlotWidget::PlotWidget(const QString& title, QWidget* parent)
     m_plot->plotLayout()->addElement(0, 0, titleElement);
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(font());
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend gets a row of its own between the title and the plot area, so it never covers
+    // a curve; entries run left to right and wrap.
+    // It joins the layout with the first series: an empty legend's maximum width (its margins)
+    // would narrow the whole column, plot area included.
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->legend->setVisible(false);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(4);
+    m_plot->legend->setMargins(QMargins(4, 2, 4, 2));
+    m_plot->legend->setRowSpacing(0);
+    m_plot->legend->setColumnSpacing(8);
+    m_plot->plotLayout()->setRowSpacing(0);
+
+    m_empty = new QCPItemText(m_plot);
+    m_empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_empty->position->setCoords(0.5, 0.5);
+    m_empty->setPositionAlignment(Qt::AlignCenter);
+    m_empty->setTextAlignment(Qt::AlignCenter);
+    m_emptyText = tr("No data yet: the curves appear as the run reports them.");
+    m_empty->setText(m_emptyText);
+    m_empty->setClipToAxisRect(false);
     m_plot->yAxis2->setRange(0, 1);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -52,10 +73,22 @@ PlotWidget::PlotWidget(const QString& title, QWidget* parent)
     connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { resetView(); });
     connect(m_plot, &QCustomPlot::mouseMove, this, &PlotWidget::showHover);
     connect(m_plot, &QWidget::customContextMenuRequested, this, &PlotWidget::showContextMenu);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &PlotWidget::placeLabels);
     applyPalette();
+    replotNow();
+}
+
+void PlotWidget::showLegend() {
+    if (m_plot->legend->layout())
+        return;
+    m_plot->plotLayout()->insertRow(1);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->legend->setVisible(true);
 }
 
 int PlotWidget::addSeries(const QString& name, int colorIndex, bool dashed) {
+    showLegend();
     QCPGraph* graph = m_plot->addGraph(m_plot->xAxis, m_plot->yAxis);
     graph->setName(name);
     m_series.append(graph);
@@ -68,6 +101,7 @@ int PlotWidget::addSeries(const QString& name, int colorIndex, bool dashed) {
 }
 
 int PlotWidget::addShadingSeries(const QString& name, int colorIndex) {
+    showLegend();
     QCPGraph* graph = m_plot->addGraph(m_plot->xAxis, m_plot->yAxis2);
     graph->setName(name);
     graph->setLineStyle(QCPGraph::lsStepLeft);
@@ -112,6 +146,7 @@ void PlotWidget::setReferenceLine(double value, const QString& label) {
         m_referenceLabel = new QCPItemText(m_plot);
         m_referenceLabel->position->setParentAnchor(m_reference->point1);
         m_referenceLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        m_referenceLabel->setPadding(QMargins(4, 1, 4, 1));
         m_referenceLabel->setClipToAxisRect(true);
         applyPalette();
     }
@@ -130,6 +165,42 @@ void PlotWidget::setLogarithmic(bool on) {
     else
         m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     scheduleReplot();
+}
+
+void PlotWidget::setEmptyText(const QString& text) {
+    m_emptyText = text;
+    m_empty->setText(text);
+    scheduleReplot();
+}
+
+QString PlotWidget::emptyText() const {
+    return m_emptyText;
+}
+
+bool PlotWidget::showsEmptyText() const {
+    return m_empty->visible();
+}
+
+bool PlotWidget::hasData() const {
+    for (int i = 0; i < m_series.size(); ++i)
+        if (!m_shading[i] && m_series[i]->dataCount() > 0)
+            return true;
+    return false;
+}
+
+void PlotWidget::placeLabels() {
+    // The empty text wraps to the plot area's width (small plots on the Compare page).
+    const QRect area = m_plot->axisRect()->rect();
+    if (m_empty->visible())
+        setWrappedText(m_empty, m_emptyText, area.width() - 8);
+    if (!m_referenceLabel || !m_referenceLabel->visible())
+        return;
+    // Above the line, unless that would run out of the top of the plot area: then below it.
+    const double y = m_plot->yAxis->coordToPixel(m_referenceValue);
+    const int height = QFontMetrics(m_referenceLabel->font()).height() + 4;
+    const bool below = y - area.top() < height;
+    m_referenceLabel->setPositionAlignment(Qt::AlignLeft |
+                                           (below ? Qt::AlignTop : Qt::AlignBottom));
 }
 
 int PlotWidget::seriesCount() const {
@@ -161,44 +232,78 @@ void PlotWidget::scheduleReplot() {
 }
 
 void PlotWidget::replotNow() {
-    if (m_followData) {
-        bool any = false;
+    const bool any = hasData();
+    // An empty plot says what will appear instead of drawing made-up 0..5 axes.
+    m_empty->setVisible(!any);
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setTickLabels(any);
+        axis->setTicks(any);
+    }
+    for (int i = 0; i < m_series.size(); ++i) {
+        if (m_shading[i])
+            continue;
+        // One point draws no line: mark it (a one-epoch run, the first validation).
+        QCPGraph* graph = m_series[i];
+        const bool single = graph->dataCount() == 1;
+        if (single && graph->scatterStyle().isNone()) {
+            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 6));
+            graph->setProperty("autoMarker", true);
+        } else if (!single && graph->property("autoMarker").toBool()) {
+            graph->setScatterStyle(QCPScatterStyle());
+            graph->setProperty("autoMarker", false);
+        }
+    }
+    if (m_followData && any) {
+        QCPRange keys, values;
+        bool foundKeys = false, foundValues = false;
         for (int i = 0; i < m_series.size(); ++i) {
             if (m_shading[i] || m_series[i]->dataCount() == 0)
                 continue;
-            m_series[i]->rescaleAxes(any);
-            any = true;
-        }
-        if (any) {
-            QCPRange y = m_plot->yAxis->range();
-            // Flat data (an mAP of 0 in the first epochs): QCustomPlot centres a made-up span on
-            // it; show it from zero instead.
-            QCPRange values;
-            bool found = false;
-            for (int i = 0; i < m_series.size(); ++i) {
-                if (m_shading[i] || m_series[i]->dataCount() == 0)
-                    continue;
-                bool ok = false;
-                const QCPRange r = m_series[i]->getValueRange(ok);
-                if (ok) {
-                    values = found ? QCPRange(std::min(values.lower, r.lower),
-                                              std::max(values.upper, r.upper))
-                                   : r;
-                    found = true;
-                }
+            bool ok = false;
+            const QCPRange k = m_series[i]->getKeyRange(ok);
+            if (ok) {
+                keys = foundKeys
+                           ? QCPRange(std::min(keys.lower, k.lower), std::max(keys.upper, k.upper))
+                           : k;
+                foundKeys = true;
             }
-            if (found && values.size() < 1e-12 && m_plot->yAxis->scaleType() == QCPAxis::stLinear) {
+            const QCPRange r = m_series[i]->getValueRange(ok);
+            if (ok) {
+                values = foundValues ? QCPRange(std::min(values.lower, r.lower),
+                                                std::max(values.upper, r.upper))
+                                     : r;
+                foundValues = true;
+            }
+        }
+        if (foundKeys) {
+            // Epochs and seconds: never below zero; a single key gets a span around it.
+            QCPRange x = keys;
+            if (x.size() < 1e-12)
+                x = QCPRange(x.lower - std::max(1.0, std::abs(x.lower) * 0.1),
+                             x.upper + std::max(1.0, std::abs(x.upper) * 0.1));
+            if (keys.lower >= 0)
+                x.lower = std::max(0.0, x.lower);
+            m_plot->xAxis->setRange(x);
+        }
+        if (foundValues) {
+            const bool linear = m_plot->yAxis->scaleType() == QCPAxis::stLinear;
+            QCPRange y = values;
+            if (linear && y.size() < 1e-12) {
+                // Flat data (an mAP of 0 in the first epochs): show it from zero.
                 const double v = values.lower;
                 y = QCPRange(std::min(0.0, v), std::max(0.0, v) + (v == 0 ? 1.0 : std::abs(v)));
+            } else if (!linear && y.size() < 1e-12 * std::max(1e-300, std::abs(y.lower))) {
+                y = QCPRange(y.lower / 2, y.upper * 2);
             }
-            if (m_reference && m_referenceValue > 0 &&
-                m_plot->yAxis->scaleType() == QCPAxis::stLinear) {
+            if (m_reference && m_referenceValue > 0 && linear) {
                 y.expand(m_referenceValue * 1.15); // room for the line's label above it
                 y.expand(0);
             }
-            if (m_plot->yAxis->scaleType() == QCPAxis::stLinear) {
+            if (linear) {
                 const double pad = std::max(y.size() * 0.05, 1e-9);
-                y = QCPRange(y.lower - (y.lower > 0 ? 0 : pad), y.upper + pad);
+                const double lower = y.lower - pad;
+                // Losses, memory and mAP are never negative: neither is their axis.
+                y = QCPRange(values.lower >= 0 ? std::max(0.0, lower) : lower, y.upper + pad);
             }
             m_plot->yAxis->setRange(y);
         }
@@ -242,6 +347,7 @@ void PlotWidget::applyPalette() {
     m_plot->legend->setBrush(QBrush(pal.color(QPalette::Base)));
     m_plot->legend->setBorderPen(QPen(grid));
     m_plot->legend->setTextColor(text);
+    m_empty->setColor(pal.color(QPalette::PlaceholderText));
     if (auto* title = qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0)))
         title->setTextColor(text);
     for (int i = 0; i < m_series.size(); ++i) {

@@ -16,7 +16,10 @@ namespace hr::ui {
 /// A live line plot on QCustomPlot: series are appended from queued signals and the widget
 /// replots on a ~40 ms single-shot timer, so bursts of points cost one redraw. Drag to pan,
 /// wheel to zoom, hover for values, right-click to export PNG/PDF or reset the view.
-/// Colours come from the current palette so the plot reads in light and dark themes.
+/// Colours come from the current palette so the plot reads in light and dark themes. The
+/// legend sits above the plot area, never over the data; a series of one point is drawn as a
+/// marker; key axes of non-negative data never show negative values; an empty plot says what
+/// will appear instead of showing made-up axes.
 class PlotWidget : public QWidget {
     Q_OBJECT
 public:
@@ -36,6 +39,11 @@ public:
     void setReferenceLine(double value, const QString& label);
     /// A logarithmic value axis (learning rate).
     void setLogarithmic(bool on);
+    /// What the empty plot says will appear (shown instead of axes while no series has data).
+    void setEmptyText(const QString& text);
+    QString emptyText() const;
+    /// True while the plot shows its empty text.
+    bool showsEmptyText() const;
 
     int seriesCount() const;
     int pointCount(int series) const;
@@ -62,6 +70,9 @@ protected:
 private:
     void applyPalette();
     void replotNow();
+    void placeLabels();
+    void showLegend();
+    bool hasData() const;
     void showHover(QMouseEvent* event);
     void showContextMenu(const QPoint& pos);
     void exportInteractive();
@@ -73,6 +84,8 @@ private:
     QVector<bool> m_shading;
     QCPItemStraightLine* m_reference = nullptr;
     QCPItemText* m_referenceLabel = nullptr;
+    QCPItemText* m_empty = nullptr;
+    QString m_emptyText; ///< unwrapped; placeLabels() wraps it to the plot area
     double m_referenceValue = 0;
     bool m_followData = true;
     int m_replots = 0;

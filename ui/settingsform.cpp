@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "settingsform.h"
 
+#include "plotpalette.h"
+
 #include "util/bytes.h"
 #include "util/resources.h"
 
@@ -13,10 +15,11 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QRegularExpression>
+#include <QMap>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
 
 namespace hr::ui {
@@ -40,24 +43,14 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
+/// The layers as core reads them back: "" for none, else a YAML list "[0, 1, 2]".
 QString freezeText(const std::vector<int>& layers) {
+    if (layers.empty())
+        return {};
     QStringList parts;
     for (int layer : layers)
         parts << QString::number(layer);
-    return parts.join(QStringLiteral(", "));
-}
-
-std::vector<int> parseFreeze(const QString& text) {
-    std::vector<int> layers;
-    const QStringList parts =
-        text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts);
-    for (const QString& part : parts) {
-        bool ok = false;
-        const int value = part.toInt(&ok);
-        if (ok && value >= 0)
-            layers.push_back(value);
-    }
-    return layers;
+    return QStringLiteral("[%1]").arg(parts.join(QStringLiteral(", ")));
 }
 
 QStringList modelNames() {
@@ -80,16 +73,16 @@ SettingsForm::SettingsForm(QWidget* parent) : QWidget(parent) {
     m_validation->setWordWrap(true);
     m_validation->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_validation);
-    auto* columns = new QHBoxLayout;
+    m_columnRow = new QHBoxLayout;
     for (QVBoxLayout*& column : m_columns) {
         column = new QVBoxLayout;
-        columns->addLayout(column, 1);
+        m_columnRow->addLayout(column, 1);
     }
-    layout->addLayout(columns);
+    layout->addLayout(m_columnRow);
     layout->addStretch(1);
     buildFields();
-    for (QVBoxLayout* column : m_columns)
-        column->addStretch(1);
+    m_columnCount = 0;
+    setColumnCount(2);
     setConfig(TrainConfig{});
 }
 
@@ -107,7 +100,31 @@ QFormLayout* SettingsForm::addGroup(const QString& title, int column) {
     auto* form = new QFormLayout(box);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_columns[column]->addWidget(box);
+    m_groups.emplace_back(box, column);
     return form;
+}
+
+void SettingsForm::setColumnCount(int columns) {
+    columns = columns <= 1 ? 1 : 2;
+    if (columns == m_columnCount)
+        return;
+    m_columnCount = columns;
+    for (QVBoxLayout* column : m_columns)
+        while (QLayoutItem* item = column->takeAt(0))
+            delete item; // spacers; the group boxes stay children of the form
+    for (const auto& [group, column] : m_groups)
+        m_columns[columns == 2 ? column : 0]->addWidget(group);
+    for (QVBoxLayout* column : m_columns)
+        column->addStretch(1);
+    m_columnRow->setStretch(1, columns == 2 ? 1 : 0);
+}
+
+int SettingsForm::twoColumnWidth() const {
+    int widest[2] = {0, 0};
+    for (const auto& [group, column] : m_groups)
+        widest[column] = std::max(widest[column], group->minimumSizeHint().width());
+    const QMargins margins = layout()->contentsMargins();
+    return widest[0] + widest[1] + m_columnRow->spacing() + margins.left() + margins.right();
 }
 
 void SettingsForm::addField(QFormLayout* form, const QString& key, const QString& label,
@@ -120,7 +137,41 @@ void SettingsForm::addField(QFormLayout* form, const QString& key, const QString
     labelWidget->setToolTip(tooltip);
     labelWidget->setBuddy(widget);
     form->addRow(labelWidget, widget);
-    m_fields.push_back(Field{key, widget, std::move(load), std::move(store)});
+    // Core's message about this field, right under it; hidden while there is none.
+    auto* message = new QLabel(widget->parentWidget());
+    message->setObjectName(key + QStringLiteral("_message"));
+    message->setWordWrap(true);
+    message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    form->addRow(QString(), message);
+    form->setRowVisible(message, false);
+    m_fields.push_back(
+        Field{key, label, widget, labelWidget, message, std::move(load), std::move(store), {}});
+}
+
+void SettingsForm::addFreeText(QFormLayout* form, const QString& key, const QString& label,
+                               QWidget* widget, const QString& tooltip,
+                               std::function<void(const TrainConfig&)> load,
+                               std::function<QString()> text, bool quote) {
+    const std::string name = key.toStdString();
+    auto value = [text, quote] {
+        const QString typed = text().trimmed();
+        if (!quote)
+            return typed.toStdString();
+        // One YAML single-quoted scalar: a path or name is text whatever characters it holds.
+        QString escaped = typed;
+        escaped.replace(QLatin1Char('\''), QStringLiteral("''"));
+        return QStringLiteral("'%1'").arg(escaped).toStdString();
+    };
+    addField(form, key, label, widget, tooltip, std::move(load),
+             [name, value](TrainConfig& c) { hr::applyOverride(c, name, value()); });
+    m_fields.back().parseError = [name, value] {
+        TrainConfig scratch;
+        for (const Diagnostic& d : hr::applyOverride(scratch, name, value()))
+            if (d.severity == Diagnostic::Severity::Error)
+                return QString::fromStdString(d.fix.empty() ? d.message
+                                                            : d.message + " (" + d.fix + ")");
+        return QString();
+    };
 }
 
 void SettingsForm::addInt(QFormLayout* form, const QString& key, const QString& label,
@@ -186,10 +237,10 @@ void SettingsForm::addText(QFormLayout* form, const QString& key, const QString&
         updateValidation();
         emit configChanged();
     });
-    addField(
+    addFreeText(
         form, key, label, edit, tooltip,
         [edit, member](const TrainConfig& c) { edit->setText(qs(c.*member)); },
-        [edit, member](TrainConfig& c) { c.*member = edit->text().trimmed().toStdString(); });
+        [edit] { return edit->text(); }, true);
 }
 
 void SettingsForm::addChoice(QFormLayout* form, const QString& key, const QString& label,
@@ -208,27 +259,29 @@ void SettingsForm::addChoice(QFormLayout* form, const QString& key, const QStrin
     connect(combo, &QComboBox::currentIndexChanged, this, changed);
     if (editable)
         connect(combo, &QComboBox::editTextChanged, this, changed);
-    addField(
-        form, key, label, combo, tooltip,
-        [combo, member](const TrainConfig& c) {
-            const QString value = qs(c.*member);
-            const int index = combo->findData(value);
-            if (index >= 0)
-                combo->setCurrentIndex(index);
-            else if (combo->isEditable())
-                combo->setEditText(value);
-            else {
-                combo->addItem(value, value);
-                combo->setCurrentIndex(combo->count() - 1);
-            }
-        },
-        [combo, member](TrainConfig& c) {
-            QString value = combo->currentData().toString();
-            if (combo->isEditable() &&
-                combo->currentText() != combo->itemText(combo->currentIndex()))
-                value = combo->currentText().trimmed();
-            c.*member = value.toStdString();
-        });
+    auto load = [combo, member](const TrainConfig& c) {
+        const QString value = qs(c.*member);
+        const int index = combo->findData(value);
+        if (index >= 0)
+            combo->setCurrentIndex(index);
+        else if (combo->isEditable())
+            combo->setEditText(value);
+        else {
+            combo->addItem(value, value);
+            combo->setCurrentIndex(combo->count() - 1);
+        }
+    };
+    // The value: the chosen item's, or what the user typed over it.
+    auto value = [combo] {
+        if (combo->isEditable() && combo->currentText() != combo->itemText(combo->currentIndex()))
+            return combo->currentText();
+        return combo->currentData().toString();
+    };
+    if (editable)
+        addFreeText(form, key, label, combo, tooltip, load, value, true);
+    else
+        addField(form, key, label, combo, tooltip, load,
+                 [member, value](TrainConfig& c) { c.*member = value().toStdString(); });
 }
 
 void SettingsForm::buildFields() {
@@ -272,19 +325,20 @@ void SettingsForm::buildFields() {
                   tr("Epochs get shorter in proportion."), tr("Less data, lower mAP.")));
     {
         auto* edit = new QLineEdit(f->parentWidget());
-        edit->setPlaceholderText(tr("none, e.g. 0, 1, 2"));
+        edit->setPlaceholderText(tr("none, e.g. 10 or [0, 1, 2]"));
         connect(edit, &QLineEdit::textEdited, this, [this] {
             updateValidation();
             emit configChanged();
         });
-        addField(
+        addFreeText(
             f, QStringLiteral("freeze"), tr("Frozen layers"), edit,
-            tip(tr("Layer indices whose weights do not train (comma separated)."),
+            tip(tr("The first N layers (a number), or a list of layer indices like [0, 1, 2], "
+                   "whose weights do not train."),
                 tr("Frozen layers need no gradients or optimizer state."),
                 tr("Faster: no weight gradients for frozen layers."),
                 tr("Usually lower unless starting from good pretrained weights.")),
             [edit](const TrainConfig& c) { edit->setText(freezeText(c.freeze)); },
-            [edit](TrainConfig& c) { c.freeze = parseFreeze(edit->text()); });
+            [edit] { return edit->text(); }, false);
     }
 
     // --- device and memory ------------------------------------------------------------------
@@ -304,21 +358,13 @@ void SettingsForm::buildFields() {
             updateValidation();
             emit configChanged();
         });
-        addField(
+        addFreeText(
             f, QStringLiteral("memory_budget"), tr("Memory budget"), edit,
             tip(tr("Make the device behave as if it had only this much memory (KiB, MiB, GiB "
                    "or bytes). Past it a step runs out of memory, as on a smaller GPU."),
                 tr("The limit itself."), none, none),
             [edit](const TrainConfig& c) { edit->setText(budgetText(c.memory_budget)); },
-            [edit](TrainConfig& c) {
-                const QString text = edit->text().trimmed();
-                if (text.isEmpty()) {
-                    c.memory_budget = 0;
-                    return;
-                }
-                if (auto bytes = hr::parseByteSize(text.toStdString()))
-                    c.memory_budget = *bytes;
-            });
+            [edit] { return edit->text(); }, false);
     }
     addInt(f, QStringLiteral("batch"), tr("Batch"), &TrainConfig::batch, -1, 4096,
            tip(tr("Images per step. Auto-fit picks the largest batch the budget holds."),
@@ -628,20 +674,68 @@ QWidget* SettingsForm::editor(const QString& key) const {
     return nullptr;
 }
 
+QString SettingsForm::fieldMessage(const QString& key) const {
+    for (const Field& field : m_fields)
+        if (field.key == key)
+            return field.message->isVisibleTo(field.message->parentWidget()) ? field.message->text()
+                                                                             : QString();
+    return {};
+}
+
 void SettingsForm::updateValidation() {
-    const Diagnostics problems = hr::validate(config());
-    QStringList lines;
-    for (const Diagnostic& d : problems) {
+    // Per key: what core's parser says about typed text, else what its checks say about the
+    // value (the same words `headroom-cli train key=value` prints).
+    QMap<QString, QString> errors, warnings;
+    for (const Field& field : m_fields)
+        if (field.parseError)
+            if (const QString error = field.parseError(); !error.isEmpty())
+                errors.insert(field.key, error);
+    QStringList general;
+    for (const Diagnostic& d : hr::validate(config())) {
         if (d.severity == Diagnostic::Severity::Note)
             continue;
-        QString line = QString::fromStdString(d.key.empty() ? d.message : d.key + ": " + d.message);
+        const QString key = QString::fromStdString(d.key);
+        QString text = QString::fromStdString(d.message);
         if (!d.fix.empty())
-            line += QStringLiteral(" (%1)").arg(QString::fromStdString(d.fix));
-        lines << line.toHtmlEscaped();
+            text += QStringLiteral(" (%1)").arg(QString::fromStdString(d.fix));
+        const bool error = d.severity == Diagnostic::Severity::Error;
+        if (!editor(key))
+            general << (key.isEmpty() ? text : key + QStringLiteral(": ") + text);
+        else if (error && !errors.contains(key))
+            errors.insert(key, text);
+        else if (!error && !errors.contains(key))
+            warnings.insert(key, text);
     }
-    m_validation->setVisible(!lines.isEmpty());
-    m_validation->setText(QStringLiteral("<span style='color:#c0392b'>%1</span>")
-                              .arg(lines.join(QStringLiteral("<br>"))));
+    const QColor red = isDarkPalette(palette()) ? QColor(0xff8a80) : QColor(0xc0392b);
+    QStringList invalid;
+    for (const Field& field : m_fields) {
+        const bool error = errors.contains(field.key);
+        const QString text = error ? errors.value(field.key) : warnings.value(field.key);
+        field.message->setText(text);
+        QPalette pal = palette();
+        if (error)
+            pal.setColor(QPalette::WindowText, red);
+        field.message->setPalette(pal);
+        field.labelWidget->setPalette(pal);
+        if (auto* form = qobject_cast<QFormLayout*>(field.message->parentWidget()->layout()))
+            form->setRowVisible(field.message, !text.isEmpty());
+        if (error)
+            invalid << QString(field.label).remove(QLatin1Char('&'));
+    }
+    // Keyless problems only: a field's own stands under it, and the page's top line names the
+    // fields (a line appearing here would move every field under the mouse).
+    m_validation->setVisible(!general.isEmpty());
+    QPalette pal = palette();
+    pal.setColor(QPalette::WindowText, red);
+    m_validation->setPalette(pal);
+    m_validation->setText(general.join(QLatin1Char('\n')));
+    const bool changed = invalid != m_invalid;
+    const bool wasValid = m_invalid.isEmpty();
+    m_invalid = invalid;
+    if (changed)
+        emit invalidFieldsChanged(m_invalid);
+    if (changed && wasValid != m_invalid.isEmpty())
+        emit validityChanged(m_invalid.isEmpty());
 }
 
 } // namespace hr::ui

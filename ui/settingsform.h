@@ -7,9 +7,11 @@
 #include <QWidget>
 
 #include <functional>
+#include <utility>
 #include <vector>
 
 class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QVBoxLayout;
 
@@ -33,16 +35,39 @@ public:
     /// The editor of one key (objectName == key), nullptr when there is none.
     QWidget* editor(const QString& key) const;
 
+    /// False while a field holds a value core's parser or checks reject (the same checks as
+    /// `headroom-cli train key=value`); config() then keeps that field's last valid value.
+    bool isValid() const { return m_invalid.isEmpty(); }
+    /// The labels of the fields with errors, in form order ("Memory budget").
+    QStringList invalidFields() const { return m_invalid; }
+    /// The message shown under a field ("" when it has none): core's message and fix.
+    QString fieldMessage(const QString& key) const;
+
+    /// The groups in two columns side by side, or all in one (a narrow window).
+    void setColumnCount(int columns);
+    int columnCount() const { return m_columnCount; }
+    /// The narrowest width that shows two columns without cutting a field.
+    int twoColumnWidth() const;
+
 signals:
     /// The user changed a value.
     void configChanged();
+    /// isValid() changed.
+    void validityChanged(bool valid);
+    /// invalidFields() changed (also while the form stays invalid).
+    void invalidFieldsChanged(const QStringList& labels);
 
 private:
     struct Field {
         QString key;
+        QString label;
         QWidget* widget = nullptr;
+        QLabel* labelWidget = nullptr;
+        QLabel* message = nullptr; ///< the row under the field for core's message
         std::function<void(const TrainConfig&)> load;
         std::function<void(TrainConfig&)> store;
+        /// Free text only: core's message about what the user typed, "" when it parses.
+        std::function<QString()> parseError;
     };
 
     /// A titled group in the left (0) or right (1) column.
@@ -52,6 +77,11 @@ private:
     void addField(QFormLayout* form, const QString& key, const QString& label, QWidget* widget,
                   const QString& tooltip, std::function<void(const TrainConfig&)> load,
                   std::function<void(TrainConfig&)> store);
+    /// A free-text field: the text goes through core's parser (applyOverride); `quote` passes
+    /// it as one YAML string (paths, names) rather than as YAML (sizes, lists).
+    void addFreeText(QFormLayout* form, const QString& key, const QString& label, QWidget* widget,
+                     const QString& tooltip, std::function<void(const TrainConfig&)> load,
+                     std::function<QString()> text, bool quote);
     void addInt(QFormLayout* form, const QString& key, const QString& label,
                 int TrainConfig::*member, int min, int max, const QString& tooltip,
                 const QString& special = {}, int step = 1);
@@ -70,8 +100,12 @@ private:
     void updateValidation();
 
     QVBoxLayout* m_columns[2] = {nullptr, nullptr};
+    QHBoxLayout* m_columnRow = nullptr;
+    std::vector<std::pair<QWidget*, int>> m_groups; ///< each group and its column of two
+    int m_columnCount = 2;
     QLabel* m_validation = nullptr;
     std::vector<Field> m_fields;
+    QStringList m_invalid;
     TrainConfig m_base;
     bool m_loading = false;
 };

@@ -7,6 +7,7 @@
 
 class QHBoxLayout;
 class QLabel;
+class QScrollArea;
 
 namespace hr::ui {
 
@@ -31,6 +32,13 @@ public:
     /// The file last opened or saved, "" when none.
     QString currentFile() const { return m_file; }
 
+    QScrollArea* scrollArea() const { return m_scroll; }
+    /// The line above the form: a hint, the file, or the fields that keep Start off.
+    QLabel* statusLabel() const { return m_fileLabel; }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 signals:
     void openRequested();
     void saveRequested();
@@ -39,6 +47,8 @@ private:
     SettingsForm* m_form;
     QHBoxLayout* m_columns;
     QLabel* m_fileLabel;
+    QScrollArea* m_scroll = nullptr;
+    QString m_hint; ///< what the top line says while every field is valid
     QString m_file;
 };
 

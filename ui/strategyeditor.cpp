@@ -104,6 +104,14 @@ QString problemLine(const Diagnostic& d) {
     return line;
 }
 
+/// Where a claim comes from: the default matrix's source in the user's language, a source from
+/// a strategies file as written there.
+QString claimSourceText(const std::string& source) {
+    if (source == defaultStrategies().front().claim.value_or(PublishedClaim{}).source)
+        return StrategyEditor::tr("published YOLOv9-c table, RTX-class GPU (design notes)");
+    return QString::fromStdString(source);
+}
+
 } // namespace
 
 StrategyEditor::StrategyEditor(QWidget* parent) : QWidget(parent) {
@@ -169,8 +177,8 @@ StrategyEditor::StrategyEditor(QWidget* parent) : QWidget(parent) {
     m_amp->addItems({tr("as the base settings"), tr("on"), tr("off")});
     m_checkpointing = new QComboBox(m_form);
     m_checkpointing->addItem(tr("as the base settings"));
-    for (const std::string& mode : checkpointingModes())
-        m_checkpointing->addItem(QString::fromStdString(mode));
+    // In checkpointingModes() order; the key=value text keeps core's words.
+    m_checkpointing->addItems({tr("off"), tr("backbone"), tr("all blocks")});
     m_other = new QPlainTextEdit(m_form);
     m_other->setPlaceholderText(tr("key=value, one a line, e.g. imgsz=320"));
     m_other->setToolTip(tr("Any other setting, as on headroom-cli's command line: key=value, "
@@ -313,7 +321,7 @@ void StrategyEditor::fillForm() {
         if (s.claim->map50 > 0)
             parts << tr("mAP50 %1").arg(s.claim->map50, 0, 'f', 3);
         m_claim->setText(parts.join(QStringLiteral(", ")));
-        m_claim->setToolTip(QString::fromStdString(s.claim->source));
+        m_claim->setToolTip(claimSourceText(s.claim->source));
     } else {
         m_claim->setText(tr("no published claim"));
         m_claim->setToolTip(QString());

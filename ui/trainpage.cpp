@@ -147,9 +147,8 @@ TrainPage::TrainPage(TrainingSession* session, QAction* start, QAction* pause, Q
     grid->setRowStretch(1, 3);
     grid->setRowStretch(2, 2);
 
-    m_log = new QPlainTextEdit(this);
+    m_log = new LogView(this);
     m_log->setObjectName(QStringLiteral("log"));
-    m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(5000);
     m_log->setPlaceholderText(tr("The run's log appears here."));
 
@@ -181,7 +180,7 @@ void TrainPage::appendLog(const QString& text, int level) {
         prefix = tr("warning: ");
     else if (level == int(LogMessage::Level::Error))
         prefix = tr("error: ");
-    m_log->appendPlainText(QStringLiteral("%1  %2%3").arg(time, prefix, text));
+    m_log->appendLine(QStringLiteral("%1  %2%3").arg(time, prefix, text));
 }
 
 int TrainPage::memorySeriesOfRank(int rank) const {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "logview.h"
 #include "compare/comparison.h"
 #include "train/events.h"
 
@@ -8,7 +9,6 @@
 #include <QWidget>
 
 class QLabel;
-class QPlainTextEdit;
 class QProgressBar;
 class QToolButton;
 class QAction;
@@ -37,7 +37,7 @@ public:
     PlotWidget* mapPlot() const { return m_map; }
     PlotWidget* lrPlot() const { return m_lr; }
     QProgressBar* progressBar() const { return m_progress; }
-    QPlainTextEdit* log() const { return m_log; }
+    LogView* log() const { return m_log; }
     /// The one-line status under the controls (elided; the whole text is its tooltip).
     ElidedLabel* statusLine() const { return m_status; }
     /// The memory plot's "allocated" series of a rank of a data-parallel run (rank 0's is the
@@ -78,7 +78,7 @@ private:
     QProgressBar* m_progress;
     ElidedLabel* m_status;
     QLabel* m_memoryStatus;
-    QPlainTextEdit* m_log;
+    LogView* m_log;
 
     int m_allocated = -1, m_peak = -1;
     QMap<int, int> m_rankSeries; ///< rank >= 1 -> its allocated series

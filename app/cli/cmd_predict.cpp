@@ -4,6 +4,8 @@
 #include "common.h"
 
 #include "data/augment.h"
+#include "deploy/onnx_export.h"
+#include "deploy/opencv_runner.h"
 #include "eval/nms.h"
 #include "model/model_io.h"
 #include "util/text.h"
@@ -53,7 +55,20 @@ bool readNumber(const ParsedArgs& args, const char* name, double low, double hig
 }
 
 int runPredict(const ParsedArgs& args) {
-    if (!args.has("--weights") || !args.has("--source") || !args.has("--out")) {
+    std::string weights = args.value("--weights");
+    for (const auto& [key, value] : args.overrides()) { // Ultralytics' model=yolov8n.pt
+        if (key != "model" && key != "weights") {
+            std::cerr << "predict: unknown setting '" << key << "' (predict takes model=)\n";
+            return ExitUsage;
+        }
+        weights = value;
+    }
+    const std::string backend = args.value("--backend", "libtorch");
+    if (backend != "libtorch" && backend != "opencv") {
+        std::cerr << "predict: --backend must be libtorch or opencv, got '" << backend << "'\n";
+        return ExitUsage;
+    }
+    if (weights.empty() || !args.has("--source") || !args.has("--out")) {
         std::cerr << "predict: --weights, --source and --out are required\n";
         return ExitUsage;
     }
@@ -62,7 +77,7 @@ int runPredict(const ParsedArgs& args) {
         !readNumber(args, "--imgsz", 32, 8192, imgszValue))
         return ExitUsage;
     at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-    LoadedModel loaded = loadModel(args.value("--weights"));
+    LoadedModel loaded = loadModel(weights);
     if (!loaded.model) {
         std::cerr << "predict: " << loaded.error << "\n";
         return ExitFailure;
@@ -74,10 +89,30 @@ int runPredict(const ParsedArgs& args) {
     const int imgsz = (static_cast<int>(imgszValue) + 31) / 32 * 32;
     DetectionModel model = loaded.model;
     model->eval();
+    const fs::path out = args.value("--out");
+    std::error_code ec;
+    fs::create_directories(out / "labels", ec);
+    if (ec) {
+        std::cerr << "predict: cannot create " << out.string() << ": " << ec.message() << "\n";
+        return ExitFailure;
+    }
+    // OpenCV's DNN module runs the model as exported to ONNX, as a deployment would.
+    OpenCvRunner runner;
+    if (backend == "opencv") {
+        const std::string onnx = (out / "model.onnx").string();
+        OnnxExportOptions options;
+        options.imgsz = imgsz;
+        std::string error;
+        if (!exportOnnx(model, loaded.classNames, onnx, options, &error) ||
+            !runner.load(onnx, &error)) {
+            std::cerr << "predict: " << error << "\n";
+            return ExitFailure;
+        }
+        std::cerr << "predict: OpenCV DNN runs " << onnx << "\n";
+    }
 
     std::vector<fs::path> images;
     const fs::path source = args.value("--source");
-    std::error_code ec;
     if (fs::is_directory(source, ec)) {
         for (const auto& entry : fs::directory_iterator(source, ec))
             if (entry.is_regular_file() && isImage(entry.path()))
@@ -88,12 +123,6 @@ int runPredict(const ParsedArgs& args) {
     }
     if (images.empty()) {
         std::cerr << "predict: no image found at " << source.string() << "\n";
-        return ExitFailure;
-    }
-    const fs::path out = args.value("--out");
-    fs::create_directories(out / "labels", ec);
-    if (ec) {
-        std::cerr << "predict: cannot create " << out.string() << ": " << ec.message() << "\n";
         return ExitFailure;
     }
 
@@ -116,7 +145,8 @@ int runPredict(const ParsedArgs& args) {
                 .to(torch::kFloat)
                 .div(255.0)
                 .contiguous();
-        const torch::Tensor decoded = model->predict(input);
+        const torch::Tensor decoded =
+            backend == "opencv" ? runner.predict(input) : model->predict(input);
         const torch::Tensor dets = nonMaxSuppression(decoded, conf, iou, 300)[0].to(torch::kCPU);
         std::ofstream txt(out / "labels" / (path.stem().string() + ".txt"));
         const auto a = dets.accessor<float, 2>();
@@ -163,17 +193,20 @@ Command makePredictCommand() {
     c.name = "predict";
     c.summary = "detect objects in images; writes drawn images and YOLO txt with confidences";
     c.usage = "headroom-cli predict --weights W --source DIR|IMG --out DIR [--imgsz N] "
-              "[--conf 0.25] [--iou 0.7]";
+              "[--conf 0.25] [--iou 0.7] [--backend libtorch|opencv]";
     c.description = "Letterboxes each image to imgsz, runs the model, keeps detections above "
                     "--conf after NMS, and writes OUT/<image>.jpg with boxes drawn and "
                     "OUT/labels/<image>.txt with one 'cls cx cy w h conf' line per box "
                     "(normalised to the original image).";
-    c.options = {{"--weights", "FILE", "a Headroom weights file (best.pt, last.pt)"},
-                 {"--source", "PATH", "an image or a folder of images"},
-                 {"--out", "DIR", "where drawn images and labels go"},
-                 {"--imgsz", "N", "inference size (default: the training size, else 640)"},
-                 {"--conf", "X", "confidence threshold (default 0.25)"},
-                 {"--iou", "X", "NMS IoU threshold (default 0.7)"}};
+    c.options = {
+        {"--weights", "FILE", "a weights file from Headroom or Ultralytics (best.pt, yolov8n.pt)"},
+        {"--source", "PATH", "an image or a folder of images"},
+        {"--out", "DIR", "where drawn images and labels go"},
+        {"--imgsz", "N", "inference size (default: the training size, else 640)"},
+        {"--conf", "X", "confidence threshold (default 0.25)"},
+        {"--iou", "X", "NMS IoU threshold (default 0.7)"},
+        {"--backend", "B", "libtorch (default) or opencv: OpenCV DNN runs the ONNX export"}};
+    c.acceptsOverrides = true;
     c.run = runPredict;
     return c;
 }

@@ -4,6 +4,7 @@
 #include "common.h"
 
 #include "config/data_config.h"
+#include "config/weights_source.h"
 #include "data/data_loader.h"
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
@@ -41,15 +42,16 @@ int runVal(const ParsedArgs& given) {
     TrainConfig config;
     if (!buildTrainConfig(args, config))
         return ExitUsage;
-    if (!args.has("--weights")) {
-        std::cerr << "val: --weights FILE is required (a Headroom .pt, e.g. runs/train/weights/"
-                     "best.pt)\n";
+    const std::string weights = startingWeights(config);
+    if (weights.empty()) {
+        std::cerr << "val: --weights FILE is required (a .pt from Headroom or Ultralytics, e.g. "
+                     "runs/train/weights/best.pt or yolov8n.pt)\n";
         return ExitUsage;
     }
     at::set_num_threads(config.threads > 0
                             ? config.threads
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-    LoadedModel loaded = loadModel(args.value("--weights"));
+    LoadedModel loaded = loadModel(weights);
     if (!loaded.model) {
         std::cerr << "val: " << loaded.error << "\n";
         return ExitFailure;
@@ -95,6 +97,8 @@ int runVal(const ParsedArgs& given) {
                   << report->names.size() << "\n";
         return ExitFailure;
     }
+    if (const std::string w = classNamesMismatch(loaded.classNames, report->names); !w.empty())
+        std::cerr << "val: warning: " << w << "\n";
     const torch::Device device = config.device == "cpu" || !torch::cuda::is_available()
                                      ? torch::Device(torch::kCPU)
                                      : torch::Device(torch::kCUDA, 0);
@@ -152,7 +156,6 @@ Command makeValCommand() {
                     "interpolation at IoU 0.50:0.05:0.95. split=test evaluates the data "
                     "set's 'test' images instead of 'val'. Without --data: the built-in set.";
     c.options = trainConfigOptions();
-    c.options.push_back({"--weights", "FILE", "a Headroom weights file (best.pt, last.pt)"});
     c.acceptsOverrides = true;
     c.run = runVal;
     return c;

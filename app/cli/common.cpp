@@ -2,6 +2,7 @@
 #include "common.h"
 
 #include "config/data_config.h"
+#include "config/weights_source.h"
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
 
@@ -14,7 +15,8 @@ std::vector<OptionSpec> trainConfigOptions() {
     return {
         {"--config", "FILE", "training settings YAML (Ultralytics names); options override it"},
         {"--data", "FILE", "data.yaml of the data set (default: the built-in sample)"},
-        {"--model", "FILE", "model YAML, e.g. yolov8n.yaml or a path"},
+        {"--model", "FILE", "model YAML (yolov8n.yaml, a path) or a weights file (yolov8n.pt)"},
+        {"--weights", "FILE", "start from these weights: a .pt from Headroom or Ultralytics"},
         {"--epochs", "N", "number of epochs"},
         {"--budget", "SIZE", "device memory budget, e.g. 3GiB (same as memory_budget=)"},
     };
@@ -31,11 +33,9 @@ bool buildTrainConfig(const ParsedArgs& args, TrainConfig& config) {
         }
         config = *loaded.config;
     }
-    const std::pair<const char*, const char*> named[] = {{"--data", "data"},
-                                                         {"--model", "model"},
-                                                         {"--epochs", "epochs"},
-                                                         {"--budget", "memory_budget"},
-                                                         {"--nproc", "nproc"}};
+    const std::pair<const char*, const char*> named[] = {
+        {"--data", "data"},     {"--model", "model"},          {"--weights", "weights"},
+        {"--epochs", "epochs"}, {"--budget", "memory_budget"}, {"--nproc", "nproc"}};
     std::vector<std::pair<std::string, std::string>> settings;
     for (const auto& [option, key] : named)
         if (args.has(option))
@@ -81,10 +81,7 @@ double processCpuSeconds() {
 }
 
 int trainedImageSize(const std::string& trainingConfigYaml) {
-    if (trainingConfigYaml.empty())
-        return 0;
-    const TrainConfigResult stored = parseTrainConfig(trainingConfigYaml, "weights");
-    return stored.config ? stored.config->imgsz : 0;
+    return hr::trainedImageSize(trainingConfigYaml); // the rule lives in core (config)
 }
 
 } // namespace hr::cli

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "config/train_config.h"
+#include "config/weights_source.h"
 
 #include "config/yaml_read.h"
 #include "util/atomic_file.h"
@@ -537,6 +538,11 @@ void applyEntry(TrainConfig& config, const std::string& rawKey, const YAML::Node
     // keyLine 0: the pair did not come from a file (command line, GUI); report no line.
     const int valueLine =
         keyLine == 0 ? 0 : (yaml::lineOf(value) > 0 ? yaml::lineOf(value) : keyLine);
+    // Ultralytics' pretrained=<file> starts from that file; true/false stay ignored.
+    if (key == "pretrained" && value.IsScalar() && isWeightsFileName(value.Scalar())) {
+        applyEntry(config, "weights", value, file, keyLine, unknownSeverity, out);
+        return;
+    }
     if (ignoredUltralyticsKeys().count(key)) {
         out.push_back(yaml::makeDiagnostic(Severity::Note, file, keyLine, rawKey,
                                            "Ultralytics setting; Headroom ignores it"));

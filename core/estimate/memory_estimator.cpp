@@ -543,6 +543,18 @@ MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibr
         note << "; per-image memory scaled by the pixel count from a calibration at another "
                 "image size";
     estimate.note = note.str();
+    MemoryEstimate::How& how = estimate.how;
+    how.probeBatchSmall = kProbeBatchSmall;
+    how.probeBatchLarge = kProbeBatchLarge;
+    how.probeDevice = calibration.device;
+    how.peakPart = static_cast<MemoryEstimate::How::PeakPart>(peakPart);
+    how.queuedBatches = hostDevice ? kQueuedBatches : 0;
+    how.stateShare = ranks > 1 && config.zero == 1 ? stateShare : 1.0;
+    if (valBatch >= kValLargeFrom && calibration.valLargeProbed) {
+        how.valProbeSmall = kValProbeSmall;
+        how.valProbeLarge = kValProbeLarge;
+    }
+    how.scaledFromOtherSize = calibration.derived;
     return estimate;
 }
 

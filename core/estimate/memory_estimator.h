@@ -26,7 +26,23 @@ struct MemoryEstimate {
     int valBatch = 0;
     int objectsPerImage = 0; ///< targets per image the probe steps used (assigner size)
     std::string device;      ///< "cpu", "cuda:0"
-    std::string note;        ///< how it was obtained and what it does not cover
+    std::string note;        ///< how it was obtained and what it does not cover (English)
+
+    /// What `note` says, as values for a UI to word in its own language.
+    struct How {
+        int probeBatchSmall = 0, probeBatchLarge = 0; ///< the calibration's probe batches
+        std::string probeDevice;                      ///< where the probes ran
+        enum class PeakPart {
+            Forward,
+            Loss,
+            Backward,
+            OptimizerStep
+        } peakPart = PeakPart::Forward; ///< the part of a training step that peaks
+        int queuedBatches = 0;          ///< loader batches counted in (host device), 0 = none
+        double stateShare = 1.0;        ///< optimizer state a rank keeps (ZeRO-1), 1 = all
+        int valProbeSmall = 0, valProbeLarge = 0; ///< validation probes, 0 = none used
+        bool scaledFromOtherSize = false;         ///< per-image memory scaled by the pixel count
+    } how;
 };
 
 /// Predicts training and validation peak memory for `config` (model, imgsz, batch, amp,

@@ -2,8 +2,10 @@
 // Ultralytics-format model YAML -> DetectionModel. The scaling rules (width, depth,
 // max_channels) and each module's argument layout follow Ultralytics' parse_model, so the same
 // file gives the same network.
+#include "config/weights_source.h"
 #include "model/blocks.h"
 #include "model/detection_model.h"
+#include "model/weights_file.h"
 #include "util/user_message.h"
 
 #include "util/atomic_file.h"
@@ -771,6 +773,20 @@ ModelBuild buildModelFromText(const std::string& yamlText, const std::string& so
 
 ModelBuild buildModel(const std::string& yamlPathOrName, int nc, const std::string& scale) {
     namespace fs = std::filesystem;
+    if (isWeightsFileName(yamlPathOrName)) { // the architecture a weights file was made for
+        const WeightsFile file = readWeightsFile(yamlPathOrName, /*withTensors=*/false);
+        ModelBuild result;
+        if (!file.ok() || file.yamlText.empty()) {
+            result.diagnostics.push_back(
+                error(yamlPathOrName, 0, "model",
+                      file.ok() ? "the weights file holds no model YAML" : file.error,
+                      "give a model YAML as model= and the weights as weights="));
+            return result;
+        }
+        return buildFromText(file.yamlText, yamlPathOrName, file.sourceName, nc > 0 ? nc : file.nc,
+                             scale.empty() ? file.scale : scale,
+                             !scale.empty() || !file.scale.empty());
+    }
     std::string path = findModelFile(yamlPathOrName);
     std::string chosenScale = scale;
     bool scaleExplicit = !scale.empty();

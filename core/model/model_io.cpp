@@ -165,14 +165,72 @@ bool saveModel(const std::string& path, DetectionModel& model,
     return true;
 }
 
+bool readHeadroomHeader(const std::string& path, WeightsFile& out, std::string* error) {
+    try {
+        torch::serialize::InputArchive archive;
+        archive.load_from(path);
+        torch::serialize::InputArchive section;
+        if (!archive.try_read(kSection, section))
+            throw std::runtime_error("it holds no Headroom model");
+        const StoredHeader h = readHeader(section);
+        out.yamlText = h.yaml;
+        out.sourceName = h.source;
+        out.scale = h.scale;
+        out.nc = static_cast<int>(h.nc);
+        out.fused = h.fused;
+        out.classNames = h.classNames;
+    } catch (const std::exception& e) {
+        setError(error, e.what());
+        return false;
+    }
+    return true;
+}
+
+namespace {
+
+// An Ultralytics checkpoint as a model of its own architecture and class count.
+LoadedModel loadUltralytics(const std::string& path) {
+    LoadedModel result;
+    const WeightsFile file = readWeightsFile(path, /*withTensors=*/true);
+    if (!file.ok()) {
+        result.error = file.error;
+        return result;
+    }
+    if (file.yamlText.empty()) {
+        result.error = "cannot load model file " + path +
+                       ": it holds weights but no model YAML; give the YAML as model= and this "
+                       "file as weights=";
+        return result;
+    }
+    ModelBuild build = buildModelFromText(file.yamlText, file.sourceName, file.nc, file.scale);
+    if (!build.model) {
+        result.error =
+            "cannot load model file " + path + " (" + file.producer +
+            "): its model YAML does not build here: " + formatDiagnostics(build.diagnostics);
+        return result;
+    }
+    const WeightTransfer transfer = transferWeights(build.model, file, path);
+    if (transfer.transferred != transfer.total) {
+        result.error = "cannot load model file " + path + ": " + transfer.summary +
+                       "; first missing: " + transfer.skipped.front();
+        return result;
+    }
+    result.model = build.model;
+    result.classNames = file.classNames;
+    if (file.trainedImgsz > 0) // the one training setting its readers need
+        result.trainingConfigYaml = "imgsz: " + std::to_string(file.trainedImgsz) + "\n";
+    return result;
+}
+
+} // namespace
+
 LoadedModel loadModel(const std::string& path) {
     LoadedModel result;
     torch::serialize::InputArchive archive;
     try {
         archive.load_from(path);
-    } catch (const std::exception& e) {
-        result.error = "cannot read model file " + path + ": not a readable torch archive";
-        return result;
+    } catch (const std::exception&) {
+        return loadUltralytics(path);
     }
     result = readModel(archive);
     if (!result.error.empty()) {
@@ -185,10 +243,30 @@ LoadedModel loadModel(const std::string& path) {
     return result;
 }
 
-bool loadWeightsInto(DetectionModel& model, const std::string& path, std::string* error) {
+bool loadWeightsInto(DetectionModel& model, const std::string& path, std::string* error,
+                     WeightTransfer* transfer) {
     torch::serialize::InputArchive archive;
     try {
         archive.load_from(path);
+    } catch (const std::exception&) {
+        const WeightsFile file = readWeightsFile(path, /*withTensors=*/true);
+        if (!file.ok()) {
+            setError(error, file.error);
+            return false;
+        }
+        WeightTransfer report = transferWeights(model, file, path);
+        if (report.transferred == 0) {
+            setError(error, "weights file " + path + " (" + file.producer +
+                                ") shares no tensor of matching name and shape with " +
+                                model->architectureName() +
+                                " (start from a file made for this model family)");
+            return false;
+        }
+        if (transfer)
+            *transfer = std::move(report);
+        return true;
+    }
+    try {
         torch::serialize::InputArchive section;
         if (!archive.try_read(kSection, section))
             throw std::runtime_error("it holds no Headroom model");
@@ -214,6 +292,17 @@ bool loadWeightsInto(DetectionModel& model, const std::string& path, std::string
         auto sourceBuffers = staged.model->named_buffers();
         for (auto& b : model->named_buffers())
             b.value().copy_(sourceBuffers[b.key()]);
+        if (transfer) {
+            const int n =
+                static_cast<int>(model->named_parameters().size() + model->named_buffers().size());
+            *transfer =
+                WeightTransfer{n,
+                               n,
+                               {},
+                               "Transferred " + std::to_string(n) + "/" + std::to_string(n) +
+                                   " items from " + std::filesystem::path(path).filename().string(),
+                               h.classNames};
+        }
     } catch (const std::exception& e) {
         setError(error, "cannot load weights from " + path + ": " + userMessage(e, path));
         return false;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/detection_model.h"
+#include "model/weights_file.h"
 
 #include <string>
 #include <vector>
@@ -39,8 +40,15 @@ void writeModel(torch::serialize::OutputArchive& archive, DetectionModel& model,
 /// Reads what writeModel() wrote; `error` set and `model` null on failure.
 LoadedModel readModel(torch::serialize::InputArchive& archive);
 
-/// Loads the weights of a model file into an existing model. Refuses (false + an `error`
-/// naming both architectures) when the file was made for a different YAML/scale/nc.
-bool loadWeightsInto(DetectionModel& model, const std::string& path, std::string* error);
+/// Loads the weights of a model file into an existing model. A Headroom file made for a
+/// different YAML/scale/nc is refused (false + an `error` naming both architectures). An
+/// Ultralytics checkpoint transfers every tensor whose name and shape match (another nc loses
+/// only the head's class layers); `transfer`, when given, receives the counts.
+bool loadWeightsInto(DetectionModel& model, const std::string& path, std::string* error,
+                     WeightTransfer* transfer = nullptr);
+
+/// Fills the architecture fields of `out` (YAML, source, scale, nc, fused, class names) from a
+/// Headroom model or checkpoint file. False (and `error`) when `path` is not one.
+bool readHeadroomHeader(const std::string& path, WeightsFile& out, std::string* error);
 
 } // namespace hr

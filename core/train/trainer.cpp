@@ -2,6 +2,7 @@
 #include "train/trainer.h"
 
 #include "config/data_config.h"
+#include "config/weights_source.h"
 #include "data/data_loader.h"
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
@@ -485,10 +486,19 @@ void Trainer::Impl::setUp() {
     ModelBuild build = buildModel(config.model, nc, config.scale);
     if (!build.model)
         throw RunError(formatDiagnostics(build.diagnostics));
-    if (!config.weights.empty() && !config.resume) {
+    if (const std::string weights = startingWeights(config); !weights.empty() && !config.resume) {
         std::string error;
-        if (!loadWeightsInto(build.model, config.weights, &error))
+        WeightTransfer transfer;
+        if (!loadWeightsInto(build.model, weights, &error, &transfer))
             throw RunError(error);
+        log(LogMessage::Level::Info, transfer.summary);
+        if (transfer.transferred * 2 < transfer.total)
+            log(LogMessage::Level::Warning,
+                "most tensors did not transfer (" + transfer.summary +
+                    "): the weights were made for another architecture than " +
+                    build.model->architectureName());
+        if (const std::string w = classNamesMismatch(transfer.classNames, names); !w.empty())
+            log(LogMessage::Level::Warning, w);
     }
     makeTrainLoader();
     const std::int64_t iterations =

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The studio under zh_CN, offscreen: every page, the menus, the dialogs (getting started,
+// shortcuts, about, Start without a data set, the strategy matrix's question, the advisor with
+// core's real fixes) and the memory panel after a real estimate are walked, and every visible
+// string - labels, buttons, group titles, tabs, combo items, placeholders, table headers,
+// tooltips, plot titles, axes and legends - must be Chinese. Numbers, units, file names, model
+// names and a short list of technical terms (AMP, EMA, NMS, mAP ...) may stay as they are.
+#include "comparepage.h"
+#include "language.h"
+#include "mainwindow.h"
+#include "memorypanel.h"
+#include "oomadvisordialog.h"
+#include "plotwidget.h"
+#include "settingsform.h"
+#include "settingspage.h"
+#include "ui_test_env.h"
+
+#include "advisor/fix_advisor.h"
+#include "config/train_config.h"
+
+#include <qcustomplot.h>
+
+#include <QAbstractButton>
+#include <QApplication>
+#include <QComboBox>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSet>
+#include <QSpinBox>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTextDocument>
+#include <QToolBar>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include <functional>
+
+namespace {
+
+/// Words that read the same in a Chinese UI: units, acronyms, product and model names.
+const QSet<QString>& allowedWords() {
+    static const QSet<QString> words = {
+        "B",         "KiB",      "MiB",      "GiB",         "TiB",   "KB",     "MB",     "GB",
+        "px",        "s",        "ms",       "min",         "h",     "AMP",    "EMA",    "NMS",
+        "IoU",       "CIoU",     "DFL",      "mAP",         "SGD",   "Adam",   "AdamW",  "ZeRO",
+        "BatchNorm", "GPU",      "CPU",      "RAM",         "YAML",  "CSV",    "HTML",   "PNG",
+        "PDF",       "Headroom", "LibTorch", "Ultralytics", "YOLO",  "YOLOv8", "YOLOv9", "Qt",
+        "GPL",       "or",       "later",    "Ctrl",        "Shift", "Alt",    "Del",    "Esc",
+        "English",   "cpu",      "cuda",     "auto",        "bf16",  "fp16",   "fp32",   "OOM",
+        "headroom",  "cli",      "ETA",      "box",         "cls",   "dfl",    "lr",     "val",
+        "batch",     "nbs",      "key",      "value",       "imgsz", "PgUp",   "PgDown", "F"};
+    return words;
+}
+
+bool hasChinese(const QString& text) {
+    for (const QChar c : text)
+        if ((c.unicode() >= 0x4e00 && c.unicode() <= 0x9fff) ||
+            (c.unicode() >= 0x3000 && c.unicode() <= 0x303f) ||
+            (c.unicode() >= 0xff00 && c.unicode() <= 0xffef))
+            return true;
+    return false;
+}
+
+/// True when `text` would show English to a Chinese reader: no Chinese at all and a word that
+/// is not a number, unit, file name, path, model name or allowed term.
+bool looksEnglish(QString text) {
+    text = text.trimmed();
+    if (text.isEmpty() || hasChinese(text))
+        return false;
+    static const QRegularExpression fileOrPath(
+        QStringLiteral(R"((\S*/\S*)|(\S+\.(yaml|yml|pt|csv|html|jsonl|png|pdf|txt))|(yolov\S*))"),
+        QRegularExpression::CaseInsensitiveOption);
+    text.replace(fileOrPath, QStringLiteral(" "));
+    static const QRegularExpression word(QStringLiteral("[A-Za-z]{2,}"));
+    for (auto it = word.globalMatch(text); it.hasNext();) {
+        const QString w = it.next().captured();
+        if (!allowedWords().contains(w))
+            return true;
+    }
+    return false;
+}
+
+QString plain(const QString& text) {
+    if (!Qt::mightBeRichText(text))
+        return text;
+    QTextDocument doc;
+    doc.setHtml(text);
+    return doc.toPlainText();
+}
+
+/// Every string `root` shows (visible widgets only), with where it was found.
+QStringList visibleStrings(QWidget* root) {
+    QStringList out;
+    auto add = [&out](const QString& where, const QString& text) {
+        const QString p = plain(text);
+        for (const QString& line : p.split(QLatin1Char('\n')))
+            if (looksEnglish(line))
+                out << QStringLiteral("%1: \"%2\"").arg(where, line.trimmed());
+    };
+    QList<QWidget*> widgets = root->findChildren<QWidget*>();
+    widgets.prepend(root);
+    for (QWidget* w : widgets) {
+        if (!w->isVisible())
+            continue;
+        const QString where =
+            QString::fromLatin1(w->metaObject()->className()) + QLatin1Char(' ') + w->objectName();
+        add(where + " tooltip", w->toolTip());
+        if (w->isWindow())
+            add(where + " title", w->windowTitle());
+        if (auto* label = qobject_cast<QLabel*>(w))
+            add(where, label->text());
+        else if (auto* button = qobject_cast<QAbstractButton*>(w))
+            add(where, button->text());
+        else if (auto* group = qobject_cast<QGroupBox*>(w))
+            add(where, group->title());
+        else if (auto* tabs = qobject_cast<QTabBar*>(w)) {
+            for (int i = 0; i < tabs->count(); ++i)
+                add(where, tabs->tabText(i));
+        } else if (auto* combo = qobject_cast<QComboBox*>(w)) {
+            for (int i = 0; i < combo->count(); ++i)
+                add(where + " item", combo->itemText(i));
+        } else if (auto* edit = qobject_cast<QLineEdit*>(w)) {
+            if (!qobject_cast<QComboBox*>(edit->parentWidget()))
+                add(where + " placeholder", edit->placeholderText());
+        } else if (auto* text = qobject_cast<QPlainTextEdit*>(w)) {
+            add(where + " placeholder", text->placeholderText());
+        } else if (auto* spin = qobject_cast<QAbstractSpinBox*>(w)) {
+            add(where + " special", spin->specialValueText());
+        } else if (auto* header = qobject_cast<QHeaderView*>(w)) {
+            for (int i = 0; i < header->count(); ++i)
+                add(where, header->model()
+                               ->headerData(i, header->orientation(), Qt::DisplayRole)
+                               .toString());
+        } else if (auto* menuBar = qobject_cast<QMenuBar*>(w)) {
+            std::function<void(QMenu*)> walk = [&](QMenu* menu) {
+                for (QAction* action : menu->actions()) {
+                    if (action->isSeparator())
+                        continue;
+                    if (action->menu())
+                        walk(action->menu());
+                    // Recent runs are folder paths; everything else is an action's name.
+                    if (!action->text().contains(QLatin1Char('/')))
+                        add("menu " + menu->title(), action->text());
+                }
+            };
+            for (QAction* action : menuBar->actions()) {
+                add("menu bar", action->text());
+                if (action->menu())
+                    walk(action->menu());
+            }
+        } else if (auto* toolBar = qobject_cast<QToolBar*>(w)) {
+            for (QAction* action : toolBar->actions())
+                add("tool bar", action->text());
+        } else if (auto* plot = qobject_cast<QCustomPlot*>(w)) {
+            for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+                if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i)))
+                    add(where + " title", title->text());
+            for (QCPAxis* axis : plot->axisRect()->axes())
+                if (axis->visible())
+                    add(where + " axis", axis->label());
+            for (int i = 0; i < plot->graphCount(); ++i)
+                add(where + " legend", plot->graph(i)->name());
+            for (int i = 0; i < plot->itemCount(); ++i)
+                if (auto* item = qobject_cast<QCPItemText*>(plot->item(i)); item && item->visible())
+                    add(where + " text", item->text());
+            if (const auto ticker = plot->yAxis->ticker().dynamicCast<QCPAxisTickerText>())
+                for (const QString& tick : ticker->ticks())
+                    add(where + " tick", tick);
+        }
+    }
+    return out;
+}
+
+/// Collects the strings of the next modal dialog, then closes it with `button` (or Escape).
+void walkNextDialog(QStringList* found, QString* seen, const QString& button = {}) {
+    auto* timer = new QTimer;
+    timer->setInterval(20);
+    QObject::connect(timer, &QTimer::timeout, [=] {
+        QWidget* dialog = QApplication::activeModalWidget();
+        if (!dialog || !dialog->isVisible())
+            return;
+        timer->stop();
+        timer->deleteLater();
+        *seen = dialog->objectName();
+        *found << visibleStrings(dialog);
+        for (QAbstractButton* b : dialog->findChildren<QAbstractButton*>())
+            if (!button.isEmpty() && b->text() == button) {
+                QTest::mouseClick(b, Qt::LeftButton);
+                return;
+            }
+        QTest::keyClick(dialog, Qt::Key_Escape);
+    });
+    timer->start();
+}
+
+} // namespace
+
+class TestUiZh : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void checkerSeesEnglish();
+    void everyPageAndDialogIsChinese();
+    void advisorDialogIsChinese();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_data;
+};
+
+void TestUiZh::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    hr::testing::isolateSettings(m_dir, "test_ui_zh");
+    std::string error;
+    m_data = hr::testing::makeTinyDataset(m_dir, 4, 2, &error);
+    QVERIFY2(!m_data.isEmpty(), error.c_str());
+    QVERIFY(hr::ui::installTranslations("zh_CN"));
+}
+
+void TestUiZh::checkerSeesEnglish() {
+    // The check itself: English is caught, Chinese, numbers, units and names pass.
+    QVERIFY(looksEnglish("Start training"));
+    QVERIFY(looksEnglish("How: calibrated with real training steps"));
+    QVERIFY(looksEnglish("none"));
+    QVERIFY(!looksEnglish("开始训练"));
+    QVERIFY(!looksEnglish("160 MiB"));
+    QVERIFY(!looksEnglish("yolov8n.yaml"));
+    QVERIFY(!looksEnglish("/tmp/runs/train3"));
+    QVERIFY(!looksEnglish("mAP50-95"));
+    QVERIFY(!looksEnglish("×1.25"));
+}
+
+void TestUiZh::everyPageAndDialogIsChinese() {
+    QStringList english;
+    hr::ui::MainWindow window;
+    window.resize(1280, 720);
+    hr::ui::SettingsForm* form = window.settingsPage()->form();
+    hr::TrainConfig c = form->config();
+    c.data = m_data.toStdString();
+    c.imgsz = 64;
+    c.batch = 2;
+    c.workers = 0;
+    c.memory_budget = std::int64_t(160) << 20;
+    c.project = m_dir.filePath("runs").toStdString();
+    form->setConfig(c);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+    auto* tabs = window.findChild<QTabWidget*>();
+    for (int i = 0; i < tabs->count(); ++i) {
+        tabs->setCurrentIndex(i);
+        QApplication::processEvents();
+        if (tabs->currentWidget() == window.settingsPage()) {
+            // The memory panel after a real estimate: its "how" note is worded by the UI.
+            QTRY_VERIFY_WITH_TIMEOUT(window.memoryPanel()->hasEstimate(), 120000);
+            QVERIFY(!window.memoryPanel()->noteText().isEmpty());
+        }
+        english << visibleStrings(&window);
+    }
+
+    // A field with an error: its name and the summary line are Chinese too.
+    window.showPage(hr::ui::MainWindow::Page::Settings);
+    auto* imgsz = qobject_cast<QSpinBox*>(form->editor("imgsz"));
+    imgsz->setValue(100);
+    QVERIFY(!form->isValid());
+    for (const QString& s : visibleStrings(window.settingsPage()))
+        if (!s.contains("imgsz_message")) // core's message itself (English detail, see below)
+            english << s;
+    imgsz->setValue(64);
+
+    // Dialogs.
+    QString seen;
+    walkNextDialog(&english, &seen);
+    window.findChild<QAction*>("gettingStarted")->trigger();
+    QCOMPARE(seen, QString("gettingStartedBox"));
+    walkNextDialog(&english, &seen);
+    window.findChild<QAction*>("shortcuts")->trigger();
+    QCOMPARE(seen, QString("shortcutsBox"));
+
+    c.data.clear();
+    form->setConfig(c);
+    walkNextDialog(&english, &seen);
+    QVERIFY(!window.startTraining());
+    QCOMPARE(seen, QString("confirmBuiltin"));
+
+    window.showPage(hr::ui::MainWindow::Page::Compare);
+    walkNextDialog(&english, &seen);
+    QVERIFY(!window.comparePage()->confirmAndRunMatrix());
+    QCOMPARE(seen, QString("confirmMatrix"));
+
+    english.removeDuplicates();
+    QVERIFY2(english.isEmpty(),
+             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
+                        english.join('\n')));
+}
+
+void TestUiZh::advisorDialogIsChinese() {
+    // The advisor with the fixes core's advisor really offers for a backward-pass OOM.
+    hr::TrainConfig c;
+    c.data = m_data.toStdString();
+    hr::OomReport report;
+    report.phase = hr::Phase::Backward;
+    report.requestedBytes = 64 << 20;
+    report.allocatedBytes = 900 << 20;
+    report.budgetBytes = std::int64_t(1) << 30;
+    report.breakdown.weights = 12 << 20;
+    report.breakdown.activations = 800 << 20;
+    report.config = c;
+    report.config.batch = 16;
+    report.config.imgsz = 320;
+    const auto predictor = [](const hr::TrainConfig& config) -> std::optional<std::int64_t> {
+        return std::int64_t(config.batch) * config.imgsz * config.imgsz * (config.amp ? 40 : 80);
+    };
+    const std::vector<hr::FixSuggestion> fixes = hr::suggestFixes(report, predictor);
+    QVERIFY(!fixes.empty());
+    hr::ui::OomAdvisorDialog advisor(report, fixes);
+    advisor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&advisor));
+    QStringList english = visibleStrings(&advisor);
+    advisor.reject();
+    english.removeDuplicates();
+    // The fix cards' reasons and effects are core's English sentences until the advisor words
+    // FixSuggestion's kinds and parameters itself (issue 15, the advisor-ui branch); an XPASS
+    // here means that has landed and this line must go.
+    QEXPECT_FAIL("", "fix card reasons are core's English until the advisor words fix kinds",
+                 Continue);
+    QVERIFY2(english.isEmpty(),
+             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
+                        english.join('\n')));
+}
+
+QTEST_MAIN(TestUiZh)
+#include "test_ui_zh.moc"
