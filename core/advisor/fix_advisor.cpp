@@ -440,6 +440,9 @@ public:
     }
 
     double correction() const { return m_correction; }
+    /// Asked before each full prediction; false ends the search (ended() turns true).
+    void setBeforePrediction(std::function<bool()> check) { m_beforePrediction = std::move(check); }
+    bool ended() const { return m_ended; }
     std::int64_t limit() const {
         return static_cast<std::int64_t>(m_options.safety * static_cast<double>(m_budget));
     }
@@ -516,8 +519,16 @@ private:
             m_options.predictionSeconds > 0 &&
             std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count() >
                 m_options.predictionSeconds;
-        if (!value && !late && m_predictor)
+        if (!value && !late && m_predictor) {
+            // A prediction may run probe steps for seconds: whoever waits may end the search
+            // first (nothing is cached then, and no more predictions are made).
+            if (m_ended || (m_beforePrediction && !m_beforePrediction())) {
+                m_ended = true;
+                --m_calls;
+                return std::nullopt;
+            }
             value = m_predictor(config);
+        }
         m_cache.emplace(key, value);
         return value;
     }
@@ -528,6 +539,8 @@ private:
     std::int64_t m_budget = 0;
     double m_correction = 1.0;
     int m_calls = 0;
+    std::function<bool()> m_beforePrediction;
+    bool m_ended = false;
     std::chrono::steady_clock::time_point m_started = std::chrono::steady_clock::now();
     std::map<std::string, std::optional<std::int64_t>> m_cache;
 };
@@ -725,6 +738,8 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
         return {};
     Search search(report, predictor ? predictor : reportScalingPredictor(report), options);
 
+    if (progress)
+        search.setBeforePrediction([&] { return progress(state); });
     std::vector<std::pair<Candidate, std::int64_t>> found;
     std::optional<FixSuggestion> release = releaseCacheFix(report, search);
     auto ranked = [&] {
@@ -768,6 +783,10 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
                 }
                 return false;
             }();
+            if (search.ended()) {
+                going = false;
+                break;
+            }
             ++state.checked;
             if (progress) {
                 if (hit)

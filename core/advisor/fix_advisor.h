@@ -18,8 +18,9 @@ struct FixSearchProgress {
     bool done = false;
 };
 
-/// Called by suggestFixes() before the first prediction, after each judged combination and at
-/// the end (done). Returning false ends the search: suggestFixes() returns what it has found.
+/// Called by suggestFixes() before the first prediction, before each prediction of the full
+/// predictor (probe steps), after each judged combination and at the end (done). Returning
+/// false ends the search at once: suggestFixes() returns what it has found.
 using FixProgress = std::function<bool(const FixSearchProgress&)>;
 
 /// Ranks the ways out of an out-of-memory failure.
