@@ -20,6 +20,7 @@ class ComparePage;
 class DataPage;
 class DatasetService;
 class EstimatorService;
+class ExportService;
 class MemoryPanel;
 class RunsPage;
 class SettingsPage;
@@ -61,6 +62,7 @@ public slots:
     void openSettings();
     bool saveSettings();
     void saveSettingsAs();
+    void exportWeights();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -92,6 +94,8 @@ private:
     QAction* m_openSettings = nullptr;
     QAction* m_saveSettings = nullptr;
     QAction* m_saveSettingsAs = nullptr;
+    QAction* m_export = nullptr;
+    ExportService* m_exporter = nullptr;
     QAction* m_start = nullptr;
     QAction* m_pause = nullptr;
     QAction* m_stop = nullptr;
