@@ -6,6 +6,7 @@
 #include "datapage.h"
 #include "datasetservice.h"
 #include "estimatorservice.h"
+#include "exportservice.h"
 #include "language.h"
 #include "memorypanel.h"
 #include "oomadvisordialog.h"
@@ -178,6 +179,12 @@ void MainWindow::createActions() {
     // The button says "Stopping…" at once; the run ends after its current step.
     connect(m_stop, &QAction::triggered, this, [this] { m_session->stop(); });
 
+    m_export = new QAction(tr("&Export to ONNX…"), this);
+    m_export->setObjectName(QStringLiteral("export"));
+    m_export->setStatusTip(tr("Write a weights file (Headroom or Ultralytics .pt) as an ONNX "
+                              "model, checked with OpenCV"));
+    connect(m_export, &QAction::triggered, this, &MainWindow::exportWeights);
+
     m_quit = new QAction(tr("&Quit"), this);
     m_quit->setShortcut(QKeySequence::Quit);
     connect(m_quit, &QAction::triggered, this, &QWidget::close);
@@ -190,6 +197,8 @@ void MainWindow::createMenus() {
     file->addAction(m_openSettings);
     file->addAction(m_saveSettings);
     file->addAction(m_saveSettingsAs);
+    file->addSeparator();
+    file->addAction(m_export);
     file->addSeparator();
     m_recentMenu = file->addMenu(tr("&Recent runs"));
     file->addSeparator();
@@ -444,6 +453,40 @@ void MainWindow::saveSettingsAs() {
     }
     QSettings().setValue(kSettingsFileKey, path);
     statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 5000);
+}
+
+void MainWindow::exportWeights() {
+    if (m_exporter && m_exporter->isRunning()) {
+        statusBar()->showMessage(tr("An export is already running"), 5000);
+        return;
+    }
+    const QString weights = QFileDialog::getOpenFileName(this, tr("Weights to export"), QString(),
+                                                         tr("Weights (*.pt *.pth);;All files (*)"));
+    if (weights.isEmpty())
+        return;
+    QString onnx = QFileDialog::getSaveFileName(this, tr("Save ONNX model"),
+                                                QFileInfo(weights).path() + QLatin1Char('/') +
+                                                    QFileInfo(weights).completeBaseName() +
+                                                    QStringLiteral(".onnx"),
+                                                tr("ONNX models (*.onnx)"));
+    if (onnx.isEmpty())
+        return;
+    if (QFileInfo(onnx).suffix().isEmpty())
+        onnx += QStringLiteral(".onnx");
+    if (!m_exporter) {
+        m_exporter = new ExportService(this);
+        connect(m_exporter, &ExportService::finished, this, [this](bool ok, const QString& detail) {
+            m_export->setEnabled(true);
+            statusBar()->clearMessage();
+            if (ok)
+                QMessageBox::information(this, tr("Export finished"), detail);
+            else
+                QMessageBox::warning(this, tr("Export failed"), detail);
+        });
+    }
+    m_export->setEnabled(false);
+    statusBar()->showMessage(tr("Exporting %1…").arg(QDir::toNativeSeparators(weights)));
+    m_exporter->start(weights, onnx);
 }
 
 void MainWindow::showAdvisor(const hr::OomReport& report) {

@@ -22,6 +22,7 @@ class ComparePage;
 class DataPage;
 class DatasetService;
 class EstimatorService;
+class ExportService;
 class MemoryPanel;
 class RunsPage;
 class SettingsPage;
@@ -71,6 +72,7 @@ public slots:
     void showGettingStarted();
     /// Help → Keyboard shortcuts: every shortcut of the window's actions.
     void showShortcuts();
+    void exportWeights();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -107,6 +109,8 @@ private:
     QAction* m_openSettings = nullptr;
     QAction* m_saveSettings = nullptr;
     QAction* m_saveSettingsAs = nullptr;
+    QAction* m_export = nullptr;
+    ExportService* m_exporter = nullptr;
     QAction* m_start = nullptr;
     QAction* m_pause = nullptr;
     QAction* m_stop = nullptr;

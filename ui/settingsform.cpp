@@ -309,8 +309,10 @@ void SettingsForm::buildFields() {
                   tr("Each step up is roughly two to three times slower."),
                   tr("Bigger scales detect small and rare objects better.")));
     addText(f, QStringLiteral("weights"), tr("Start from weights"), &TrainConfig::weights,
-            tip(tr("A .pt file written by Headroom to start from instead of random weights."), none,
-                none, tr("Pretrained weights reach a good mAP in far fewer epochs.")),
+            tip(tr("A .pt file from Headroom or Ultralytics (best.pt, yolov8n.pt) to start "
+                   "from instead of random weights; the run's log says how many tensors it "
+                   "transferred."),
+                none, none, tr("Pretrained weights reach a good mAP in far fewer epochs.")),
             tr("none: train from scratch"));
     addText(f, QStringLiteral("data"), tr("Data set"), &TrainConfig::data,
             tip(tr("The data.yaml of the data set. Empty uses the built-in sample."), none, none,

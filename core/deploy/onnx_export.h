@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "deploy/weights_export.h"
 #include "model/detection_model.h"
 
 #include <string>
@@ -20,19 +21,5 @@ struct OnnxExportOptions {
 /// Returns false and fills `error` (naming the file or the unsupported operation) on failure.
 bool exportOnnx(const DetectionModel& model, const std::vector<std::string>& classNames,
                 const std::string& path, const OnnxExportOptions& options, std::string* error);
-
-/// What exportWeightsFile() did, in words for the user.
-struct ExportResult {
-    bool ok = false;
-    std::string message; ///< what was written and checked, or why nothing was
-    std::string path;    ///< the ONNX file
-};
-
-/// The whole export as a user asks for it: loads `weights` (Headroom or Ultralytics .pt),
-/// exports at `imgsz` (0 = the size the weights were trained at, else 640), then reads the file
-/// back with OpenCV's DNN module and compares its output with LibTorch's on a random image.
-/// `out` empty = the weights path with ".onnx".
-ExportResult exportWeightsFile(const std::string& weights, const std::string& out, int imgsz,
-                               int opset);
 
 } // namespace hr

@@ -778,9 +778,10 @@ ModelBuild buildModel(const std::string& yamlPathOrName, int nc, const std::stri
         ModelBuild result;
         if (!file.ok() || file.yamlText.empty()) {
             result.diagnostics.push_back(
-                error(yamlPathOrName, 0, "model",
-                      file.ok() ? "the weights file holds no model YAML" : file.error,
-                      "give a model YAML as model= and the weights as weights="));
+                file.ok()
+                    ? error(yamlPathOrName, 0, "model", "the weights file holds no model YAML",
+                            "give a model YAML as model= and the weights as weights=")
+                    : error(yamlPathOrName, 0, "model", file.error));
             return result;
         }
         return buildFromText(file.yamlText, yamlPathOrName, file.sourceName, nc > 0 ? nc : file.nc,
