@@ -584,6 +584,9 @@ std::string Trainer::Impl::readableCheckpoint(const std::string& path, c10::IVal
     }
     if (firstError.empty())
         throw RunError("resume: " + path + " does not exist");
+    if (fs::exists(backupOf(path), ec))
+        throw RunError("resume: the checkpoint " + path + " and its backup " + backupOf(path) +
+                       " are both damaged or incomplete, so start a new run (without resume)");
     throw RunError("resume: " + firstError);
 }
 
