@@ -5,6 +5,7 @@
 
 #include "advisor/oom_policy.h"
 #include "dist/worker_launcher.h"
+#include "estimate/auto_fit.h"
 #include "estimate/memory_estimator.h"
 #include "memory/memory_sampler.h"
 
@@ -324,6 +325,8 @@ bool TrainingSession::start(const TrainConfig& config) {
             this, [this, event] { dispatch(event); }, Qt::QueuedConnection);
     });
     trainer->setOomHandler(makeOomHandler(config));
+    // Runs on the trainer thread; lets an impossible budget end in one sentence naming the minimum.
+    trainer->setMinimumBudget(hr::smallestWorkingBudget);
     if (dataParallel) {
         trainer->setLaunch(launch); // this process is rank 0; the workers are the others
         m_memoryPoll->start();
