@@ -152,28 +152,27 @@ ComparisonRow rowFromRun(const RunRecord& run, const Strategy* strategy) {
         row.map = run.epochs.back().map;
         row.hasMetrics = true;
     }
-    bool finished = false, failed = false, stopped = false;
+    bool stoppedEarly = false;
     for (const EventRecord& e : run.events) {
         if (e.type == "oom") {
             if (row.ooms++ == 0)
                 row.oomPhase = e.text("phase");
         } else if (e.type == "run_finished") {
-            finished = true;
-            failed = false;
-            stopped = e.text("stopped_by_user") == "true" || e.text("stopped_early") == "true";
-        } else if (e.type == "run_failed") {
-            failed = true;
-            row.message = e.text("message");
+            stoppedEarly = e.text("stopped_early") == "true";
         } else if (e.type == "run_started") {
-            finished = failed = false;
+            stoppedEarly = false;
         }
     }
-    if (failed)
-        row.status = row.ooms > 0 ? "OOM" : "failed";
-    else if (finished)
-        row.status = stopped ? "stopped" : "done";
-    else
+    // How the run ended is RunStore's reading of events.jsonl (run states, older runs too).
+    const RunSummary& end = run.summary;
+    if (end.failed) {
+        row.status = row.ooms > 0 || end.state == "stopped_by_oom" ? "OOM" : "failed";
+        row.message = end.reason;
+    } else if (end.finished) {
+        row.status = end.state == "stopped" || stoppedEarly ? "stopped" : "done";
+    } else {
         row.status = "incomplete";
+    }
     return row;
 }
 
