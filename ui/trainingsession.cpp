@@ -363,6 +363,15 @@ void TrainingSession::setPaused(bool paused) {
 }
 
 void TrainingSession::stop() {
+    // The trainer learns of the stop before the OOM handler wakes with "stop", so that it ends
+    // the run at once instead of treating the answer as "no fix fits".
+    {
+        std::lock_guard<std::mutex> lock(m_trainerMutex);
+        if (m_trainer) {
+            m_trainer->requestPause(false);
+            m_trainer->requestStop();
+        }
+    }
     bool first = false;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -374,11 +383,6 @@ void TrainingSession::stop() {
         emit stopping();
     if (!m_thread && m_workersRunning > 0)
         m_workerGrace->start(0); // rank 0 has ended: end the workers now
-    std::lock_guard<std::mutex> lock(m_trainerMutex);
-    if (!m_trainer)
-        return;
-    m_trainer->requestPause(false);
-    m_trainer->requestStop();
 }
 
 void TrainingSession::answerOom(const std::optional<FixSuggestion>& fix) {

@@ -790,8 +790,11 @@ bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, i
                       " times in a row without a completed step; giving up");
     const OomDecision decision = decideFix(report, phase);
     if (decision.stop) {
-        if (const std::string why = budgetTooSmall(); !why.empty())
-            throw OomStop(why);
+        // A person who stopped the run (or closed the studio) wants it ended now, not an
+        // estimate of the smallest budget first.
+        if (!stopRequested)
+            if (const std::string why = budgetTooSmall(); !why.empty())
+                throw OomStop(why);
         return false;
     }
     const Diagnostics problems = hr::validate(decision.config, "fix " + decision.fixId);
