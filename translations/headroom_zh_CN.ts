@@ -881,6 +881,46 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
+    <message>
+        <source>&amp;Export to ONNX…</source>
+        <translation>导出为 ONNX(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Write a weights file (Headroom or Ultralytics .pt) as an ONNX model, checked with OpenCV</source>
+        <translation>把权重文件(Headroom 或 Ultralytics 的 .pt)写成 ONNX 模型,并用 OpenCV 检验</translation>
+    </message>
+    <message>
+        <source>An export is already running</source>
+        <translation>已有一个导出正在进行</translation>
+    </message>
+    <message>
+        <source>Weights to export</source>
+        <translation>要导出的权重</translation>
+    </message>
+    <message>
+        <source>Weights (*.pt *.pth);;All files (*)</source>
+        <translation>权重 (*.pt *.pth);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Save ONNX model</source>
+        <translation>保存 ONNX 模型</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx)</source>
+        <translation>ONNX 模型 (*.onnx)</translation>
+    </message>
+    <message>
+        <source>Export finished</source>
+        <translation>导出完成</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>Exporting %1…</source>
+        <translation>正在导出 %1…</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::MemoryPanel</name>
@@ -1710,7 +1750,7 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     </message>
     <message>
         <source>A .pt file written by Headroom to start from instead of random weights.</source>
-        <translation>由 Headroom 写出的 .pt 文件，用来代替随机权重作为起点。</translation>
+        <translation type="vanished">由 Headroom 写出的 .pt 文件，用来代替随机权重作为起点。</translation>
     </message>
     <message>
         <source>Pretrained weights reach a good mAP in far fewer epochs.</source>
@@ -2671,6 +2711,10 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>Start is off until these settings are fixed: %1.</source>
         <translation type="vanished">修正这些设置之前无法开始：%1。</translation>
+    </message>
+    <message>
+        <source>A .pt file from Headroom or Ultralytics (best.pt, yolov8n.pt) to start from instead of random weights; the run&apos;s log says how many tensors it transferred.</source>
+        <translation>从 Headroom 或 Ultralytics 的 .pt 文件(best.pt、yolov8n.pt)开始训练,而不是随机权重;运行日志会说明迁移了多少个张量。</translation>
     </message>
 </context>
 <context>
