@@ -83,6 +83,22 @@ struct OomFailure {
     bool hostMemory = false;
 };
 
+/// Called from a catch block: the exception in flight as an out-of-memory failure. Anything
+/// that is not an out-of-memory error is thrown on unchanged.
+OomFailure oomFailureOfCurrentException() {
+    try {
+        throw;
+    } catch (const c10::OutOfMemoryError& e) {
+        return OomFailure{e.what_without_backtrace(), false};
+    } catch (const c10::Error& e) {
+        if (!isOomMessage(e.what_without_backtrace()))
+            throw;
+        return OomFailure{e.what_without_backtrace(), false};
+    } catch (const std::bad_alloc& e) {
+        return OomFailure{std::string("host memory exhausted: ") + e.what(), true};
+    }
+}
+
 /// The run to resume: the newest `project/name*` folder with weights/last.pt.
 std::string findResumeFolder(const TrainConfig& config) {
     const auto hasCheckpoint = [](const fs::path& folder) {
@@ -895,14 +911,8 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
                 out = step->step(batch);
             } catch (const StopNow&) {
                 return EpochOutcome::Stopped;
-            } catch (const c10::OutOfMemoryError& e) {
-                failure = OomFailure{e.what_without_backtrace(), false};
-            } catch (const c10::Error& e) {
-                if (!isOomMessage(e.what_without_backtrace()))
-                    throw;
-                failure = OomFailure{e.what_without_backtrace(), false};
-            } catch (const std::bad_alloc& e) {
-                failure = OomFailure{std::string("host memory exhausted: ") + e.what(), true};
+            } catch (...) {
+                failure = oomFailureOfCurrentException();
             }
             if (failure)
                 failedPhase = step->currentPhase();
@@ -1025,14 +1035,8 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
                 failure = OomFailure{valLoader->error(), true};
                 failedPhase = Phase::Loader;
             }
-        } catch (const c10::OutOfMemoryError& e) {
-            failure = OomFailure{e.what_without_backtrace(), false};
-        } catch (const c10::Error& e) {
-            if (!isOomMessage(e.what_without_backtrace()))
-                throw;
-            failure = OomFailure{e.what_without_backtrace(), false};
-        } catch (const std::bad_alloc& e) {
-            failure = OomFailure{std::string("host memory exhausted: ") + e.what(), true};
+        } catch (...) {
+            failure = oomFailureOfCurrentException();
         }
         if (failure) {
             valLoader->stop();
