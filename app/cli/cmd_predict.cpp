@@ -3,6 +3,7 @@
 #include "command.h"
 #include "common.h"
 
+#include "config/weights_source.h"
 #include "data/augment.h"
 #include "deploy/onnx_export.h"
 #include "deploy/opencv_runner.h"

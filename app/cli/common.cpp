@@ -80,8 +80,4 @@ double processCpuSeconds() {
     return double(now.tv_sec) + double(now.tv_nsec) * 1e-9;
 }
 
-int trainedImageSize(const std::string& trainingConfigYaml) {
-    return hr::trainedImageSize(trainingConfigYaml); // the rule lives in core (config)
-}
-
 } // namespace hr::cli

@@ -32,8 +32,4 @@ std::shared_ptr<DatasetReport> scanTrainSplit(const std::string& dataYaml,
 /// barely moved by other processes' load.
 double processCpuSeconds();
 
-/// The image size the weights were trained at, read from the training settings a trainer
-/// checkpoint carries (`trainingConfigYaml` of LoadedModel); 0 when the file has none.
-int trainedImageSize(const std::string& trainingConfigYaml);
-
 } // namespace hr::cli
