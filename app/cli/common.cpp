@@ -2,7 +2,6 @@
 #include "common.h"
 
 #include "config/data_config.h"
-#include "config/weights_source.h"
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
 
