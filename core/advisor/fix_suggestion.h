@@ -12,6 +12,22 @@
 
 namespace hr {
 
+/// Where a figure shown to a person comes from. Tooltips name it, so a constant is never
+/// presented as a measurement.
+enum class FigureSource {
+    NotMeasured,  ///< no figure behind it; say so
+    Assumption,   ///< a constant of this project; `detail` says what it assumes
+    Published,    ///< a published figure; `detail` cites it
+    FlopCount,    ///< derived from counting operations; `detail` says which
+    MeasuredHere, ///< measured on this machine (probe steps, timings); `detail` says how
+};
+
+/// A figure's source and the words that go with it (a citation, the measurement, the count).
+struct FigureBasis {
+    FigureSource source = FigureSource::NotMeasured;
+    std::string detail;
+};
+
 /// One way out of an out-of-memory failure: a config change with what it is predicted to cost.
 /// A plain value, produced by suggestFixes() and shown by the CLI and the GUI.
 struct FixSuggestion {
@@ -27,6 +43,9 @@ struct FixSuggestion {
     bool fits = false;              ///< predicted peak within safety x budget (host fixes: true)
     bool hostFix = false;           ///< addresses host RAM, not the device
     bool restarts = false;          ///< cannot continue the learned weights (another model size)
+    FigureBasis memoryBasis;        ///< where predictedPeak comes from
+    FigureBasis speedBasis;         ///< where speedFactor comes from
+    FigureBasis accuracyBasis;      ///< where accuracyCost / accuracyEffect come from
 };
 
 /// Predicts the peak device memory, in bytes, of a run with the given config: the larger of the
