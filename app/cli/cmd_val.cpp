@@ -142,7 +142,8 @@ int runVal(const ParsedArgs& given) {
     std::cout << std::fixed << std::setprecision(4) << "val losses: box " << losses[0] / n
               << " cls " << losses[1] / n << " dfl " << losses[2] / n << "\n"
               << std::setprecision(1) << metrics.imageCount() / std::max(seconds, 1e-9)
-              << " images/s, fitness " << std::setprecision(4) << result.fitness() << "\n";
+              << " images/s, mAP50 " << std::setprecision(4) << result.map50 << " mAP50-95 "
+              << result.map << " fitness " << result.fitness() << "\n";
     return ExitOk;
 }
 
