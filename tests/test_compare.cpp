@@ -8,6 +8,8 @@
 #include "compare/strategy_runner.h"
 #include "config/train_rules.h"
 #include "data/synthetic_dataset.h"
+#include "model/model_builder.h"
+#include "model/model_io.h"
 #include "train/event_json.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
@@ -15,6 +17,8 @@
 #include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <torch/torch.h>
 
 #include <algorithm>
 #include <map>
@@ -78,6 +82,7 @@ private slots:
     void checksStrategiesWithoutAFile();
     void strategiesYamlRoundTrip();
     void matrixRunEndToEnd();
+    void strategiesStartFromTheSameWeights();
 
 private:
     QTemporaryDir m_dir;
@@ -566,6 +571,71 @@ void TestCompare::matrixRunEndToEnd() {
     QCOMPARE(missing.rows.size(), size_t(1));
     QCOMPARE(missing.rows[0].status, std::string("not run"));
     QVERIFY(!missing.rows[0].message.empty());
+}
+
+// With `weights` in the settings every strategy's run starts from that file: each reports the
+// whole transfer, and with a learning rate too small to move anything each run's saved weights
+// are the file's own. The file's BatchNorm scales are 1.5 where a fresh model's are 1, so a
+// run that started from the seed's initialisation instead could not pass.
+void TestCompare::strategiesStartFromTheSameWeights() {
+    const std::string start = m_dir.filePath("start.pt").toStdString();
+    torch::manual_seed(4242);
+    hr::ModelBuild built = hr::buildModel("yolov8n.yaml", 7);
+    QVERIFY(built.model);
+    {
+        torch::NoGradGuard noGrad;
+        for (auto& p : built.model->named_parameters())
+            if (p.key().find(".bn.weight") != std::string::npos)
+                p.value().add_(0.5);
+    }
+    std::string error;
+    QVERIFY2(hr::saveModel(start, built.model, hr::syntheticClassNames(), &error), error.c_str());
+
+    hr::TrainConfig base;
+    base.model = "yolov8n.yaml";
+    base.weights = start;
+    base.data = m_data;
+    base.epochs = 1;
+    base.batch = 4;
+    base.imgsz = 64;
+    base.workers = 0;
+    base.threads = 2;
+    base.project = m_dir.filePath("runs").toStdString();
+    base.name = "same-start";
+    base.optimizer = "SGD";
+    base.lr0 = 1e-12;
+    base.warmup_epochs = 0;
+    base.close_mosaic = 0;
+    const std::vector<hr::Strategy> strategies = {
+        strategy("native", {{"batch", "B"}, {"nbs", "B"}}),
+        strategy("accumulate", {{"batch", "B/2"}, {"nbs", "B"}}),
+        strategy("amp", {{"batch", "B"}, {"nbs", "B"}, {"amp", "true"}}),
+    };
+    hr::StrategyRunner runner(base, strategies);
+    std::map<size_t, std::vector<std::string>> transfers;
+    runner.setEventSink([&](size_t index, const hr::TrainEvent& event) {
+        if (const auto* log = std::get_if<hr::LogMessage>(&event))
+            if (log->text.rfind("Transferred ", 0) == 0)
+                transfers[index].push_back(log->text);
+    });
+    const hr::Comparison c = runner.run();
+    QCOMPARE(c.rows.size(), strategies.size());
+    const int items = static_cast<int>(built.model->named_parameters().size() +
+                                       built.model->named_buffers().size());
+    const std::string whole = "Transferred " + std::to_string(items) + "/" + std::to_string(items) +
+                              " items from start.pt";
+    auto stored = built.model->named_parameters();
+    for (size_t i = 0; i < strategies.size(); ++i) {
+        const hr::ComparisonRow& row = c.rows[i];
+        QVERIFY2(row.status == "done",
+                 (row.strategy + ": " + row.status + " " + row.message).c_str());
+        QCOMPARE(transfers[i], std::vector<std::string>{whole});
+        const hr::LoadedModel saved = hr::loadModel(row.runDir + "/weights/last.pt");
+        QVERIFY2(saved.model, saved.error.c_str());
+        for (const auto& p : saved.model->named_parameters())
+            QVERIFY2(torch::allclose(p.value(), stored[p.key()], 1e-5, 1e-6),
+                     (row.strategy + " " + p.key()).c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCompare)

@@ -10,7 +10,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <regex>
 
 namespace {
 
@@ -60,7 +63,7 @@ private slots:
     void checkpointingKeepsAutocast();
     void freezeLayers();
     void saveLoadRoundTrip();
-    void refusesOtherArchitecture();
+    void otherArchitectureOrClassCount();
     void malformedRows_data();
     void malformedRows();
     void scaleSelection();
@@ -441,7 +444,7 @@ void TestModel::saveLoadRoundTrip() {
     QVERIFY(!bad.error.empty());
 }
 
-void TestModel::refusesOtherArchitecture() {
+void TestModel::otherArchitectureOrClassCount() {
     QTemporaryDir dir;
     const std::string path = dir.filePath("s.pt").toStdString();
     hr::DetectionModel small = build("yolov8n.yaml", 3);
@@ -453,9 +456,36 @@ void TestModel::refusesOtherArchitecture() {
     QVERIFY2(error.find("yolov8.yaml scale n, nc 3") != std::string::npos, error.c_str());
     QVERIFY2(error.find("yolov8.yaml scale s, nc 3") != std::string::npos, error.c_str());
     QVERIFY(torch::equal(before, other->parameters().front()));
+
+    // Another class count: the head's class layers (the last conv of each level's cv3) keep
+    // their initialisation, everything else comes from the file, as for Ultralytics files.
     hr::DetectionModel otherClasses = build("yolov8n.yaml", 4);
-    QVERIFY(!hr::loadWeightsInto(otherClasses, path, &error));
-    QVERIFY2(error.find("nc 4") != std::string::npos, error.c_str());
+    const auto initial = otherClasses->named_parameters();
+    std::map<std::string, torch::Tensor> before4;
+    for (const auto& p : initial)
+        before4[p.key()] = p.value().clone();
+    hr::WeightTransfer transfer;
+    error.clear();
+    QVERIFY2(hr::loadWeightsInto(otherClasses, path, &error, &transfer), error.c_str());
+    const int all = static_cast<int>(otherClasses->named_parameters().size() +
+                                     otherClasses->named_buffers().size());
+    QCOMPARE(transfer.total, all);
+    QCOMPARE(transfer.transferred, all - 6);
+    QCOMPARE(transfer.summary, "Transferred " + std::to_string(all - 6) + "/" +
+                                   std::to_string(all) + " items from s.pt");
+    QCOMPARE(transfer.classNames, (std::vector<std::string>{"a", "b", "c"}));
+    const auto stored = small->named_parameters();
+    for (const auto& p : otherClasses->named_parameters()) {
+        const bool classLayer =
+            std::regex_match(p.key(), std::regex(R"(model\.22\.cv3\.\d\.2\.(weight|bias))"));
+        const bool skipped = std::find(transfer.skipped.begin(), transfer.skipped.end(), p.key()) !=
+                             transfer.skipped.end();
+        QVERIFY2(classLayer == skipped, p.key().c_str());
+        if (classLayer)
+            QVERIFY2(torch::equal(p.value(), before4[p.key()]), p.key().c_str());
+        else
+            QVERIFY2(torch::equal(p.value(), stored[p.key()]), p.key().c_str());
+    }
 }
 
 void TestModel::malformedRows_data() {

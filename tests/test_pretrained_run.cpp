@@ -6,6 +6,7 @@
 #include "model/model_io.h"
 #include "train/trainer.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -114,6 +115,38 @@ private slots:
             }
         QVERIFY(counted);
         QVERIFY(again.saw(again.warnings, "other classes (circle, square, triangle)"));
+    }
+
+    // A weights file that is not one, a missing one and the legacy format each end the run
+    // before it starts, with the file named and what to do, not a run-checkpoint remedy.
+    void wrongStartingWeightsNameTheFile_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("not a checkpoint")
+            << m_dir.filePath("junk.pt") << "not a PyTorch checkpoint";
+        QTest::newRow("missing") << m_dir.filePath("missing.pt") << "no such file";
+        QTest::newRow("legacy") << QString(HEADROOM_TEST_DATA "/ultralytics/yolov8n-tiny_legacy.pt")
+                                << "legacy (pre-1.6) format";
+    }
+    void wrongStartingWeightsNameTheFile() {
+        QFETCH(QString, file);
+        QFETCH(QString, says);
+        QFile junk(m_dir.filePath("junk.pt"));
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write("hello\n");
+        junk.close();
+        hr::TrainConfig config = tinyConfig(makeData("three-wrong", 3), "wrong");
+        config.model = "yolov8n.yaml";
+        config.weights = file.toStdString();
+        Messages messages;
+        hr::Trainer trainer(config, messages.sink());
+        QVERIFY(trainer.run() != 0);
+        QVERIFY2(messages.failure.find(config.weights) != std::string::npos,
+                 messages.failure.c_str());
+        QVERIFY2(messages.failure.find(says.toStdString()) != std::string::npos,
+                 messages.failure.c_str());
+        QVERIFY2(messages.failure.find("last.pt.bak") == std::string::npos,
+                 messages.failure.c_str());
     }
 
 private:

@@ -227,6 +227,7 @@ void ScreenshotTour::compareStrategies() {
     base.memory_budget = 0;
     base.project = QDir(m_dir).filePath(QStringLiteral("runs")).toStdString();
     base.name = "tour-compare";
+    base.weights = m_compareWeights.toStdString();
     const std::vector<Strategy> defaults = defaultStrategies();
     ComparePage* page = m_window->comparePage();
     page->strategyEditor()->setStrategies({defaults.begin(), defaults.begin() + 3});

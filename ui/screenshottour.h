@@ -27,6 +27,9 @@ public:
     /// Makes only this shot ("compare"); the default is every one. Returns false for a name
     /// the tour cannot make alone.
     bool setOnly(const QString& shot);
+    /// The Compare shot's strategies all start from this weights file (a short comparison from
+    /// random weights shows mAP 0 for every strategy); empty = random weights.
+    void setCompareWeights(const QString& weights) { m_compareWeights = weights; }
     void start();
 
 signals:
@@ -47,6 +50,7 @@ private:
     QString m_dir;
     bool m_ok = true;
     QString m_only;
+    QString m_compareWeights;
     bool m_comparing = false;
     bool m_advisorShot = false;
 };

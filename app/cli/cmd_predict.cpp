@@ -57,9 +57,12 @@ bool readNumber(const ParsedArgs& args, const char* name, double low, double hig
 
 int runPredict(const ParsedArgs& args) {
     std::string weights = args.value("--weights");
-    for (const auto& [key, value] : args.overrides()) { // Ultralytics' model=yolov8n.pt
-        if (key != "model" && key != "weights") {
-            std::cerr << "predict: unknown setting '" << key << "' (predict takes model=)\n";
+    // Ultralytics' model=yolov8n.pt; weights= and pretrained= name the file as train does.
+    for (const auto& [key, value] : args.overrides()) {
+        if (key != "model" && key != "weights" && key != "pretrained") {
+            std::cerr << "predict: unknown setting '" << key
+                      << "' (predict takes model=FILE; its other options are flags: --source, "
+                         "--out, --imgsz, --conf, --iou, --backend)\n";
             return ExitUsage;
         }
         weights = value;

@@ -93,12 +93,16 @@ int runVal(const ParsedArgs& given) {
     }
     const int nc = loaded.model->nc();
     if (static_cast<int>(report->names.size()) != nc) {
-        std::cerr << "val: the weights have " << nc << " classes, the data set "
-                  << report->names.size() << "\n";
+        std::cerr << "val: " << weights << " has " << nc << " classes, the data set " << dataPath
+                  << " has " << report->names.size()
+                  << " (validate on a data set of the weights' classes, or fine-tune on this one "
+                     "first: headroom-cli train model="
+                  << weights << " data=" << dataPath << ")\n";
         return ExitFailure;
     }
     if (const std::string w = classNamesMismatch(loaded.classNames, report->names); !w.empty())
-        std::cerr << "val: warning: " << w << "\n";
+        std::cerr << "val: warning: " << w
+                  << "; the scores count the weights' class i as the data set's class i\n";
     const torch::Device device = config.device == "cpu" || !torch::cuda::is_available()
                                      ? torch::Device(torch::kCPU)
                                      : torch::Device(torch::kCUDA, 0);
@@ -142,7 +146,8 @@ int runVal(const ParsedArgs& given) {
     std::cout << std::fixed << std::setprecision(4) << "val losses: box " << losses[0] / n
               << " cls " << losses[1] / n << " dfl " << losses[2] / n << "\n"
               << std::setprecision(1) << metrics.imageCount() / std::max(seconds, 1e-9)
-              << " images/s, fitness " << std::setprecision(4) << result.fitness() << "\n";
+              << " images/s, mAP50 " << std::setprecision(4) << result.map50 << " mAP50-95 "
+              << result.map << " fitness " << result.fitness() << "\n";
     return ExitOk;
 }
 

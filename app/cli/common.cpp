@@ -4,6 +4,7 @@
 #include "config/data_config.h"
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
+#include "model/weights_file.h"
 
 #include <ctime>
 #include <iostream>
@@ -46,6 +47,16 @@ bool buildTrainConfig(const ParsedArgs& args, TrainConfig& config) {
     }
     Diagnostics checked = validate(config, "command line");
     all.insert(all.end(), checked.begin(), checked.end());
+    // The starting weights are read only when a run starts: estimate, fit and compare would
+    // otherwise answer for a file that is not there. The architecture part is cheap to read.
+    if (!config.weights.empty() && !config.resume && config.weights != config.model)
+        if (const WeightsFile file = readWeightsFile(config.weights, /*withTensors=*/false);
+            !file.ok()) {
+            Diagnostic d;
+            d.key = "weights";
+            d.message = file.error;
+            all.push_back(d);
+        }
     std::cerr << formatDiagnostics(all);
     return !hasErrors(all);
 }

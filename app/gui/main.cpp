@@ -31,9 +31,14 @@ int main(int argc, char* argv[]) {
         QStringLiteral("screenshot-only"),
         QStringLiteral("With --screenshot-dir: make only this shot (compare)."),
         QStringLiteral("shot"));
+    const QCommandLineOption compareWeights(
+        QStringLiteral("screenshot-weights"),
+        QStringLiteral("With --screenshot-dir: the compared strategies start from this .pt."),
+        QStringLiteral("file"));
     parser.addOption(language);
     parser.addOption(screenshots);
     parser.addOption(only);
+    parser.addOption(compareWeights);
     parser.process(app);
 
     const QString chosen =
@@ -49,6 +54,7 @@ int main(int argc, char* argv[]) {
                          qPrintable(parser.value(only)));
             return 2;
         }
+        tour->setCompareWeights(parser.value(compareWeights));
         QObject::connect(tour, &hr::ui::ScreenshotTour::done, &app,
                          [](bool ok) { QApplication::exit(ok ? 0 : 1); });
         tour->start();

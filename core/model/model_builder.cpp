@@ -299,9 +299,17 @@ ModelBuild buildModel(const std::string& yamlPathOrName, int nc, const std::stri
                     : error(yamlPathOrName, 0, "model", file.error));
             return result;
         }
-        return buildFromText(file.yamlText, yamlPathOrName, file.sourceName, nc > 0 ? nc : file.nc,
-                             scale.empty() ? file.scale : scale,
-                             !scale.empty() || !file.scale.empty());
+        ModelBuild built = buildFromText(file.yamlText, yamlPathOrName, file.sourceName,
+                                         nc > 0 ? nc : file.nc, scale.empty() ? file.scale : scale,
+                                         !scale.empty() || !file.scale.empty());
+        // The YAML is the file's writer's (WongKinYiu/yolov9's DDetect, say), not one to edit:
+        // the way in is a model Headroom builds, taking the tensors that match.
+        for (Diagnostic& d : built.diagnostics)
+            if (d.severity == Diagnostic::Severity::Error)
+                d.fix = "the file's own model does not build here; give a model Headroom builds "
+                        "as model= (e.g. yolov9t.yaml) and this file as pretrained=, which "
+                        "transfers the tensors that match by name and shape";
+        return built;
     }
     std::string path = findModelFile(yamlPathOrName);
     std::string chosenScale = scale;

@@ -60,6 +60,18 @@ StoredHeader readHeader(torch::serialize::InputArchive& section) {
     return h;
 }
 
+// True when the stored model is the target's architecture built for another class count.
+bool differsOnlyInClassCount(const StoredHeader& h, DetectionModel& model) {
+    if (h.nc == model->nc())
+        return false;
+    ModelBuild rebuilt = buildModelFromText(h.yaml, h.source, model->nc(), h.scale);
+    if (!rebuilt.model)
+        return false;
+    if (h.fused)
+        rebuilt.model->fuse();
+    return rebuilt.model->architectureKey() == model->architectureKey();
+}
+
 std::string describe(const StoredHeader& h) {
     std::ostringstream out;
     out << (h.source.empty() ? "model" : h.source);
@@ -272,38 +284,29 @@ bool loadWeightsInto(DetectionModel& model, const std::string& path, std::string
         if (!archive.try_read(kSection, section))
             throw std::runtime_error("it holds no Headroom model");
         const StoredHeader h = readHeader(section);
-        if (h.architectureKey != model->architectureKey()) {
+        if (h.architectureKey != model->architectureKey() && !differsOnlyInClassCount(h, model)) {
             setError(error, "weights file " + path + " was made for " + describe(h) +
                                 " but the model is " + model->architectureName() +
                                 ": the architectures differ (start from a file made for this "
                                 "model, or build the model the file names)");
             return false;
         }
-        torch::serialize::InputArchive weights;
-        if (!section.try_read("weights", weights))
-            throw std::runtime_error("it holds no weights");
-        // Read into a copy first so a failure half-way leaves the model untouched.
+        // Read into a model of the file's own class count first, so a failure half-way leaves
+        // the model untouched; then transfer by name and shape, which with another nc leaves
+        // the head's class layers as initialised (Ultralytics' rule, as for its files).
         LoadedModel staged = readModel(archive);
         if (!staged.model)
             throw std::runtime_error(staged.error);
-        torch::NoGradGuard noGrad;
-        auto source = staged.model->named_parameters();
-        for (auto& p : model->named_parameters())
-            p.value().copy_(source[p.key()]);
-        auto sourceBuffers = staged.model->named_buffers();
-        for (auto& b : model->named_buffers())
-            b.value().copy_(sourceBuffers[b.key()]);
-        if (transfer) {
-            const int n =
-                static_cast<int>(model->named_parameters().size() + model->named_buffers().size());
-            *transfer =
-                WeightTransfer{n,
-                               n,
-                               {},
-                               "Transferred " + std::to_string(n) + "/" + std::to_string(n) +
-                                   " items from " + std::filesystem::path(path).filename().string(),
-                               h.classNames};
-        }
+        WeightsFile file;
+        file.format = WeightsFormat::Headroom;
+        file.classNames = staged.classNames;
+        for (const auto& p : staged.model->named_parameters())
+            file.tensors.emplace_back(p.key(), p.value());
+        for (const auto& b : staged.model->named_buffers())
+            file.tensors.emplace_back(b.key(), b.value());
+        WeightTransfer report = transferWeights(model, file, path);
+        if (transfer)
+            *transfer = std::move(report);
     } catch (const std::exception& e) {
         setError(error, "cannot load weights from " + path + ": " + userMessage(e, path));
         return false;

@@ -41,9 +41,10 @@ void writeModel(torch::serialize::OutputArchive& archive, DetectionModel& model,
 LoadedModel readModel(torch::serialize::InputArchive& archive);
 
 /// Loads the weights of a model file into an existing model. A Headroom file made for a
-/// different YAML/scale/nc is refused (false + an `error` naming both architectures). An
-/// Ultralytics checkpoint transfers every tensor whose name and shape match (another nc loses
-/// only the head's class layers); `transfer`, when given, receives the counts.
+/// different YAML or scale is refused (false + an `error` naming both architectures). A file
+/// of the same architecture with another nc, and any Ultralytics checkpoint, transfers every
+/// tensor whose name and shape match (another nc loses only the head's class layers, which
+/// keep their initialisation); `transfer`, when given, receives the counts.
 bool loadWeightsInto(DetectionModel& model, const std::string& path, std::string* error,
                      WeightTransfer* transfer = nullptr);
 

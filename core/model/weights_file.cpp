@@ -308,7 +308,9 @@ WeightsFile readWeightsFile(const std::string& path, bool withTensors) {
     case FileKind::LegacyPickle:
         return fail(legacyMessage(path));
     case FileKind::Other:
-        return fail("it is not a PyTorch checkpoint (no zip archive inside); give a .pt file "
+        // Not "zip archive": userText() reads those words as a damaged checkpoint of a run.
+        return fail("it is not a PyTorch checkpoint (torch.save writes a zip file, this is "
+                    "something else); give a .pt file "
                     "written by Headroom or Ultralytics");
     case FileKind::Zip:
         break;
@@ -422,9 +424,7 @@ std::string classNamesMismatch(const std::vector<std::string>& checkpoint,
         return out;
     };
     return "the weights were trained on other classes (" + preview(checkpoint) +
-           ") than the data set's (" + preview(data) +
-           "); the class layers learn the data set's classes from scratch where the counts "
-           "differ, and keep the checkpoint's meaning where they agree";
+           ") than the data set's (" + preview(data) + ")";
 }
 
 } // namespace hr

@@ -145,7 +145,9 @@ void Trainer::Impl::setUp() {
                     "): the weights were made for another architecture than " +
                     build.model->architectureName());
         if (const std::string w = classNamesMismatch(transfer.classNames, names); !w.empty())
-            log(LogMessage::Level::Warning, w);
+            log(LogMessage::Level::Warning,
+                w + "; the class layers learn the data set's classes from scratch where the "
+                    "counts differ, and keep the checkpoint's meaning where they agree");
     }
     makeTrainLoader();
     const std::int64_t iterations =

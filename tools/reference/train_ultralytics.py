@@ -25,6 +25,9 @@ def main():
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--imgsz", type=int, default=160)
     p.add_argument("--batch", type=int, default=16)
+    # Ultralytics' nominal batch: 64 accumulates 4 batches of 16 per optimizer step. A smaller
+    # value gives a short run on a few hundred images more optimizer steps.
+    p.add_argument("--nbs", type=int, default=64)
     p.add_argument("--project", default="/tmp/ultralytics_runs")
     p.add_argument("--val-only", default="")
     a = p.parse_args()
@@ -61,7 +64,7 @@ def main():
     if not weights:
         model = YOLO(a.model)
         model.train(epochs=a.epochs, project=a.project, name="train", exist_ok=True, seed=0,
-                    amp=False, **common)
+                    amp=False, nbs=a.nbs, **common)
         weights = os.path.join(a.project, "train", "weights", "best.pt")
     m = YOLO(weights).val(project=a.project, name="val", exist_ok=True, **common)
     print(f"ultralytics val: {weights} mAP50={m.box.map50:.4f} mAP50-95={m.box.map:.4f}")
