@@ -101,12 +101,13 @@ inline bool makeVoc(const QString& root) {
     return ok;
 }
 
-/// CVAT YOLO 1.1: obj.names, obj.data, train.txt ("data/obj_train_data/..."), labels beside.
+/// CVAT YOLO 1.1: obj.names, obj.data, train.txt ("data/obj_train_data/...", after a '#' comment
+/// line), labels beside.
 inline bool makeCvat(const QString& root) {
     bool ok = writeBytes(root + "/obj.names", "boat\nbuoy\n") &&
               writeBytes(root + "/obj.data", "classes = 2\ntrain = data/train.txt\n"
                                              "names = data/obj.names\nbackup = backup/\n");
-    QByteArray list;
+    QByteArray list = "# frames of the boat task\n";
     for (int i = 0; i < 5; ++i) {
         const QString name = QStringLiteral("frame_%1").arg(i, 6, 10, QLatin1Char('0'));
         ok = ok && writeImage(root + "/obj_train_data/" + name + ".png", 64, 48);

@@ -5,6 +5,7 @@
 #include "advisor/fix_cost_model.h"
 #include "advisor/oom_diagnosis.h"
 #include "advisor/oom_policy.h"
+#include "config/train_rules.h"
 #include "util/bytes.h"
 
 #include <QJsonArray>

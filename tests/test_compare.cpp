@@ -6,6 +6,7 @@
 #include "compare/comparison.h"
 #include "compare/strategy.h"
 #include "compare/strategy_runner.h"
+#include "config/train_rules.h"
 #include "data/synthetic_dataset.h"
 #include "model/model_io.h"
 #include "train/event_json.h"

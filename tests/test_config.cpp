@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "config/data_config.h"
+#include "config/model_name.h"
 #include "config/train_config.h"
+#include "config/train_rules.h"
 #include "util/atomic_file.h"
 
 #include <QDir>
@@ -144,6 +146,9 @@ private slots:
     void validateReportsCommandLine();
     void accumulateSteps_data();
     void accumulateSteps();
+    void batchRules();
+    void modelNames_data();
+    void modelNames();
     void enumNames();
 
     void dataListNames();
@@ -621,6 +626,64 @@ void TestConfig::accumulateSteps() {
     c.nbs = nbs;
     c.batch = batch;
     QCOMPARE(hr::accumulateSteps(c), steps);
+}
+
+void TestConfig::batchRules() {
+    TrainConfig c;
+    c.batch = 8;
+    QCOMPARE(hr::validationBatch(c), 16); // 2 x batch while val_batch is 0
+    c.val_batch = 5;
+    QCOMPARE(hr::validationBatch(c), 5);
+    c.val_batch = 0;
+    c.batch = -1; // auto-fit: the batch is not known yet
+    QCOMPARE(hr::validationBatch(c), 2);
+    QCOMPARE(hr::validationBatch(c, 16), 32);
+    QCOMPARE(hr::rankBatch(16, 4), 4);
+    QCOMPARE(hr::rankBatch(10, 4), 2); // not a multiple: each rank takes the floor
+    QCOMPARE(hr::rankBatch(2, 4), 1);  // at least one image
+    QCOMPARE(hr::rankBatch(16, 0), 16);
+    QCOMPARE(hr::accumulateSteps(64, 24), 3);
+    QCOMPARE(hr::accumulateSteps(0, 24), 1);
+}
+
+void TestConfig::modelNames_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("family");
+    QTest::addColumn<QString>("scale");
+    QTest::addColumn<QString>("unscaled");
+    QTest::newRow("v8 n") << "yolov8n.yaml" << 8 << "n"
+                          << "yolov8.yaml";
+    QTest::newRow("v8 x, path") << "/m/yolov8x.yaml" << 8 << "x"
+                                << "/m/yolov8.yaml";
+    QTest::newRow("no extension") << "yolov8s" << 8 << "s"
+                                  << "yolov8.yaml";
+    QTest::newRow("unscaled") << "yolov8.yaml" << 8 << ""
+                              << "";
+    QTest::newRow("v9 t") << "yolov9t.yaml" << 9 << "t"
+                          << "yolov9.yaml";
+    QTest::newRow("v9 c") << "yolov9c.pt" << 9 << "c"
+                          << "";
+    QTest::newRow("v9 e, any case") << "YOLOv9E.yaml" << 9 << "e"
+                                    << "YOLOv9.yaml";
+    QTest::newRow("yolo11") << "yolo11m.yaml" << 11 << "m"
+                            << "yolo11.yaml";
+    QTest::newRow("folder named like a model") << "yolov8s/custom.yaml" << 0 << ""
+                                               << "";
+    QTest::newRow("not a scale letter") << "yolov8-p2.yaml" << 8 << ""
+                                        << "";
+}
+
+void TestConfig::modelNames() {
+    QFETCH(QString, name);
+    QFETCH(int, family);
+    QFETCH(QString, scale);
+    QFETCH(QString, unscaled);
+    const hr::ModelName parsed = hr::parseModelName(name.toStdString());
+    QCOMPARE(parsed.family, family);
+    QCOMPARE(parsed.scale == 0 ? QString() : QString(QChar(parsed.scale)), scale);
+    QCOMPARE(QString::fromStdString(hr::unscaledModelFile(name.toStdString())), unscaled);
+    QCOMPARE(QString::fromStdString(hr::scaleLettersOf(9)), QString("tsmce"));
+    QVERIFY(hr::isScaleLetter('c') && hr::isScaleLetter('l') && !hr::isScaleLetter('z'));
 }
 
 void TestConfig::enumNames() {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/detection_model.h"
+#include "model/model_builder.h"
 #include "model/model_io.h"
 #include "model/model_summary.h"
 
@@ -53,6 +54,7 @@ private slots:
     void parameterCounts_data();
     void parameterCounts();
     void outputShapesAndDecode();
+    void backboneRowsWithoutBuilding();
     void decodeMatchesHandComputedBox();
     void detectBiasInit();
     void yolov9Forward();
@@ -70,6 +72,17 @@ private slots:
 
 void TestModel::initTestCase() {
     torch::set_num_threads(2);
+}
+
+void TestModel::backboneRowsWithoutBuilding() {
+    // The builder's answer without building equals the built model's, scaled names included.
+    for (const char* name : {"yolov8n.yaml", "yolov8s.yaml", "yolov9t.yaml"}) {
+        const hr::ModelBuild build = hr::buildModel(name, 80);
+        QVERIFY2(build.model, name);
+        QCOMPARE(hr::backboneRows(name), build.model->backboneLength());
+    }
+    QCOMPARE(hr::backboneRows("yolov8.yaml"), 10);
+    QCOMPARE(hr::backboneRows("no-such-model.yaml"), 0);
 }
 
 void TestModel::parameterCounts_data() {

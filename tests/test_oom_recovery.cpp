@@ -7,6 +7,8 @@
 // Budgets are found by measurement, not guessed: one unbudgeted TrainStep run records the peak
 // of every phase in order; the budget for phase X sits halfway between the highest peak before
 // an X segment and that segment's own peak.
+#include "text_file.h"
+
 #include "advisor/oom_diagnosis.h"
 #include "advisor/oom_policy.h"
 #include "data/batch.h"
@@ -17,6 +19,7 @@
 #include "memory/memory_probe.h"
 #include "memory/memory_sampler.h"
 #include "model/detection_model.h"
+#include "model/model_builder.h"
 #include "train/train_step.h"
 #include "train/trainer.h"
 #include "util/bytes.h"
@@ -34,6 +37,9 @@
 #include <sstream>
 
 namespace {
+
+using hr::testing::fileText;
+using hr::testing::nonEmptyLines;
 
 struct Segment {
     hr::Phase phase;
@@ -53,23 +59,6 @@ hr::Batch makeBatch(int images, int imgsz, int nc, int seed) {
     b.targets = torch::tensor(rows).reshape({-1, 6});
     b.paths.assign(static_cast<std::size_t>(images), "synthetic");
     return b;
-}
-
-std::string readFile(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::vector<std::string> lines(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream s(text);
-    std::string line;
-    while (std::getline(s, line))
-        if (!line.empty())
-            out.push_back(line);
-    return out;
 }
 
 /// The weights (parameters). BatchNorm running statistics are buffers, not weights: a forward
@@ -353,7 +342,7 @@ void TestOomRecovery::autoFinishesEveryRun() {
     }
 
     // results.csv: a header and one row per epoch, each epoch once.
-    const std::vector<std::string> rows = lines(readFile(runDir + "/results.csv"));
+    const std::vector<std::string> rows = nonEmptyLines(fileText(runDir + "/results.csv"));
     QCOMPARE(static_cast<int>(rows.size()), config.epochs + 1);
     std::set<std::string> epochs;
     for (std::size_t i = 1; i < rows.size(); ++i)
@@ -362,7 +351,7 @@ void TestOomRecovery::autoFinishesEveryRun() {
 
     // events.jsonl: each OOM and each fix as a line whose type names it.
     int oomLines = 0, fixLines = 0;
-    for (const std::string& line : lines(readFile(runDir + "/events.jsonl"))) {
+    for (const std::string& line : nonEmptyLines(fileText(runDir + "/events.jsonl"))) {
         if (line.find("\"type\":\"oom\"") != std::string::npos)
             ++oomLines;
         if (line.find("\"type\":\"fix_applied\"") != std::string::npos)
@@ -372,7 +361,7 @@ void TestOomRecovery::autoFinishesEveryRun() {
     QCOMPARE(fixLines, static_cast<int>(fixes.size()));
     // The OOM moments are marked on the memory timeline.
     int marks = 0;
-    for (const hr::MemorySample& m : hr::MemorySampler::parseCsv(readFile(runDir + "/memory.csv")))
+    for (const hr::MemorySample& m : hr::MemorySampler::parseCsv(fileText(runDir + "/memory.csv")))
         marks += m.oom;
     QCOMPARE(marks, static_cast<int>(ooms.size()));
 }
@@ -463,7 +452,7 @@ void TestOomRecovery::earlierWorkDoesNotCount() {
         QVERIFY2(e.peakBytes <= budget && e.valPeakBytes <= budget,
                  hr::formatBytes(e.peakBytes).c_str());
     // Probe steps, when the advisor ran any, are tagged as such in memory.csv.
-    const auto samples = hr::MemorySampler::parseCsv(readFile(runDir + "/memory.csv"));
+    const auto samples = hr::MemorySampler::parseCsv(fileText(runDir + "/memory.csv"));
     std::int64_t runPeak = 0;
     int probes = 0;
     for (const hr::MemorySample& m : samples) {

@@ -17,6 +17,7 @@
 #include "loss/detection_loss.h"
 #include "model/anchors.h"
 #include "model/detection_model.h"
+#include "model/model_builder.h"
 
 #include <torch/torch.h>
 

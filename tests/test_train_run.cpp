@@ -8,6 +8,7 @@
 #include "memory/cpu_memory_tracker.h"
 #include "memory/memory_probe.h"
 #include "model/detection_model.h"
+#include "model/model_builder.h"
 #include "model/model_io.h"
 #include "runs/run_store.h"
 #include "train/run_folder.h"

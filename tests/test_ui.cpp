@@ -255,14 +255,15 @@ void TestUi::plotCoalescesReplots() {
     plot.resize(400, 300);
     plot.show();
     const int series = plot.addSeries("y", 0);
-    QTest::qWait(100);
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    QTRY_VERIFY(!plot.replotPending()); // what showing it asked for is drawn
     const int before = plot.replotCount();
     for (int i = 0; i < 1000; ++i)
         plot.append(series, i, i * 0.5);
     QCOMPARE(plot.pointCount(series), 1000);
     QCOMPARE(plot.replotCount(), before); // nothing drawn synchronously
     QTRY_VERIFY_WITH_TIMEOUT(plot.replotCount() > before, 1000);
-    QTest::qWait(120);
+    QTRY_VERIFY(!plot.replotPending()); // the burst is drawn and no redraw is left to come
     QVERIFY2(plot.replotCount() - before <= 2,
              qPrintable(QString("%1 redraws for one burst").arg(plot.replotCount() - before)));
 }
@@ -692,9 +693,11 @@ void TestUi::logFollowsUntilScrolledUp() {
     QVERIFY(bar->value() < bar->maximum());
     QVERIFY(!log.isFollowing());
     const int held = bar->value();
+    const int range = bar->maximum();
     for (int i = 0; i < 50; ++i)
         log.appendLine(QString("more %1").arg(i));
-    QTest::qWait(50);
+    QTRY_VERIFY(bar->maximum() > range); // the new lines are laid out
+    QCoreApplication::processEvents();   // and whatever they posted has run
     QCOMPARE(bar->value(), held);
 
     // Dragged back to the bottom: it follows again.

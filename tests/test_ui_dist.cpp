@@ -259,23 +259,28 @@ void TestUiDist::cliLauncherNoticesAKilledWorker() {
         if (variable.startsWith("MASTER_PORT="))
             port = variable.mid(12).toInt();
     QVERIFY(port > 0);
-    const QByteArray listening =
+    const QByteArray onPort =
         QByteArray(":") + QByteArray::number(port, 16).toUpper().rightJustified(4, '0') + " ";
-    const auto rankZeroListens = [&listening] {
+    // A socket on MASTER_PORT in a TCP state (/proc/net/tcp: local address, remote address,
+    // state; 0A listening, 01 established).
+    const auto socketOnPort = [&onPort](int field, const QByteArray& state) {
         for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
             QFile file(QString::fromLatin1(table));
             if (!file.open(QIODevice::ReadOnly))
                 continue;
             for (const QByteArray& line : file.readAll().split('\n')) {
                 const QList<QByteArray> fields = line.simplified().split(' ');
-                if (fields.size() > 3 && (fields[1] + ' ').endsWith(listening) && fields[3] == "0A")
+                if (fields.size() > 3 && (fields[field] + ' ').endsWith(onPort) &&
+                    fields[3] == state)
                     return true;
             }
         }
         return false;
     };
-    QTRY_VERIFY_WITH_TIMEOUT(rankZeroListens(), 60000);
-    QTest::qWait(500); // past the store's set-up: counting the ranks that joined
+    QTRY_VERIFY_WITH_TIMEOUT(socketOnPort(1, "0A"), 60000);
+    // Rank 0's own client of the store has connected (rank 1 is stopped): the store is set up
+    // and rank 0 counts itself in next, before it looks for a reason to give up.
+    QTRY_VERIFY_WITH_TIMEOUT(socketOnPort(2, "01"), 60000);
     QVERIFY(launcher.state() == QProcess::Running);
     QElapsedTimer clock;
     clock.start();

@@ -20,7 +20,9 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
+#include <QImage>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -34,7 +36,9 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
+#include <random>
 
 using hr::TrainConfig;
 
@@ -49,6 +53,7 @@ private slots:
     void choosingBeforeTheSearchEndsAppliesTheShownFix();
     void runsPageMenuAndStates();
     void longMessagesNeverWidenTheWindow();
+    void startLeavesTheScanToTheTrainerThread();
 
 private:
     TrainConfig tinyConfig(const QString& name) const;
@@ -374,6 +379,82 @@ void TestUiTraining::longMessagesNeverWidenTheWindow() {
     QCOMPARE(window.width(), width);
     QVERIFY(window.trainPage()->statusLine()->isElided());
     QVERIFY(window.trainPage()->statusLine()->toolTip().contains("second line"));
+}
+
+// Starting a run must not scan the data set on the GUI thread (issue 21): the scan of a large
+// list data set runs on the trainer thread, says how far it is, and the event loop turns
+// meanwhile.
+void TestUiTraining::startLeavesTheScanToTheTrainerThread() {
+    namespace fs = std::filesystem;
+    // 600 entries, hard links to one 640x640 noise PNG: each costs a real decode, so the scan
+    // takes seconds, but the files take the disk space of one.
+    const fs::path root = m_dir.filePath("biglist").toStdString();
+    fs::create_directories(root / "images");
+    fs::create_directories(root / "labels");
+    QImage noise(640, 640, QImage::Format_RGB32);
+    std::mt19937 random(7);
+    for (int y = 0; y < noise.height(); ++y) {
+        auto* line = reinterpret_cast<quint32*>(noise.scanLine(y));
+        for (int x = 0; x < noise.width(); ++x)
+            line[x] = 0xff000000u | (random() & 0xffffffu);
+    }
+    const fs::path image = root / "images" / "img_0.png";
+    QVERIFY(noise.save(QString::fromStdString(image.string())));
+    const fs::path label = root / "labels" / "img_0.txt";
+    {
+        QFile file(QString::fromStdString(label.string()));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("0 0.5 0.5 0.25 0.25\n");
+    }
+    constexpr int kImages = 600;
+    QFile list(QString::fromStdString((root / "train.txt").string()));
+    QVERIFY(list.open(QIODevice::WriteOnly));
+    list.write("images/img_0.png\n");
+    for (int i = 1; i < kImages; ++i) {
+        const std::string name = "img_" + std::to_string(i);
+        fs::create_hard_link(image, root / "images" / (name + ".png"));
+        fs::create_hard_link(label, root / "labels" / (name + ".txt"));
+        list.write(("images/" + name + ".png\n").c_str());
+    }
+    list.close();
+    QFile yaml(QString::fromStdString((root / "data.yaml").string()));
+    QVERIFY(yaml.open(QIODevice::WriteOnly));
+    yaml.write(("path: " + root.string() + "\ntrain: train.txt\nval: train.txt\nnames:\n  0: box\n")
+                   .c_str());
+    yaml.close();
+
+    TrainConfig config = tinyConfig("biglist");
+    config.data = (root / "data.yaml").string();
+    config.epochs = 1;
+    hr::ui::TrainingSession session;
+    QSignalSpy started(&session, &hr::ui::TrainingSession::started);
+    QStringList progress;
+    connect(&session, &hr::ui::TrainingSession::logMessage, this, [&](int, const QString& text) {
+        if (text.startsWith(QStringLiteral("scanning the training images")))
+            progress << text;
+    });
+    int ticks = 0;
+    QTimer probe;
+    probe.setInterval(10);
+    connect(&probe, &QTimer::timeout, this, [&] {
+        if (started.isEmpty())
+            ++ticks;
+    });
+    probe.start();
+    QVERIFY(session.start(config));
+    // The scan writes the label cache when it ends; on the GUI thread it would be there now.
+    QVERIFY2(!fs::exists(root / "labels.headroom-cache"),
+             "start() scanned the data set on the GUI thread");
+    QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty() || !session.isRunning(), 300000);
+    QVERIFY(!started.isEmpty());
+    QVERIFY(fs::exists(root / "labels.headroom-cache"));
+    session.stop();
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isRunning(), 120000);
+    probe.stop();
+    QVERIFY2(ticks >= 20, qPrintable(QString("the event loop ticked %1 times").arg(ticks)));
+    QVERIFY2(!progress.isEmpty(), "a scan of seconds showed no progress");
+    QVERIFY2(progress.last().endsWith(QStringLiteral(" of %1").arg(kImages)),
+             qPrintable(progress.last()));
 }
 
 QTEST_MAIN(TestUiTraining)

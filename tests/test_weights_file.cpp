@@ -2,6 +2,7 @@
 // Ultralytics checkpoints read without Python: the fixtures under data/ultralytics were written
 // by Ultralytics' own code (tools/reference/make_ultralytics_fixtures.py) together with the
 // state-dict checksums and model outputs Python computed from them.
+#include "model/model_builder.h"
 #include "model/model_io.h"
 #include "model/weights_file.h"
 

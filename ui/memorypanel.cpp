@@ -3,6 +3,7 @@
 
 #include "plotpalette.h"
 #include "settingsform.h"
+#include "config/train_rules.h"
 #include "util/bytes.h"
 
 #include <QEvent>
@@ -24,7 +25,6 @@ namespace {
 
 constexpr double kTrainKey = 2;
 constexpr double kValKey = 1;
-constexpr double kUsableFraction = 0.9; // what auto-fit keeps the peaks under
 constexpr int kParts = 7;
 
 QString bytes(std::int64_t value) {
@@ -331,7 +331,7 @@ void MemoryPanel::showOutcome(const EstimateOutcome& outcome) {
                        .arg(percent)
                        .arg(budget);
             problem = true;
-        } else if (double(peak) > kUsableFraction * double(outcome.budget)) {
+        } else if (double(peak) > kFitSafety * double(outcome.budget)) {
             text = tr("Training peak %1, validation peak %2: %3% of the %4 budget, above the 10% "
                       "margin Auto-fit leaves for fragmentation and growth.")
                        .arg(train, val)
@@ -456,7 +456,7 @@ void MemoryPanel::updateChart() {
         const double x = double(budget) / unit;
         m_budgetLine->point1->setCoords(x, 0);
         m_budgetLine->point2->setCoords(x, 1);
-        const double target = kUsableFraction * x;
+        const double target = kFitSafety * x;
         m_targetLine->point1->setCoords(target, 0);
         m_targetLine->point2->setCoords(target, 1);
         m_budgetLabel->setText(tr("budget %1").arg(bytes(budget)));

@@ -52,6 +52,8 @@ public:
     void setSeriesName(int series, const QString& name);
     /// How many redraws have happened; lets tests prove that bursts are coalesced.
     int replotCount() const { return m_replots; }
+    /// True while appended points wait for the coalesced redraw.
+    bool replotPending() const { return m_replotTimer.isActive(); }
 
     /// Exports to a file; the format follows the suffix (.png or .pdf). Returns false on failure.
     bool exportTo(const QString& path);

@@ -25,16 +25,7 @@
 namespace hr::ui {
 
 QString budgetText(std::int64_t bytes) {
-    if (bytes <= 0)
-        return {};
-    const std::int64_t kib = 1024, mib = kib * 1024, gib = mib * 1024;
-    if (bytes % gib == 0)
-        return QStringLiteral("%1 GiB").arg(bytes / gib);
-    if (bytes % mib == 0)
-        return QStringLiteral("%1 MiB").arg(bytes / mib);
-    if (bytes % kib == 0)
-        return QStringLiteral("%1 KiB").arg(bytes / kib);
-    return QStringLiteral("%1 B").arg(bytes);
+    return bytes > 0 ? QString::fromStdString(exactByteSize(bytes, true)) : QString();
 }
 
 namespace {

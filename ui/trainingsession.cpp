@@ -2,77 +2,24 @@
 #include "trainingsession.h"
 
 #include "devicelock.h"
+#include "workerprocesses.h"
 
 #include "advisor/oom_policy.h"
 #include "dist/worker_launcher.h"
 #include "estimate/auto_fit.h"
 #include "estimate/memory_estimator.h"
-#include "memory/memory_sampler.h"
 
-#include <QCoreApplication>
-#include <QFile>
-#include <QFileInfo>
 #include <QMetaObject>
-#include <QProcess>
-#include <QTemporaryDir>
 #include <QThread>
-#include <QTimer>
 #include <algorithm>
 
 namespace hr::ui {
 
-namespace {
-
-AdvisorOptions advisorOptions(const TrainConfig& config) {
-    AdvisorOptions options;
-    // Calibrations already made answer first; new probe steps for at most a few seconds (a
-    // person is waiting for the dialog, or the run for the automatic fix).
-    // The larger of the training and validation peaks: a fix must fit both phases.
-    options.quickPredictor = predictPeakWithoutProbing;
-    options.predictionSeconds = config.on_oom == OomPolicy::Ask ? 15.0 : 3.0;
-    // Chunked assignment is offered for a loss-phase OOM on crowded images; a data-parallel run
-    // has nproc devices already, so sharding the optimizer state is a fix there.
-    options.objectsPerImage = assignerObjectsPerImage(config);
-    options.deviceCount = std::max(options.deviceCount, config.nproc);
-    return options;
-}
-
-/// The last `count` lines of a worker's output, indented, for the log and the failure.
-QString lastLines(const QByteArray& output, int count) {
-    QString lines = QString::fromLocal8Bit(hr::lastLines(output.toStdString(), count, "    "));
-    lines.chop(1); // the last newline
-    return lines;
-}
-
-constexpr int kWorkerGraceMs = 30000;
-
-} // namespace
-
-struct TrainingSession::Worker {
-    int rank = 0;
-    QProcess* process = nullptr; ///< a child of the session
-    bool running = false;
-    qint64 offset = 0;  ///< bytes of memory.rank<k>.csv read so far
-    QByteArray partial; ///< the start of a line not yet complete
-};
-
 TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
-    m_memoryPoll = new QTimer(this);
-    m_memoryPoll->setInterval(250);
-    connect(m_memoryPoll, &QTimer::timeout, this, &TrainingSession::readWorkerMemory);
-    m_workerGrace = new QTimer(this);
-    m_workerGrace->setSingleShot(true);
-    connect(m_workerGrace, &QTimer::timeout, this, [this] {
-        for (auto& w : m_workers)
-            if (w->running) {
-                emit logMessage(int(LogMessage::Level::Warning),
-                                tr("rank %1 is still running %2 s after rank 0 ended; "
-                                   "terminating it")
-                                    .arg(w->rank)
-                                    .arg(kWorkerGraceMs / 1000));
-                w->process->terminate();
-            }
-    });
+    m_workers = new WorkerProcesses(this);
+    connect(m_workers, &WorkerProcesses::memorySampled, this, &TrainingSession::memorySampled);
+    connect(m_workers, &WorkerProcesses::logMessage, this, &TrainingSession::logMessage);
+    connect(m_workers, &WorkerProcesses::workerEnded, this, &TrainingSession::workerEnded);
 }
 
 TrainingSession::~TrainingSession() {
@@ -82,26 +29,21 @@ TrainingSession::~TrainingSession() {
         delete m_thread;
         m_thread = nullptr;
     }
-    // Rank 0 has ended, so the workers' next collective fails; end them now without signals.
-    for (auto& w : m_workers) {
-        QObject::disconnect(w->process, nullptr, this, nullptr);
-        if (w->running) {
-            w->process->terminate();
-            if (!w->process->waitForFinished(5000)) {
-                w->process->kill();
-                w->process->waitForFinished(5000);
-            }
-        }
-    }
+    // Rank 0 has ended: the workers' destructor ends those still running, without signals.
+    delete m_workers;
+    m_workers = nullptr;
+}
+
+bool TrainingSession::isRunning() const {
+    return m_thread != nullptr || m_workers->running() > 0;
+}
+
+void TrainingSession::setWorkerProgram(const QString& path) {
+    m_workers->setProgram(path);
 }
 
 QString TrainingSession::workerProgram() const {
-    if (!m_workerProgram.isEmpty())
-        return m_workerProgram;
-    const QByteArray fromEnv = qgetenv("HEADROOM_CLI");
-    if (!fromEnv.isEmpty())
-        return QString::fromLocal8Bit(fromEnv);
-    return QCoreApplication::applicationDirPath() + QStringLiteral("/headroom-cli");
+    return m_workers->program();
 }
 
 QString TrainingSession::pauseUnavailableReason() const {
@@ -113,159 +55,29 @@ QString TrainingSession::pauseUnavailableReason() const {
         .arg(m_processes - 1);
 }
 
-bool TrainingSession::startWorkers(const TrainConfig& config, LaunchEnv& rank0) {
-    const QString program = workerProgram();
-    const QFileInfo info(program);
-    auto refuse = [this](const QString& why) {
-        const QString message = tr("Cannot start the data-parallel run: %1").arg(why);
-        emit failed(message);
-        return false;
-    };
-    if (!info.isFile() || !info.isExecutable())
-        return refuse(tr("the worker program %1 does not exist or is not executable (set "
-                         "HEADROOM_CLI to the path of headroom-cli)")
-                          .arg(program));
-    const int port = freeLocalPort();
-    if (port <= 0)
-        return refuse(tr("no free TCP port on the loopback interface for the rendezvous"));
-    auto dir = std::make_unique<QTemporaryDir>();
-    const QString file = dir->filePath(QStringLiteral("config.yaml"));
-    std::string error;
-    if (!dir->isValid() || !saveTrainConfig(config, file.toStdString(), &error))
-        return refuse(tr("cannot write the workers' settings file: %1")
-                          .arg(error.empty() ? dir->errorString() : QString::fromStdString(error)));
-
-    rank0 = LaunchEnv{};
-    rank0.rank = 0;
-    rank0.worldSize = config.nproc;
-    rank0.localRank = 0;
-    rank0.localWorldSize = config.nproc;
-    rank0.masterAddr = "127.0.0.1";
-    rank0.masterPort = port;
-
-    m_workerConfigDir = std::move(dir);
-    for (auto& w : m_workers)
-        w->process->deleteLater();
-    m_workers.clear();
-    m_workersRunning = 0;
-    for (int rank = 1; rank < config.nproc; ++rank) {
-        auto worker = std::make_unique<Worker>();
-        worker->rank = rank;
-        worker->process = new QProcess(this);
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("RANK"), QString::number(rank));
-        env.insert(QStringLiteral("WORLD_SIZE"), QString::number(config.nproc));
-        env.insert(QStringLiteral("LOCAL_RANK"), QString::number(rank));
-        env.insert(QStringLiteral("LOCAL_WORLD_SIZE"), QString::number(config.nproc));
-        env.insert(QStringLiteral("MASTER_ADDR"), QString::fromStdString(rank0.masterAddr));
-        env.insert(QStringLiteral("MASTER_PORT"), QString::number(port));
-        worker->process->setProcessEnvironment(env);
-        worker->process->setProcessChannelMode(QProcess::MergedChannels);
-        worker->process->setProgram(program);
-        worker->process->setArguments({QStringLiteral("train"), QStringLiteral("--config"), file});
-        connect(worker->process, &QProcess::finished, this,
-                [this, rank](int code, QProcess::ExitStatus status) {
-                    workerEnded(rank, code, status == QProcess::CrashExit);
-                });
-        connect(worker->process, &QProcess::errorOccurred, this,
-                [this, rank](QProcess::ProcessError error) {
-                    if (error == QProcess::FailedToStart)
-                        workerEnded(rank, -1, true);
-                });
-        worker->running = true;
-        ++m_workersRunning;
-        QProcess* process = worker->process;
-        m_workers.push_back(std::move(worker));
-        m_startingWorkers = true; // a start failure is reported below, not as the run's end
-        process->start();
-        m_startingWorkers = false;
-        if (!m_workers.back()->running) {
-            const QString why = process->errorString();
-            for (auto& w : m_workers) {
-                QObject::disconnect(w->process, nullptr, this, nullptr);
-                if (w->running) {
-                    w->process->kill();
-                    w->process->waitForFinished(5000);
-                }
-                w->process->deleteLater();
-            }
-            m_workers.clear();
-            m_workersRunning = 0;
-            m_workerConfigDir.reset();
-            return refuse(tr("rank %1 (%2) did not start: %3").arg(rank).arg(program, why));
-        }
-    }
-    m_processes = config.nproc;
-    emit logMessage(int(LogMessage::Level::Info),
-                    tr("Started ranks 1-%1 as %2 (rendezvous on 127.0.0.1:%3).")
-                        .arg(config.nproc - 1)
-                        .arg(program)
-                        .arg(port));
-    return true;
-}
-
-void TrainingSession::readWorkerMemory() {
-    if (m_runDir.isEmpty())
-        return;
-    for (auto& w : m_workers) {
-        QFile file(QStringLiteral("%1/memory.rank%2.csv").arg(m_runDir).arg(w->rank));
-        if (!file.open(QIODevice::ReadOnly))
-            continue;
-        if (file.size() < w->offset) { // rewritten: read it again
-            w->offset = 0;
-            w->partial.clear();
-        }
-        if (file.size() == w->offset || !file.seek(w->offset))
-            continue;
-        const QByteArray bytes = file.readAll();
-        w->offset += bytes.size();
-        w->partial += bytes;
-        const qsizetype end = w->partial.lastIndexOf('\n');
-        if (end < 0)
-            continue;
-        const std::string complete = w->partial.left(end + 1).toStdString();
-        w->partial.remove(0, end + 1);
-        for (MemorySample sample : MemorySampler::parseCsv(complete)) {
-            sample.rank = w->rank;
-            emit memorySampled(sample);
-        }
-    }
-}
-
-void TrainingSession::workerEnded(int rank, int exitCode, bool crashed) {
-    for (auto& w : m_workers) {
-        if (w->rank != rank || !w->running)
-            continue;
-        w->running = false;
-        --m_workersRunning;
-        // A worker that fails while rank 0 trains (or leaves before rank 0 has joined them
-        // all) ends the run now: rank 0 would wait for it until HEADROOM_DIST_TIMEOUT.
-        const bool failed = exitCode != 0 || crashed;
-        const bool runGoesOn = m_thread && !m_failureReported;
-        if (!failed && !(runGoesOn && !m_rankZeroStarted))
-            continue;
-        const QString output = lastLines(w->process->readAll(), 8);
-        const QString how = exitCode < 0 ? tr("could not start (%1)").arg(w->process->errorString())
-                            : crashed    ? tr("crashed (ended by a signal)")
-                                         : tr("exited with status %1").arg(exitCode);
-        if (!runGoesOn) {
+void TrainingSession::workerEnded(int rank, int exitCode, bool crashed, const QString& how,
+                                  const QString& output) {
+    // A worker that fails while rank 0 trains (or leaves before rank 0 has joined them all)
+    // ends the run now: rank 0 would wait for it until HEADROOM_DIST_TIMEOUT.
+    const bool failed = exitCode != 0 || crashed;
+    const bool runGoesOn = m_thread && !m_failureReported;
+    if (failed || (runGoesOn && !m_rankZeroStarted)) {
+        if (!runGoesOn)
             emit logMessage(int(LogMessage::Level::Error),
                             tr("rank %1 %2").arg(rank).arg(how) +
                                 (output.isEmpty() ? QString() : QStringLiteral(":\n") + output));
-            continue;
-        }
-        failRun(tr("Rank %1 %2 before the run ended, so the run cannot go on; the other "
-                   "ranks were stopped.")
-                    .arg(rank)
-                    .arg(how) +
-                QLatin1Char('\n') +
-                (output.isEmpty() ? tr("It wrote nothing.")
-                                  : tr("The end of its output:") + QLatin1Char('\n') + output) +
-                QLatin1Char('\n') +
-                tr("Fix what it says and start again; Resume continues from the last finished "
-                   "epoch."));
+        else
+            failRun(tr("Rank %1 %2 before the run ended, so the run cannot go on; the other "
+                       "ranks were stopped.")
+                        .arg(rank)
+                        .arg(how) +
+                    QLatin1Char('\n') +
+                    (output.isEmpty() ? tr("It wrote nothing.")
+                                      : tr("The end of its output:") + QLatin1Char('\n') + output) +
+                    QLatin1Char('\n') +
+                    tr("Fix what it says and start again; Resume continues from the last "
+                       "finished epoch."));
     }
-    readWorkerMemory();
     maybeAllEnded();
 }
 
@@ -282,17 +94,13 @@ void TrainingSession::failRun(const QString& message) {
         if (m_trainer)
             m_trainer->abort(message.toStdString());
     }
-    for (auto& w : m_workers)
-        if (w->running)
-            w->process->terminate(); // a worker ends its rendezvous wait or its run on SIGTERM
+    m_workers->terminateAll();
 }
 
 void TrainingSession::maybeAllEnded() {
-    if (m_startingWorkers || m_thread || m_workersRunning > 0)
+    if (m_workers->isStarting() || m_thread || m_workers->running() > 0)
         return;
-    m_memoryPoll->stop();
-    m_workerGrace->stop();
-    m_workerConfigDir.reset();
+    m_workers->finish();
     emit runningChanged(false);
 }
 
@@ -312,12 +120,17 @@ bool TrainingSession::start(const TrainConfig& config) {
     m_failureReported = false;
     m_rankZeroStarted = false;
     m_runConfig = config;
-    m_runDir.clear();
     m_processes = 1;
     LaunchEnv launch;
     const bool dataParallel = config.nproc > 1;
-    if (dataParallel && !startWorkers(config, launch))
-        return false;
+    if (dataParallel) {
+        QString why;
+        if (!m_workers->start(config, launch, &why)) {
+            emit failed(tr("Cannot start the data-parallel run: %1").arg(why));
+            return false;
+        }
+        m_processes = config.nproc;
+    }
     // The sink runs on the trainer thread: copy the event into a queued call so that signals
     // are always emitted on the GUI thread. Queued calls die with `this`.
     auto trainer = std::make_shared<Trainer>(config, [this](const TrainEvent& event) {
@@ -327,10 +140,8 @@ bool TrainingSession::start(const TrainConfig& config) {
     trainer->setOomHandler(makeOomHandler(config));
     // Runs on the trainer thread; lets an impossible budget end in one sentence naming the minimum.
     trainer->setMinimumBudget(hr::smallestWorkingBudget);
-    if (dataParallel) {
+    if (dataParallel)
         trainer->setLaunch(launch); // this process is rank 0; the workers are the others
-        m_memoryPoll->start();
-    }
     {
         std::lock_guard<std::mutex> lock(m_trainerMutex);
         m_trainer = trainer.get();
@@ -381,8 +192,8 @@ void TrainingSession::stop() {
     m_answered.notify_all();
     if (first && isRunning())
         emit stopping();
-    if (!m_thread && m_workersRunning > 0)
-        m_workerGrace->start(0); // rank 0 has ended: end the workers now
+    if (!m_thread && m_workers->running() > 0)
+        m_workers->endAfter(std::chrono::milliseconds(0)); // rank 0 has ended: end them now
 }
 
 void TrainingSession::answerOom(const std::optional<FixSuggestion>& fix) {
@@ -442,17 +253,24 @@ OomHandler TrainingSession::makeOomHandler(const TrainConfig& config) {
     // session supplies the person's choice. The estimator predicts each candidate's peak from
     // real calibration steps, as in the CLI; the advisor falls back to scaling the report's
     // measured breakdown where the estimator has no answer.
-    OomHandler advisor = makeAdvisorHandler(
-        config.on_oom, PeakPredictor(predictPeak),
-        [this, pending](const std::vector<FixSuggestion>& fixes, const std::string&) {
-            return chooseFix(pending->report, fixes);
-        },
-        advisorOptions(config),
-        [pending](const OomReport&, const std::vector<FixSuggestion>& fixes) {
-            pending->fixes = fixes;
-        },
-        std::move(progress));
-    return [this, ask, advisor, pending](const OomReport& report) {
+    // Made at the first OOM, on the trainer thread: the advisor's options come from a scan of
+    // the data set, which start() on the GUI thread must not wait for.
+    auto makeAdvisor = [this, config, ask, pending, progress]() {
+        return makeAdvisorHandler(
+            config.on_oom, PeakPredictor(predictPeak),
+            [this, pending](const std::vector<FixSuggestion>& fixes, const std::string&) {
+                return chooseFix(pending->report, fixes);
+            },
+            advisorOptions(config, ask),
+            [pending](const OomReport&, const std::vector<FixSuggestion>& fixes) {
+                pending->fixes = fixes;
+            },
+            progress);
+    };
+    auto advisor = std::make_shared<OomHandler>();
+    return [this, ask, advisor, makeAdvisor, pending](const OomReport& report) {
+        if (!*advisor)
+            *advisor = makeAdvisor();
         pending->report = report;
         pending->fixes.clear();
         {
@@ -465,7 +283,7 @@ OomHandler TrainingSession::makeOomHandler(const TrainConfig& config) {
                 QMetaObject::invokeMethod(
                     this, [this, report] { emit oomDecisionNeeded(report); }, Qt::QueuedConnection);
         }
-        OomDecision decision = advisor(report);
+        OomDecision decision = (*advisor)(report);
         std::optional<FixSuggestion> chosen;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
@@ -540,8 +358,9 @@ std::optional<int> TrainingSession::chooseFix(const OomReport& report,
 void TrainingSession::dispatch(const TrainEvent& event) {
     if (const auto* e = std::get_if<RunStarted>(&event)) {
         m_runConfig = e->config;
-        m_runDir = QString::fromStdString(e->runDir);
         m_rankZeroStarted = true;
+        if (m_processes > 1)
+            m_workers->followMemory(QString::fromStdString(e->runDir));
         emit started(*e);
     } else if (const auto* e = std::get_if<BatchEnd>(&event)) {
         emit batchEnded(*e);
@@ -586,8 +405,8 @@ void TrainingSession::threadDone() {
                 return;
             m_thread->deleteLater();
             m_thread = nullptr;
-            if (m_workersRunning > 0)
-                m_workerGrace->start(kWorkerGraceMs);
+            if (m_workers->running() > 0)
+                m_workers->endAfter(kWorkerGrace);
             maybeAllEnded();
         },
         Qt::QueuedConnection);

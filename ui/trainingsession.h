@@ -19,10 +19,10 @@
 #include <vector>
 
 class QThread;
-class QTimer;
-class QTemporaryDir;
 
 namespace hr::ui {
+
+class WorkerProcesses;
 
 /// The GUI's only door to the trainer. Owns an hr::Trainer and the QThread it runs on, turns
 /// the trainer's events into queued signals on the GUI thread, and forwards pause/stop.
@@ -40,9 +40,9 @@ namespace hr::ui {
 /// 1..N-1 as `headroom-cli train --config FILE` processes with torchrun's variables. Each
 /// worker streams its memory samples to memory.rank<k>.csv in the run folder; the session
 /// follows those files and emits them as memorySampled() with the worker's rank. The run
-/// counts as running until rank 0 and every worker have ended (a worker still alive 30 s
-/// after rank 0 ended is terminated). A worker that fails while rank 0 runs (or exits before
-/// rank 0 has started) fails the run at once: failed() names its rank, how it ended and the
+/// counts as running until rank 0 and every worker have ended (a worker still alive
+/// kWorkerGrace after rank 0 ended is terminated). A worker that fails while rank 0 runs (or exits
+/// before rank 0 has started) fails the run at once: failed() names its rank, how it ended and the
 /// end of its output, rank 0 is aborted (Trainer::abort: its wait for the ranks gives up)
 /// and the other workers are terminated. Pause is not offered for such a run (canPause()).
 class TrainingSession : public QObject {
@@ -55,7 +55,7 @@ public:
     /// when one is already running, or (after emitting failed()) when the workers cannot be
     /// started.
     bool start(const TrainConfig& config);
-    bool isRunning() const { return m_thread != nullptr || m_workersRunning > 0; }
+    bool isRunning() const;
     /// Processes of the running (or last) run: nproc when workers were started, else 1.
     int processCount() const { return m_processes; }
     /// Whether pause works for this run. A paused rank 0 would leave the other ranks waiting
@@ -64,7 +64,7 @@ public:
     QString pauseUnavailableReason() const;
     /// The program that runs ranks 1..N-1 (headroom-cli). Default: $HEADROOM_CLI, else
     /// headroom-cli next to this program.
-    void setWorkerProgram(const QString& path) { m_workerProgram = path; }
+    void setWorkerProgram(const QString& path);
     QString workerProgram() const;
     bool isPaused() const { return m_paused; }
     /// The config the running (or last) run started with, auto-fit applied.
@@ -108,9 +108,8 @@ signals:
 
 private:
     void dispatch(const TrainEvent& event);
-    bool startWorkers(const TrainConfig& config, LaunchEnv& rank0);
-    void readWorkerMemory();
-    void workerEnded(int rank, int exitCode, bool crashed);
+    void workerEnded(int rank, int exitCode, bool crashed, const QString& how,
+                     const QString& output);
     /// A worker failed during the run: report it, abort rank 0, end the other workers.
     void failRun(const QString& message);
     void maybeAllEnded();
@@ -127,18 +126,10 @@ private:
     bool m_paused = false;
 
     // Data parallel (GUI thread only).
-    struct Worker;
-    std::vector<std::unique_ptr<Worker>> m_workers; ///< ranks 1..N-1
+    WorkerProcesses* m_workers = nullptr; ///< ranks 1..N-1
     int m_processes = 1;
-    int m_workersRunning = 0;
-    bool m_startingWorkers = false;
     bool m_rankZeroStarted = false; ///< RunStarted arrived: rank 0 has joined every rank
     bool m_failureReported = false; ///< failRun() has emitted failed() for this run
-    QString m_workerProgram;
-    QString m_runDir; ///< from RunStarted: where the workers' memory files are
-    QTimer* m_memoryPoll = nullptr;
-    QTimer* m_workerGrace = nullptr;
-    std::unique_ptr<QTemporaryDir> m_workerConfigDir;
 
     // Shared with the trainer thread.
     mutable std::mutex m_mutex;

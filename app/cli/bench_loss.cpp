@@ -10,6 +10,7 @@
 #include "loss/detection_loss.h"
 #include "memory/cpu_memory_tracker.h"
 #include "model/detection_model.h"
+#include "model/model_builder.h"
 #include "train/train_step.h"
 #include "util/text.h"
 

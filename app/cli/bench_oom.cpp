@@ -11,6 +11,7 @@
 #include "estimate/memory_estimator.h"
 #include "memory/cpu_memory_tracker.h"
 #include "model/detection_model.h"
+#include "model/model_builder.h"
 #include "train/train_step.h"
 #include "train/trainer.h"
 #include "util/bytes.h"

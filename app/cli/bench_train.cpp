@@ -13,6 +13,7 @@
 #include "dist/worker_launcher.h"
 #include "memory/cpu_memory_tracker.h"
 #include "model/detection_model.h"
+#include "model/model_builder.h"
 #include "model/model_summary.h"
 #include "train/train_step.h"
 #include "util/bytes.h"
@@ -176,7 +177,7 @@ int benchScaling(const TrainConfig& config, const std::shared_ptr<DatasetReport>
     WorkerPlan plan;
     plan.nproc = nproc;
     plan.arguments = ownArguments();
-    const WorkerOutcome outcome = runWorkers(plan, std::chrono::seconds(30));
+    const WorkerOutcome outcome = runWorkers(plan, kWorkerGrace);
     ::unsetenv("HEADROOM_BENCH_RESULT");
     double parallel = 0;
     {

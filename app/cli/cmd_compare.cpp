@@ -6,6 +6,7 @@
 
 #include "compare/compare_report.h"
 #include "compare/strategy_runner.h"
+#include "config/train_rules.h"
 #include "util/bytes.h"
 #include "util/text.h"
 

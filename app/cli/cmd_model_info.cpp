@@ -3,6 +3,7 @@
 #include "command.h"
 
 #include "model/detection_model.h"
+#include "model/model_builder.h"
 #include "model/model_io.h"
 #include "model/model_summary.h"
 

@@ -4,6 +4,7 @@
 #include "common.h"
 #include "oom_prompt.h"
 
+#include "config/train_rules.h"
 #include "dist/launch_env.h"
 #include "dist/worker_launcher.h"
 #include "estimate/auto_fit.h"
@@ -221,9 +222,9 @@ int launchWorkers(const ParsedArgs& args, const TrainConfig& config) {
     std::cout << "starting " << plan.nproc << " worker processes (ranks "
               << plan.nodeRank * plan.nproc << "-" << (plan.nodeRank + 1) * plan.nproc - 1 << " of "
               << world << "); batch " << config.batch << " in total, "
-              << std::max(1, config.batch / world) << " per process; rank 0 writes the run\n"
+              << rankBatch(config.batch, world) << " per process; rank 0 writes the run\n"
               << std::flush;
-    const WorkerOutcome outcome = runWorkers(plan, std::chrono::seconds(30));
+    const WorkerOutcome outcome = runWorkers(plan, kWorkerGrace);
     if (outcome.exitCode != 0) {
         std::cerr << "train: " << outcome.summary;
         if (outcome.firstFailedRank >= 0)

@@ -8,8 +8,6 @@
 #include "advisor/oom_policy.h"
 #include "util/text.h"
 
-#include <torch/cuda.h>
-
 #include <iostream>
 #include <unistd.h>
 
@@ -39,23 +37,10 @@ std::optional<int> promptForFix(const std::vector<FixSuggestion>& fixes,
 }
 
 OomHandler makeOomHandler(const TrainConfig& config, PeakPredictor predictor) {
-    AdvisorOptions options;
-    if (config.device.rfind("cuda", 0) == 0 ||
-        (config.device == "auto" && torch::cuda::is_available()))
-        options.deviceCount = std::max<int>(1, static_cast<int>(torch::cuda::device_count()));
-    // A data-parallel run has nproc devices (processes) already: sharding is a fix there.
-    options.deviceCount = std::max(options.deviceCount, config.nproc);
-    // Chunked assignment is offered for a loss-phase OOM on crowded images.
-    options.objectsPerImage = assignerObjectsPerImage(config);
     const OomPolicy policy = config.on_oom;
     const bool interactive = ::isatty(STDIN_FILENO) != 0;
     const OomPolicy effective = policy == OomPolicy::Ask && !interactive ? OomPolicy::Stop : policy;
-    if (predictor) {
-        // Calibrations already made (and their pixel-count scaling) answer first; new probe
-        // steps only within a few seconds when the run continues unattended.
-        options.quickPredictor = predictPeakWithoutProbing;
-        options.predictionSeconds = effective == OomPolicy::Ask ? 15.0 : 3.0;
-    }
+    const AdvisorOptions options = advisorOptions(config, effective == OomPolicy::Ask);
 
     // Every policy prints the diagnosis and the fixes; `ask` prints them in its prompt.
     OomObserver print = [policy, interactive](const OomReport& report,

@@ -2,6 +2,9 @@
 #include "advisor/fix_advisor.h"
 
 #include "advisor/fix_cost_model.h"
+#include "config/model_name.h"
+#include "config/train_rules.h"
+#include "model/model_builder.h"
 #include "util/bytes.h"
 #include "util/resources.h"
 #include "util/text.h"
@@ -46,10 +49,6 @@ bool isAdamFamily(const std::string& optimizer) {
     return name == "adam" || name == "adamw";
 }
 
-int effectiveValBatch(const TrainConfig& c) {
-    return c.val_batch > 0 ? c.val_batch : 2 * c.batch;
-}
-
 std::string optimizerName(const TrainConfig& c) {
     return toLower(c.optimizer) == "auto" ? "auto (AdamW for short runs)" : c.optimizer;
 }
@@ -80,58 +79,18 @@ struct ModelScale {
 };
 
 ModelScale parseModelScale(const TrainConfig& c) {
+    const ModelName name = parseModelName(c.model);
     ModelScale m;
-    const std::size_t slash = c.model.find_last_of("/\\");
-    const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
-    const std::string lowered = toLower(c.model);
-    for (int family : {8, 9}) {
-        const std::string tag = "yolov" + std::to_string(family);
-        const std::size_t at = lowered.find(tag, base);
-        if (at == std::string::npos)
-            continue;
-        m.family = family;
-        const std::size_t letter = at + tag.size();
-        if (!c.scale.empty())
-            m.scale = static_cast<char>(std::tolower(static_cast<unsigned char>(c.scale[0])));
-        else if (letter < lowered.size() &&
-                 std::isalpha(static_cast<unsigned char>(lowered[letter]))) {
-            m.scale = lowered[letter];
-            m.letterPos = letter;
-        }
+    if (scaleLettersOf(name.family).empty())
         return m;
+    m.family = name.family;
+    if (!c.scale.empty())
+        m.scale = static_cast<char>(std::tolower(static_cast<unsigned char>(c.scale[0])));
+    else {
+        m.scale = name.scale;
+        m.letterPos = name.scalePos;
     }
     return m;
-}
-
-/// Rows in the `backbone:` section of the model YAML; 0 when the file cannot be read.
-int backboneRows(const TrainConfig& config) {
-    std::string path = findModelFile(config.model);
-    const ModelScale m = parseModelScale(config);
-    if (path.empty() && m.letterPos != std::string::npos) {
-        // "yolov8n.yaml" is yolov8.yaml at scale n (Ultralytics' naming).
-        std::string unscaled = config.model;
-        unscaled.erase(m.letterPos, 1);
-        path = findModelFile(unscaled);
-    }
-    if (path.empty())
-        return 0;
-    std::ifstream in(path);
-    std::string line;
-    bool inBackbone = false;
-    int rows = 0;
-    while (std::getline(in, line)) {
-        const std::string t = trim(line);
-        if (!line.empty() && !std::isspace(static_cast<unsigned char>(line[0])) && line[0] != '#' &&
-            line[0] != '-') {
-            if (inBackbone)
-                break;
-            inBackbone = t.rfind("backbone:", 0) == 0;
-            continue;
-        }
-        if (inBackbone && t.rfind("- [", 0) == 0)
-            ++rows;
-    }
-    return rows;
 }
 
 // --- levers --------------------------------------------------------------------------------
@@ -222,7 +181,7 @@ Lever freezeLever(const TrainConfig& c) {
     Lever lever{"freeze", {}};
     if (!c.freeze.empty())
         return lever;
-    const int rows = backboneRows(c);
+    const int rows = backboneRows(c.model);
     if (rows <= 0)
         return lever;
     std::vector<int> layers(rows);
@@ -271,14 +230,14 @@ Lever offloadLever(const TrainConfig& c, bool cuda) {
 
 Lever validationBatchLever(const TrainConfig& c) {
     Lever lever{"val_batch", {}};
-    for (int v = effectiveValBatch(c) / 2; v >= 1; v /= 2) {
+    for (int v = validationBatch(c) / 2; v >= 1; v /= 2) {
         Step s;
         s.title = "validation batch " + std::to_string(v);
         s.changes = {{"val_batch", std::to_string(v)}};
         s.apply = [v](TrainConfig& t) { t.val_batch = v; };
         s.effect = fixcost::smallerValidationBatch();
         s.reason = "validation activations scale with its batch (now " +
-                   std::to_string(effectiveValBatch(c)) + ")";
+                   std::to_string(validationBatch(c)) + ")";
         lever.steps.push_back(std::move(s));
         if (v == 1)
             break;
@@ -303,7 +262,7 @@ Lever assignChunkLever(const TrainConfig& c, Phase phase, int objects) {
     Lever lever{"assign_chunk", {}};
     if (phase != Phase::Loss || (objects > 0 && objects < kManyObjectsPerImage))
         return lever;
-    const std::int64_t images = std::max(1, c.batch / std::max(c.nproc, 1));
+    const std::int64_t images = rankBatch(c.batch, c.nproc);
     const std::int64_t anchors = anchorsAt(c.imgsz);
     // Unknown object count: size for Ultralytics' detection cap, the most a data set offers.
     const std::int64_t boxes = objects > 0 ? objects : 300;
@@ -361,7 +320,7 @@ Lever scaleLever(const TrainConfig& c) {
     const ModelScale m = parseModelScale(c);
     if (m.family == 0 || m.scale == 0)
         return lever;
-    const std::string order = m.family == 9 ? "tsmce" : "nsmlx";
+    const std::string order = scaleLettersOf(m.family);
     const std::size_t at = order.find(m.scale);
     if (at == std::string::npos || at == 0)
         return lever;
@@ -834,8 +793,8 @@ PeakPredictor reportScalingPredictor(const OomReport& report) {
         return toLower(c.optimizer) == "sgd" ? 1.0 : 2.0;
     };
     auto ranks = [](const TrainConfig& c) { return std::max(c.nproc, 1); };
-    auto rankBatch = [ranks](const TrainConfig& c) {
-        return static_cast<double>(std::max(1, c.batch / ranks(c)));
+    auto stepImages = [](const TrainConfig& c) {
+        return static_cast<double>(rankBatch(c.batch, c.nproc));
     };
     // The share of the optimizer state one rank keeps (ZeRO-1 shards it over the ranks).
     auto stateShare = [ranks](const TrainConfig& c) { return c.zero == 1 ? 1.0 / ranks(c) : 1.0; };
@@ -856,10 +815,9 @@ PeakPredictor reportScalingPredictor(const OomReport& report) {
         // validates at the whole validation batch, ZeRO-1 keeps 1/nproc of the state, and
         // the gradient all-reduce adds up to one copy of the gradients.
         const double side = static_cast<double>(c.imgsz) / base.imgsz;
-        const double images =
-            phase == Phase::Validation
-                ? static_cast<double>(effectiveValBatch(c)) / effectiveValBatch(base)
-                : static_cast<double>(rankBatch(c)) / rankBatch(base);
+        const double images = phase == Phase::Validation
+                                  ? static_cast<double>(validationBatch(c)) / validationBatch(base)
+                                  : stepImages(c) / stepImages(base);
         double activations = variable * side * side * images;
         // bf16/fp16 autocast: the ~40% cut of peak tensor memory measured on a conv stack
         // (ARCHITECTURE.md, platform facts).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "config/train_config.h"
+#include "config/train_rules.h"
 
 #include <cstdint>
 #include <functional>
@@ -58,8 +59,8 @@ using PeakPredictor = std::function<std::optional<std::int64_t>(const TrainConfi
 constexpr int kManyObjectsPerImage = 16;
 
 struct AdvisorOptions {
-    double safety = 0.9; ///< a fix fits when its predicted peak <= safety x budget
-    int deviceCount = 1; ///< devices available to this run (> 1 enables DDP / sharded state)
+    double safety = kFitSafety; ///< a fix fits when its predicted peak <= safety x budget
+    int deviceCount = 1;        ///< devices available to this run (> 1 enables DDP / sharded state)
     /// Most ground-truth boxes per image the loss' assigner sees (the data set's maximum, x4
     /// with mosaic); 0 = unknown. Chunked assignment is offered for an OOM in the loss phase
     /// when this is unknown or at least kManyObjectsPerImage.

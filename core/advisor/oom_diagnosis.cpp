@@ -2,6 +2,7 @@
 #include "advisor/oom_diagnosis.h"
 
 #include "advisor/fix_advisor.h"
+#include "config/train_rules.h"
 #include "util/bytes.h"
 #include "util/text.h"
 
@@ -94,7 +95,7 @@ std::string describeOom(const OomReport& r) {
     const std::int64_t need = std::max(r.peakBytes, r.allocatedBytes + r.requestedBytes);
     const std::int64_t resident = std::min(r.breakdown.resident(), need);
     const bool validation = r.phase == Phase::Validation;
-    const int batch = validation ? (c.val_batch > 0 ? c.val_batch : 2 * c.batch) : c.batch;
+    const int batch = validation ? validationBatch(c) : c.batch;
 
     out << phaseSubject(r.phase) << (validation ? " with batch " : " of batch ") << batch << " at "
         << c.imgsz << " px " << where << " needed " << formatBytes(need - resident)

@@ -3,10 +3,27 @@
 
 #include "advisor/fix_advisor.h"
 #include "advisor/oom_diagnosis.h"
+#include "estimate/memory_estimator.h"
+#include "memory/memory_probe.h"
+
+#include <algorithm>
 
 #include <utility>
 
 namespace hr {
+
+AdvisorOptions advisorOptions(const TrainConfig& config, bool personAnswers) {
+    AdvisorOptions options;
+    // A data-parallel run has nproc devices (processes) already: sharding is a fix there.
+    options.deviceCount = std::max({1, cudaDevicesFor(config.device), config.nproc});
+    // Chunked assignment is offered for a loss-phase OOM on crowded images.
+    options.objectsPerImage = assignerObjectsPerImage(config);
+    // Calibrations already made (and their pixel-count scaling) answer first; new probe steps
+    // only for a few seconds: someone is waiting, a person or the run.
+    options.quickPredictor = predictPeakWithoutProbing;
+    options.predictionSeconds = personAnswers ? 15.0 : 3.0;
+    return options;
+}
 
 OomDecision decisionFor(const FixSuggestion& fix) {
     OomDecision d;

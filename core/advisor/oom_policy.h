@@ -34,6 +34,13 @@ OomHandler makeAdvisorHandler(OomPolicy policy, PeakPredictor predictor, FixChoo
                               AdvisorOptions options = AdvisorOptions{}, OomObserver observer = {},
                               FixProgress progress = {});
 
+/// The advisor's options for a run of `config`: the devices it has (its CUDA devices, at least
+/// its data-parallel ranks), the data set's most boxes per image (for chunked assignment), the
+/// estimator's calibrations as the quick predictor, and how long new probe steps may take on
+/// one report: 15 s while a person waits for the fixes (`personAnswers`), 3 s when the run
+/// goes on unattended. Scans the data set (cached by the estimator): never on a GUI thread.
+AdvisorOptions advisorOptions(const TrainConfig& config, bool personAnswers);
+
 /// The decision that applies `fix` (stop = false).
 OomDecision decisionFor(const FixSuggestion& fix);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "compare/comparison.h"
 
+#include "config/train_rules.h"
+
 #include <algorithm>
 #include <filesystem>
 

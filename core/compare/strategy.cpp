@@ -36,7 +36,7 @@ const std::vector<std::string> kClaimKeys = {"memory_gb", "epoch_min", "map50", 
 
 Diagnostic error(const std::string& file, int line, const std::string& key,
                  const std::string& message, const std::string& fix = {}) {
-    return yaml::makeDiagnostic(Severity::Error, file, line, key, message, fix);
+    return makeDiagnostic(Severity::Error, file, line, key, message, fix);
 }
 
 /// Every key of `map` that is not in `known`, as an error with the nearest known key.

@@ -64,8 +64,7 @@ public:
 
     void add(Severity severity, const YAML::Node& at, const std::string& key,
              const std::string& message, const std::string& fix = {}) {
-        m_out.push_back(
-            yaml::makeDiagnostic(severity, m_file, yaml::lineOf(at), key, message, fix));
+        m_out.push_back(makeDiagnostic(severity, m_file, yaml::lineOf(at), key, message, fix));
     }
 
     // train/val/test: one path or a list of paths, each resolved against `root`.
@@ -224,9 +223,9 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
     Diagnostics& out = result.diagnostics;
     std::string text, error;
     if (!readFile(path, text, &error)) {
-        out.push_back(yaml::makeDiagnostic(Severity::Error, path, 0, {},
-                                           "cannot read the data set description: " + error,
-                                           "check the path to data.yaml"));
+        out.push_back(makeDiagnostic(Severity::Error, path, 0, {},
+                                     "cannot read the data set description: " + error,
+                                     "check the path to data.yaml"));
         return result;
     }
     const std::optional<YAML::Node> root = yaml::parseDocument(text, path, out);
@@ -234,10 +233,10 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
         return result;
     DataReader reader(path, out);
     if (!root->IsMap()) {
-        out.push_back(yaml::makeDiagnostic(
-            Severity::Error, path, std::max(1, yaml::lineOf(*root)), {},
-            "a data.yaml must be a map with train, val and names, got " + yaml::describe(*root),
-            "write 'path:', 'train:', 'val:' and 'names:' lines"));
+        out.push_back(makeDiagnostic(Severity::Error, path, std::max(1, yaml::lineOf(*root)), {},
+                                     "a data.yaml must be a map with train, val and names, got " +
+                                         yaml::describe(*root),
+                                     "write 'path:', 'train:', 'val:' and 'names:' lines"));
         return result;
     }
 

@@ -2,6 +2,8 @@
 #include "config/train_config.h"
 #include "config/weights_source.h"
 
+#include "config/train_config_check.h"
+
 #include "config/yaml_read.h"
 #include "util/atomic_file.h"
 #include "util/bytes.h"
@@ -16,6 +18,7 @@ namespace hr {
 
 namespace {
 
+using namespace settings_check;
 using Severity = Diagnostic::Severity;
 
 // Every setting is one row: its YAML key and the member it fills. The table drives parsing,
@@ -185,13 +188,6 @@ const std::set<std::string>& ignoredUltralyticsKeys() {
     return keys;
 }
 
-const std::vector<std::string>& optimizerNames() {
-    static const std::vector<std::string> names = {"SGD", "Adam", "AdamW", "auto"};
-    return names;
-}
-
-const std::string kScaleLetters = "nsmlxtce";
-
 std::optional<OomPolicy> oomPolicyFromText(const std::string& text) {
     const std::string t = toLower(trim(text));
     if (t == "ask")
@@ -214,27 +210,13 @@ std::optional<Checkpointing> checkpointingFromText(const std::string& text) {
     return std::nullopt;
 }
 
-// "3GiB" when the value is a whole number of GiB/MiB/KiB, plain bytes otherwise.
 std::string budgetText(std::int64_t bytes) {
-    if (bytes == 0)
-        return "none";
-    const std::pair<std::int64_t, const char*> units[] = {
-        {1LL << 40, "TiB"}, {1LL << 30, "GiB"}, {1LL << 20, "MiB"}, {1LL << 10, "KiB"}};
-    for (const auto& [size, unit] : units)
-        if (bytes % size == 0)
-            return std::to_string(bytes / size) + unit;
-    return std::to_string(bytes);
+    return bytes == 0 ? "none" : exactByteSize(bytes, false);
 }
 
 std::string scalarText(const YAML::Node& node) {
     return node.IsScalar() ? node.Scalar() : "";
 }
-
-// What went wrong with one value, before file/line/key are attached.
-struct Problem {
-    std::string message;
-    std::string fix;
-};
 
 // Reads `value` into `field` of `config`. Null restores the default (Ultralytics writes
 // `conf: null`, `device: null` ... for "not set").
@@ -359,171 +341,6 @@ std::optional<Problem> readValue(TrainConfig& config, const Field& field, const 
         field.member);
 }
 
-std::string nearestMultiplesOf32(int value) {
-    const int below = std::max(32, value / 32 * 32);
-    const int above = std::max(32, (value + 31) / 32 * 32);
-    if (below == above)
-        return std::to_string(below);
-    return std::to_string(below) + " or " + std::to_string(above);
-}
-
-std::optional<Problem> outsideUnit(const char* what, double value, bool includeOne) {
-    if (value >= 0 && (includeOne ? value <= 1 : value < 1))
-        return std::nullopt;
-    return Problem{std::string(what) + " must be between 0 and 1" +
-                       (includeOne ? "" : " (1 excluded)") + ", got " + yaml::formatNumber(value),
-                   includeOne ? "write a value from 0 to 1" : "write a value from 0 to 0.99"};
-}
-
-// The range check for one key of an already-read config.
-std::optional<Problem> checkValue(const TrainConfig& c, const std::string& key) {
-    auto number = [](double v) { return yaml::formatNumber(v); };
-    if (key == "epochs" && c.epochs < 1)
-        return Problem{"at least one epoch is needed, got " + std::to_string(c.epochs),
-                       "write epochs: 1 or more"};
-    if (key == "patience" && c.patience < 0)
-        return Problem{"patience cannot be negative, got " + std::to_string(c.patience),
-                       "write 0 or more epochs"};
-    if (key == "batch" && (c.batch == 0 || c.batch < -1))
-        return Problem{"batch must be a positive number of images or -1 (fit to memory), got " +
-                           std::to_string(c.batch),
-                       "write e.g. batch: 16, or batch: -1 to fit it to memory_budget"};
-    if (key == "imgsz" && (c.imgsz < 32 || c.imgsz % 32 != 0))
-        return Problem{"image size must be a positive multiple of 32 (the largest stride), got " +
-                           std::to_string(c.imgsz),
-                       "use " + nearestMultiplesOf32(std::max(c.imgsz, 32))};
-    if (key == "device") {
-        const std::string& d = c.device;
-        bool ok = d == "auto" || d == "cpu" || d == "cuda";
-        if (d.rfind("cuda:", 0) == 0 && d.size() > 5)
-            ok = d.find_first_not_of("0123456789", 5) == std::string::npos;
-        if (!ok)
-            return Problem{"unknown device '" + d + "'",
-                           d.find(',') != std::string::npos
-                               ? "for several GPUs write device: cuda:0 and nproc: N"
-                               : "write auto, cpu, cuda or cuda:N"};
-    }
-    if (key == "workers" && c.workers < 0)
-        return Problem{"workers cannot be negative, got " + std::to_string(c.workers),
-                       "write 0 (load in the training thread) or more"};
-    if (key == "threads" && c.threads < 0)
-        return Problem{"threads cannot be negative, got " + std::to_string(c.threads),
-                       "write 0 (all cores) or a number of threads"};
-    if (key == "project" && c.project.empty())
-        return Problem{"the project folder name is empty", "write e.g. project: runs"};
-    if (key == "name" && c.name.empty())
-        return Problem{"the run name is empty", "write e.g. name: train"};
-    if (key == "fraction" && !(c.fraction > 0 && c.fraction <= 1))
-        return Problem{"fraction must be in (0, 1], got " + number(c.fraction),
-                       "write 1.0 to use the whole training set"};
-    if (key == "model" && c.model.empty())
-        return Problem{"no model given", "write e.g. model: yolov8n.yaml"};
-    if (key == "model_scale" && !c.scale.empty() &&
-        (c.scale.size() != 1 || kScaleLetters.find(c.scale[0]) == std::string::npos))
-        return Problem{"unknown model scale '" + c.scale + "'",
-                       "write one of n, s, m, l, x (YOLOv8) or t, s, m, c, e (YOLOv9)"};
-    if (key == "optimizer" && std::find(optimizerNames().begin(), optimizerNames().end(),
-                                        c.optimizer) == optimizerNames().end()) {
-        const std::string near = nearestMatch(c.optimizer, optimizerNames());
-        return Problem{"unknown optimizer '" + c.optimizer +
-                           "'; Headroom has SGD, Adam, AdamW "
-                           "and auto",
-                       near.empty() ? "write SGD, Adam, AdamW or auto"
-                                    : "did you mean '" + near + "'?"};
-    }
-    if (key == "lr0" && !(c.lr0 > 0))
-        return Problem{"the initial learning rate must be above 0, got " + number(c.lr0),
-                       "write e.g. lr0: 0.01 (SGD) or 0.001 (Adam)"};
-    if (key == "lrf" && !(c.lrf > 0 && c.lrf <= 1))
-        return Problem{"the final learning rate fraction must be in (0, 1], got " + number(c.lrf),
-                       "write e.g. lrf: 0.01 (final lr = lr0 x lrf)"};
-    if (key == "momentum")
-        return outsideUnit("momentum", c.momentum, false);
-    if (key == "warmup_momentum")
-        return outsideUnit("warmup momentum", c.warmup_momentum, false);
-    if (key == "weight_decay" && c.weight_decay < 0)
-        return Problem{"weight decay cannot be negative, got " + number(c.weight_decay),
-                       "write e.g. 0.0005"};
-    if (key == "warmup_epochs" && c.warmup_epochs < 0)
-        return Problem{"warmup epochs cannot be negative, got " + number(c.warmup_epochs),
-                       "write 0 for no warmup"};
-    if (key == "warmup_bias_lr" && c.warmup_bias_lr < 0)
-        return Problem{"the warmup bias learning rate cannot be negative, got " +
-                           number(c.warmup_bias_lr),
-                       "write e.g. 0.1"};
-    if (key == "nbs" && c.nbs < 1)
-        return Problem{"the nominal batch size must be at least 1, got " + std::to_string(c.nbs),
-                       "write e.g. nbs: 64"};
-    for (const auto& [name, gain] :
-         {std::pair<const char*, double>{"box", c.box}, {"cls", c.cls}, {"dfl", c.dfl}})
-        if (key == name && gain < 0)
-            return Problem{"a loss gain cannot be negative, got " + number(gain),
-                           "write 0 to switch this loss term off"};
-    if (key == "hsv_h")
-        return outsideUnit("the hue gain", c.hsv_h, true);
-    if (key == "hsv_s")
-        return outsideUnit("the saturation gain", c.hsv_s, true);
-    if (key == "hsv_v")
-        return outsideUnit("the value gain", c.hsv_v, true);
-    if (key == "translate")
-        return outsideUnit("translate", c.translate, true);
-    if (key == "scale" && c.scale_aug < 0)
-        return Problem{"the scale gain cannot be negative, got " + number(c.scale_aug),
-                       "write e.g. scale: 0.5 (random zoom 0.5x..1.5x)"};
-    if (key == "perspective" && !(c.perspective >= 0 && c.perspective <= 0.001))
-        return Problem{"perspective must be between 0 and 0.001, got " + number(c.perspective),
-                       "write 0, or a small value like 0.0001"};
-    if (key == "flipud")
-        return outsideUnit("the up-down flip probability", c.flipud, true);
-    if (key == "fliplr")
-        return outsideUnit("the left-right flip probability", c.fliplr, true);
-    if (key == "mosaic")
-        return outsideUnit("the mosaic probability", c.mosaic, true);
-    if (key == "mixup")
-        return outsideUnit("the mixup probability", c.mixup, true);
-    if (key == "close_mosaic" && c.close_mosaic < 0)
-        return Problem{"close_mosaic cannot be negative, got " + std::to_string(c.close_mosaic),
-                       "write 0 to keep mosaic to the end"};
-    if (key == "cache" && c.cache != "none" && c.cache != "ram" && c.cache != "disk")
-        return Problem{"unknown cache mode '" + c.cache + "'",
-                       "write none, ram or disk (true means ram)"};
-    if (key == "conf")
-        return outsideUnit("the confidence threshold", c.conf, true);
-    if (key == "iou" && !(c.iou > 0 && c.iou <= 1))
-        return Problem{"the NMS IoU threshold must be in (0, 1], got " + number(c.iou),
-                       "write e.g. iou: 0.7"};
-    if (key == "max_det" && c.max_det < 1)
-        return Problem{"max_det must be at least 1, got " + std::to_string(c.max_det),
-                       "write e.g. max_det: 300"};
-    if (key == "val_batch" && c.val_batch < 0)
-        return Problem{"val_batch cannot be negative, got " + std::to_string(c.val_batch),
-                       "write 0 (twice the training batch) or a number of images"};
-    if (key == "memory_budget" && c.memory_budget != 0 && c.memory_budget < (64LL << 20))
-        return Problem{"a budget of " + formatBytes(c.memory_budget) +
-                           " cannot hold even the smallest model and one image",
-                       "give at least 64MiB, or none for no budget"};
-    if (key == "memory_budget" && c.memory_budget < 0)
-        return Problem{"the budget cannot be negative", "write a size like 3GiB"};
-    if (key == "assign_chunk" && c.assign_chunk < 0)
-        return Problem{"assign_chunk cannot be negative, got " + std::to_string(c.assign_chunk),
-                       "write 0 (automatic) or the number of boxes the assigner takes at once"};
-    if (key == "memory_sample_hz" && !(c.memory_sample_hz > 0 && c.memory_sample_hz <= 1000))
-        return Problem{"memory_sample_hz must be in (0, 1000], got " + number(c.memory_sample_hz),
-                       "write e.g. 20"};
-    if (key == "nproc" && c.nproc < 1)
-        return Problem{"nproc must be at least 1, got " + std::to_string(c.nproc),
-                       "write 1 for a single process"};
-    if (key == "zero" && c.zero != 0 && c.zero != 1)
-        return Problem{"zero must be 0 or 1, got " + std::to_string(c.zero),
-                       "write 1 to shard optimizer state across processes, 0 otherwise"};
-    return std::nullopt;
-}
-
-Diagnostic problemDiagnostic(const Problem& problem, const std::string& file, int line,
-                             const std::string& key) {
-    return yaml::makeDiagnostic(Severity::Error, file, line, key, problem.message, problem.fix);
-}
-
 std::vector<std::string> allKnownKeys() {
     std::vector<std::string> keys = trainConfigKeys();
     keys.insert(keys.end(), ignoredUltralyticsKeys().begin(), ignoredUltralyticsKeys().end());
@@ -544,23 +361,22 @@ void applyEntry(TrainConfig& config, const std::string& rawKey, const YAML::Node
         return;
     }
     if (ignoredUltralyticsKeys().count(key)) {
-        out.push_back(yaml::makeDiagnostic(Severity::Note, file, keyLine, rawKey,
-                                           "Ultralytics setting; Headroom ignores it"));
+        out.push_back(makeDiagnostic(Severity::Note, file, keyLine, rawKey,
+                                     "Ultralytics setting; Headroom ignores it"));
         if (key == "task" && value.IsScalar() && toLower(value.Scalar()) != "detect")
-            out.push_back(yaml::makeDiagnostic(Severity::Warning, file, valueLine, rawKey,
-                                               "Headroom trains detection models only, not '" +
-                                                   value.Scalar() + "'",
-                                               "use a detection data set and model"));
+            out.push_back(makeDiagnostic(Severity::Warning, file, valueLine, rawKey,
+                                         "Headroom trains detection models only, not '" +
+                                             value.Scalar() + "'",
+                                         "use a detection data set and model"));
         return;
     }
     const Field* field = findField(key);
     if (!field) {
         const std::string near = nearestMatch(key, allKnownKeys());
-        out.push_back(yaml::makeDiagnostic(unknownSeverity, file, keyLine, rawKey,
-                                           "unknown setting",
-                                           near.empty() ? "see `headroom-cli train --help` for "
-                                                          "the settings"
-                                                        : "did you mean '" + near + "'?"));
+        out.push_back(makeDiagnostic(unknownSeverity, file, keyLine, rawKey, "unknown setting",
+                                     near.empty() ? "see `headroom-cli train --help` for "
+                                                    "the settings"
+                                                  : "did you mean '" + near + "'?"));
         return;
     }
     TrainConfig updated = config;
@@ -650,14 +466,6 @@ std::int64_t assignerBoxesPerSlice(int assignChunk, std::int64_t images, std::in
     return std::clamp<std::int64_t>(boxes, 1, std::max<std::int64_t>(objects, 1));
 }
 
-int accumulateSteps(const TrainConfig& config) {
-    if (config.batch <= 0 || config.nbs <= 0)
-        return 1;
-    // Python's round() rounds halves to even; nearbyint does the same in the default mode.
-    const double steps = std::nearbyint(static_cast<double>(config.nbs) / config.batch);
-    return std::max(static_cast<int>(steps), 1);
-}
-
 TrainConfigResult parseTrainConfig(const std::string& yamlText, const std::string& sourceName,
                                    const TrainConfig& base) {
     TrainConfigResult result;
@@ -671,7 +479,7 @@ TrainConfigResult parseTrainConfig(const std::string& yamlText, const std::strin
         return result;
     }
     if (!root->IsMap()) {
-        result.diagnostics.push_back(yaml::makeDiagnostic(
+        result.diagnostics.push_back(makeDiagnostic(
             Severity::Error, sourceName, std::max(1, yaml::lineOf(*root)), {},
             "the file must be a map of settings (key: value lines), got " + yaml::describe(*root),
             "write one setting per line, e.g. 'epochs: 100'"));
@@ -681,15 +489,15 @@ TrainConfigResult parseTrainConfig(const std::string& yamlText, const std::strin
     for (const auto& entry : *root) {
         const int keyLine = yaml::lineOf(entry.first);
         if (!entry.first.IsScalar()) {
-            result.diagnostics.push_back(yaml::makeDiagnostic(
-                Severity::Error, sourceName, keyLine, {},
-                "a setting name must be a word, got " + yaml::describe(entry.first),
-                "write 'key: value'"));
+            result.diagnostics.push_back(
+                makeDiagnostic(Severity::Error, sourceName, keyLine, {},
+                               "a setting name must be a word, got " + yaml::describe(entry.first),
+                               "write 'key: value'"));
             continue;
         }
         const std::string key = entry.first.Scalar();
         if (!seen.insert(canonicalKey(key)).second)
-            result.diagnostics.push_back(yaml::makeDiagnostic(
+            result.diagnostics.push_back(makeDiagnostic(
                 Severity::Warning, sourceName, keyLine, key,
                 "set more than once; the last value is used", "remove the other line"));
         applyEntry(config, key, entry.second, sourceName, keyLine, Severity::Warning,
@@ -704,7 +512,7 @@ TrainConfigResult loadTrainConfig(const std::string& path) {
     std::string text, error;
     if (!readFile(path, text, &error)) {
         TrainConfigResult result;
-        result.diagnostics.push_back(yaml::makeDiagnostic(
+        result.diagnostics.push_back(makeDiagnostic(
             Severity::Error, path, 0, {}, "cannot read the file: " + error, "check the path"));
         return result;
     }
@@ -719,33 +527,12 @@ Diagnostics applyOverride(TrainConfig& config, const std::string& key, const std
     try {
         node = YAML::Load(value);
     } catch (const YAML::Exception& e) {
-        out.push_back(yaml::makeDiagnostic(Severity::Error, {}, 0, name,
-                                           "cannot read the value '" + value + "': " + e.msg,
-                                           "quote the value or fix its brackets"));
+        out.push_back(makeDiagnostic(Severity::Error, {}, 0, name,
+                                     "cannot read the value '" + value + "': " + e.msg,
+                                     "quote the value or fix its brackets"));
         return out;
     }
     applyEntry(config, name, node, {}, 0, Severity::Error, out);
-    return out;
-}
-
-Diagnostics validate(const TrainConfig& config, const std::string& sourceName) {
-    Diagnostics out;
-    for (const std::string& key : trainConfigKeys())
-        if (const auto problem = checkValue(config, key))
-            out.push_back(problemDiagnostic(*problem, sourceName, 0, key));
-    for (const int layer : config.freeze)
-        if (layer < 0) {
-            out.push_back(
-                yaml::makeDiagnostic(Severity::Error, sourceName, 0, "freeze",
-                                     "layer index " + std::to_string(layer) + " is negative",
-                                     "list layer indices from 0"));
-            break;
-        }
-    if (config.zero == 1 && config.nproc == 1)
-        out.push_back(yaml::makeDiagnostic(Severity::Warning, sourceName, 0, "zero",
-                                           "sharding optimizer state needs several processes; "
-                                           "with nproc 1 it has no effect",
-                                           "set nproc to the number of devices"));
     return out;
 }
 

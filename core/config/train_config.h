@@ -157,8 +157,4 @@ std::optional<OomPolicy> parseOomPolicy(const std::string& text);
 /// "none" / "backbone" / "all" (also true = all, false = none); nothing for other text.
 std::optional<Checkpointing> parseCheckpointing(const std::string& text);
 
-/// The accumulation Ultralytics uses: max(round(nbs / batch), 1), halves rounded to even as
-/// Python does. 1 while batch is -1 (auto-fit decides the batch later).
-int accumulateSteps(const TrainConfig& config);
-
 } // namespace hr

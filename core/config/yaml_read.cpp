@@ -126,17 +126,4 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
     return near.empty() ? otherwise : "did you mean '" + near + "'?";
 }
 
-Diagnostic makeDiagnostic(Diagnostic::Severity severity, const std::string& file, int line,
-                          const std::string& key, const std::string& message,
-                          const std::string& fix) {
-    Diagnostic d;
-    d.severity = severity;
-    d.file = file;
-    d.line = line;
-    d.key = key;
-    d.message = message;
-    d.fix = fix;
-    return d;
-}
-
 } // namespace hr::yaml

@@ -48,9 +48,4 @@ std::optional<YAML::Node> parseDocument(const std::string& text, const std::stri
 std::string suggestion(const std::string& word, const std::vector<std::string>& known,
                        const std::string& otherwise);
 
-/// Shorthand for building a diagnostic.
-Diagnostic makeDiagnostic(Diagnostic::Severity severity, const std::string& file, int line,
-                          const std::string& key, const std::string& message,
-                          const std::string& fix = {});
-
 } // namespace hr::yaml

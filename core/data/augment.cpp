@@ -82,24 +82,28 @@ LetterboxInfo letterbox(const cv::Mat& src, cv::Mat& dst, cv::Size shape, bool s
     return info;
 }
 
-void flipHorizontal(cv::Mat& image, PixelBoxes& boxes) {
-    cv::flip(image, image, 1);
-    const float w = static_cast<float>(image.cols);
+namespace {
+
+/// Mirrors the image about one axis (cv::flip's code) and the boxes with it: `lo` and `hi` are
+/// their coordinates along that axis, `extent` the image's size along it.
+void mirror(cv::Mat& image, PixelBoxes& boxes, int flipCode, float extent, float PixelBox::*lo,
+            float PixelBox::*hi) {
+    cv::flip(image, image, flipCode);
     for (auto& b : boxes) {
-        const float x1 = w - b.x2;
-        b.x2 = w - b.x1;
-        b.x1 = x1;
+        const float newLo = extent - b.*hi;
+        b.*hi = extent - b.*lo;
+        b.*lo = newLo;
     }
 }
 
+} // namespace
+
+void flipHorizontal(cv::Mat& image, PixelBoxes& boxes) {
+    mirror(image, boxes, 1, static_cast<float>(image.cols), &PixelBox::x1, &PixelBox::x2);
+}
+
 void flipVertical(cv::Mat& image, PixelBoxes& boxes) {
-    cv::flip(image, image, 0);
-    const float h = static_cast<float>(image.rows);
-    for (auto& b : boxes) {
-        const float y1 = h - b.y2;
-        b.y2 = h - b.y1;
-        b.y1 = y1;
-    }
+    mirror(image, boxes, 0, static_cast<float>(image.rows), &PixelBox::y1, &PixelBox::y2);
 }
 
 cv::Matx33d randomAffineMatrix(const AugmentParams& p, cv::Size input, cv::Size output,

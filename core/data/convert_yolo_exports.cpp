@@ -5,6 +5,7 @@
 #include "data/convert_internal.h"
 
 #include "data/image_io.h"
+#include "data/image_list.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
 
@@ -100,24 +101,15 @@ bool collectCvatYolo(const std::string& input, const ConvertOptions& options, Co
         anyList = true;
         Part part;
         part.role = roleOf(key);
-        std::string text;
-        readFile(list, text);
-        std::istringstream in(text);
-        std::string line;
-        int lineNo = 0;
-        while (std::getline(in, line)) {
-            ++lineNo;
-            line = trim(line);
-            if (line.empty())
-                continue;
-            const std::string image = inExport(root, line);
+        readImageList(list, [&](const std::string& entry, int lineNo) {
+            const std::string image = inExport(root, entry);
             if (image.empty()) {
                 record(report, Severity::Warning, "listed image not found", list, lineNo,
-                       "'" + line + "' is not in the export: left it out");
-                continue;
+                       "'" + entry + "' is not in the export: left it out");
+                return;
             }
             addLabelled(image, fs::path(image).filename().string(), list, lineNo, part, report);
-        }
+        });
         out.parts.push_back(std::move(part));
     }
     if (!anyList) {

@@ -2,6 +2,7 @@
 #include "data/dataset.h"
 
 #include "data/image_io.h"
+#include "data/image_list.h"
 #include "data/label_cache.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
@@ -28,13 +29,7 @@ constexpr float kClipTolerance = 1e-4f;
 
 Diagnostic problem(Severity severity, const std::string& file, int line, const std::string& message,
                    const std::string& fix = {}) {
-    Diagnostic d;
-    d.severity = severity;
-    d.file = file;
-    d.line = line;
-    d.message = message;
-    d.fix = fix;
-    return d;
+    return makeDiagnostic(severity, file, line, {}, message, fix);
 }
 
 bool parseNumber(const std::string& word, double& value) {
@@ -223,16 +218,7 @@ std::vector<std::string> collectImages(const std::vector<std::string>& sources,
             images.push_back(absolutePath(p));
         } else if (fs::is_regular_file(p, ec)) {
             // A .txt list of images, relative entries resolved against the list's folder.
-            std::string text;
-            readFile(source, text);
-            std::istringstream in(text);
-            std::string line;
-            int lineNo = 0;
-            while (std::getline(in, line)) {
-                ++lineNo;
-                line = trim(line);
-                if (line.empty() || line[0] == '#')
-                    continue;
+            readImageList(source, [&](const std::string& line, int lineNo) {
                 fs::path entry(line);
                 if (entry.is_relative())
                     entry = p.parent_path() / entry;
@@ -242,7 +228,7 @@ std::vector<std::string> collectImages(const std::vector<std::string>& sources,
                                 "listed image '" + line + "' does not exist: skipped it"));
                 else
                     images.push_back(absolutePath(entry));
-            }
+            });
         } else {
             problems.push_back(problem(Severity::Error, yaml, 0, "'" + source + "' does not exist",
                                        "correct 'path' and the split entries in data.yaml"));

@@ -7,6 +7,7 @@
 #include "config/weights_source.h"
 #include "deploy/opencv_runner.h"
 #include "deploy/protobuf_writer.h"
+#include "model/model_builder.h"
 #include "model/model_io.h"
 #include "util/atomic_file.h"
 

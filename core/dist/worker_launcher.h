@@ -28,6 +28,10 @@ struct WorkerOutcome {
     std::vector<std::string> errorTails; ///< the end of each local worker's stderr
 };
 
+/// How long the other workers may go on once the run has ended for them (rank 0 finished, or a
+/// rank failed) before they are ended: long enough to leave a collective and write their files.
+constexpr std::chrono::seconds kWorkerGrace{30};
+
 /// Starts the workers with RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and
 /// MASTER_PORT set (other variables inherited) and waits for all of them, watching them the
 /// whole time. Each worker's stderr passes through this process (so its end can be quoted).

@@ -2,6 +2,7 @@
 #include "estimate/auto_fit.h"
 
 #include "estimate/memory_estimator.h"
+#include "config/train_rules.h"
 #include "util/bytes.h"
 
 #include <algorithm>
@@ -11,7 +12,6 @@ namespace hr {
 
 namespace {
 
-constexpr double kUsableFraction = 0.9;
 constexpr int kSmallestImgsz = 128;
 
 std::int64_t peakOf(const MemoryEstimate& e) {
@@ -57,8 +57,8 @@ int largestBatch(TrainConfig config, int maxBatch, std::int64_t target, MemoryEs
 
 /// The smallest budget whose usable part holds `peak`.
 std::int64_t budgetFor(std::int64_t peak) {
-    auto budget = static_cast<std::int64_t>(std::ceil(double(peak) / kUsableFraction));
-    while (static_cast<std::int64_t>(double(budget) * kUsableFraction) < peak)
+    auto budget = static_cast<std::int64_t>(std::ceil(double(peak) / kFitSafety));
+    while (static_cast<std::int64_t>(double(budget) * kFitSafety) < peak)
         ++budget;
     return budget;
 }
@@ -108,7 +108,7 @@ FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::strin
     FitResult result;
     result.config = config;
     result.budget = budget;
-    result.target = static_cast<std::int64_t>(double(budget) * kUsableFraction);
+    result.target = static_cast<std::int64_t>(double(budget) * kFitSafety);
     const int maxBatch = config.batch > 0 ? config.batch : std::max(config.nbs, 1);
 
     // The variants in the order of the decision flow: as configured, then AMP, then

@@ -14,6 +14,7 @@
 #include "memory/memory_sampler.h"
 #include "memory/phase.h"
 #include "model/detection_model.h"
+#include "model/model_builder.h"
 #include "train/train_step.h"
 #include "util/bytes.h"
 #include "util/text.h"
@@ -386,12 +387,6 @@ std::int64_t imageBytes(int batch, int imgsz) {
 
 } // namespace
 
-int validationBatch(const TrainConfig& config) {
-    if (config.val_batch > 0)
-        return config.val_batch;
-    return 2 * std::max(config.batch, 1);
-}
-
 namespace {
 
 /// The calibration for `config`: cached, newly measured with probe steps, or (without probing)
@@ -463,7 +458,7 @@ MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibr
     // Data parallel: `batch` is the total; each rank steps on its share (the trainer's rule),
     // rank 0 alone validates, at the validation batch of the total.
     const int ranks = std::max(config.nproc, 1);
-    const int rankBatch = std::max(1, batch / ranks);
+    const int rankBatch = hr::rankBatch(batch, ranks);
     const int valBatch = validationBatch(config);
     const bool hostDevice = calibration.device == "cpu";
     const std::int64_t queued =
@@ -492,8 +487,7 @@ MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibr
     // Accumulating over several batches keeps the gradients between them (Ultralytics' rule:
     // accumulate = round(nbs / batch), batch being the total over the ranks): every batch of a
     // group but the first starts with them.
-    const int accumulate =
-        std::max(1, static_cast<int>(std::lround(double(std::max(config.nbs, 1)) / double(batch))));
+    const int accumulate = accumulateSteps(config.nbs, batch);
     const StepLines& lines = accumulate > 1 ? calibration.held : calibration.fresh;
     int peakPart = PartForward;
     for (int part = 1; part < kStepParts; ++part)
@@ -667,8 +661,7 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
         const Batch train = probeBatch(batch, config.imgsz, facts.objectsPerImage, facts.nc);
         session.step().step(train); // optimizer state now exists
         MeasuredPeaks peaks;
-        const int accumulate = std::max(
-            1, static_cast<int>(std::lround(double(std::max(config.nbs, 1)) / double(batch))));
+        const int accumulate = accumulateSteps(config.nbs, batch);
         if (accumulate > 1) {
             // As in a run that accumulates: the batch before leaves its gradients, the measured
             // one runs forward and backward on top of them and then the optimizer step.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "config/train_config.h"
+#include "config/train_rules.h"
 #include "memory/memory_breakdown.h"
 
 #include <cstdint>
@@ -94,9 +95,6 @@ struct MeasuredPeaks {
 /// Runs real training steps at config.batch and one validation batch, with the same synthetic
 /// batches as the calibration, and returns the measured peaks. Nothing on failure (`error`).
 std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string* error);
-
-/// The validation batch a config uses: val_batch, or 2 x batch when it is 0.
-int validationBatch(const TrainConfig& config);
 
 /// Forgets every cached calibration.
 void clearEstimateCache();

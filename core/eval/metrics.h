@@ -7,6 +7,11 @@
 
 namespace hr {
 
+/// Ultralytics' model-selection fitness: best.pt is the epoch with the highest.
+inline double fitness(double map50, double map) {
+    return 0.1 * map50 + 0.9 * map;
+}
+
 /// Detection quality of one class over a validation set.
 struct ClassMetrics {
     int cls = 0;          ///< class index
@@ -30,8 +35,7 @@ struct MetricsResult {
     /// box is [nc][true], a false detection is [predicted][nc]).
     std::vector<std::vector<int>> confusion;
 
-    /// Ultralytics' model-selection fitness (best.pt is chosen by it).
-    double fitness() const { return 0.1 * map50 + 0.9 * map; }
+    double fitness() const { return hr::fitness(map50, map); }
 };
 
 } // namespace hr

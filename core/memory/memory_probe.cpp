@@ -114,4 +114,14 @@ std::int64_t parseAllocatedBytes(const std::string& oomMessage) {
     return byteSizeAt(text, start);
 }
 
+int cudaDevicesFor(const std::string& device) {
+    if (device.rfind("cuda", 0) != 0 && device != "auto")
+        return 0;
+#ifdef HEADROOM_WITH_CUDA
+    return CudaProbe::deviceCount();
+#else
+    return 0;
+#endif
+}
+
 } // namespace hr

@@ -70,6 +70,10 @@ public:
 /// unknown device, or CUDA when this build or machine has none.
 std::unique_ptr<MemoryProbe> makeProbe(const std::string& device, std::string* error = nullptr);
 
+/// CUDA devices a run on `device` ("cuda", "cuda:N", "auto") can use: all visible ones; 0 for
+/// "cpu", on a machine without them, or with a LibTorch built without CUDA.
+int cudaDevicesFor(const std::string& device);
+
 /// The bytes an out-of-memory message says were requested ("Tried to allocate 20.00 MiB",
 /// CUDA's and the budget's wording); 0 when the message names no size.
 std::int64_t parseRequestedBytes(const std::string& oomMessage);

@@ -111,21 +111,4 @@ private:
 };
 TORCH_MODULE(DetectionModel);
 
-/// A built model plus what the builder had to say; `model` is null when any error was found.
-struct ModelBuild {
-    DetectionModel model{nullptr};
-    Diagnostics diagnostics;
-};
-
-/// Builds a detector from a model YAML. `yamlPathOrName` is a path or a name resolved with
-/// findModelFile(); "yolov8s.yaml" picks scale s of yolov8.yaml. `nc` <= 0 keeps the YAML's
-/// nc; an explicit `scale` wins over the file name. Problems (missing file, unknown module,
-/// malformed row) come back as diagnostics naming the file and line.
-ModelBuild buildModel(const std::string& yamlPathOrName, int nc, const std::string& scale = "");
-
-/// Same from YAML text; `sourceName` is the file name used in diagnostics and in
-/// architectureName().
-ModelBuild buildModelFromText(const std::string& yamlText, const std::string& sourceName, int nc,
-                              const std::string& scale);
-
 } // namespace hr

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/model_io.h"
+#include "model/model_builder.h"
 #include "util/user_message.h"
 
 #include <torch/torch.h>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/weights_file.h"
 
+#include "config/model_name.h"
 #include "model/model_io.h"
 #include "model/pickle_reader.h"
 #include "util/text.h"
@@ -14,7 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -181,10 +181,8 @@ bool endsWith(const std::string& s, const std::string& tail) {
 
 // Ultralytics' guess from a YAML file name ("yolov8n.yaml" -> n, "yolov9c.yaml" -> c).
 std::string scaleFromYamlName(const std::string& name) {
-    static const std::regex re(R"(yolo(?:e-)?v?\d+([nslmxtce]))");
-    std::smatch m;
-    const std::string stem = std::filesystem::path(name).stem().string();
-    return std::regex_search(stem, m, re) ? m[1].str() : std::string();
+    const char scale = parseModelName(std::filesystem::path(name).stem().string()).scale;
+    return scale != 0 ? std::string(1, scale) : std::string();
 }
 
 bool hasTensor(const std::map<std::string, torch::Tensor>& tensors, const std::string& name) {

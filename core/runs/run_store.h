@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "eval/metrics.h"
 #include "memory/memory_sample.h"
 
 #include <cstdint>
@@ -21,7 +22,7 @@ struct EpochRecord {
     double epochSeconds = 0, imagesPerSecond = 0;
     std::int64_t peakMemoryBytes = 0;
 
-    double fitness() const { return 0.1 * map50 + 0.9 * map; }
+    double fitness() const { return hr::fitness(map50, map); }
 };
 
 /// One line of events.jsonl: its type and its scalar fields as text (numbers unparsed, strings

@@ -2,6 +2,7 @@
 #include "train/lr_schedule.h"
 
 #include "config/train_config.h"
+#include "config/train_rules.h"
 
 #include <algorithm>
 #include <cmath>

@@ -12,6 +12,7 @@
 #include "memory/cpu_memory_tracker.h"
 #include "memory/resident_memory.h"
 #include "model/detection_model.h"
+#include "model/model_builder.h"
 #include "model/model_io.h"
 #include "train/weight_updater.h"
 #include "util/text.h"

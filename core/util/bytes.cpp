@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 namespace hr {
 
@@ -64,6 +65,17 @@ std::string formatBytes(std::int64_t bytes) {
     else
         std::snprintf(buffer, sizeof buffer, "%s%.2f %s", sign, value, units[unit]);
     return buffer;
+}
+
+std::string exactByteSize(std::int64_t bytes, bool spaced) {
+    const std::pair<std::int64_t, const char*> units[] = {
+        {1LL << 40, "TiB"}, {1LL << 30, "GiB"}, {1LL << 20, "MiB"}, {1LL << 10, "KiB"}};
+    const std::string space = spaced ? " " : "";
+    if (bytes != 0)
+        for (const auto& [size, unit] : units)
+            if (bytes % size == 0)
+                return std::to_string(bytes / size) + space + unit;
+    return std::to_string(bytes) + (spaced ? " B" : "");
 }
 
 } // namespace hr

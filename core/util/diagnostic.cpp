@@ -5,6 +5,19 @@
 
 namespace hr {
 
+Diagnostic makeDiagnostic(Diagnostic::Severity severity, const std::string& file, int line,
+                          const std::string& key, const std::string& message,
+                          const std::string& fix) {
+    Diagnostic d;
+    d.severity = severity;
+    d.file = file;
+    d.line = line;
+    d.key = key;
+    d.message = message;
+    d.fix = fix;
+    return d;
+}
+
 std::string Diagnostic::toString() const {
     std::string out;
     if (!file.empty()) {
@@ -14,9 +27,15 @@ std::string Diagnostic::toString() const {
         out += ": ";
     }
     switch (severity) {
-    case Severity::Note: out += "note: "; break;
-    case Severity::Warning: out += "warning: "; break;
-    case Severity::Error: out += "error: "; break;
+    case Severity::Note:
+        out += "note: ";
+        break;
+    case Severity::Warning:
+        out += "warning: ";
+        break;
+    case Severity::Error:
+        out += "error: ";
+        break;
     }
     if (!key.empty())
         out += "'" + key + "': ";

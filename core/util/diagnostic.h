@@ -12,9 +12,9 @@ struct Diagnostic {
     enum class Severity { Note, Warning, Error };
 
     Severity severity = Severity::Error;
-    std::string file; ///< the file the problem is in; empty when it came from the command line
-    int line = 0;     ///< 1-based line, 0 when unknown
-    std::string key;  ///< the setting or field concerned, may be empty
+    std::string file;    ///< the file the problem is in; empty when it came from the command line
+    int line = 0;        ///< 1-based line, 0 when unknown
+    std::string key;     ///< the setting or field concerned, may be empty
     std::string message; ///< what is wrong, in plain English
     std::string fix;     ///< what the user can do about it, may be empty
 
@@ -23,6 +23,11 @@ struct Diagnostic {
 };
 
 using Diagnostics = std::vector<Diagnostic>;
+
+/// A diagnostic from its parts, in Diagnostic's field order.
+Diagnostic makeDiagnostic(Diagnostic::Severity severity, const std::string& file, int line,
+                          const std::string& key, const std::string& message,
+                          const std::string& fix = {});
 
 /// True when any diagnostic is an error.
 bool hasErrors(const Diagnostics& diagnostics);

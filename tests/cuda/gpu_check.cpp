@@ -14,6 +14,8 @@
 // With --device cpu every section runs at toy sizes on the CPU budget instead: a dry run of the
 // harness on a machine without a GPU (the numbers mean nothing there). Prints "PASS:"/"FAIL:"
 // per check, "RECORD: " lines for docs/gpu.md, and "N passed, M failed" last.
+#include "../text_file.h"
+
 #include "advisor/oom_policy.h"
 #include "data/batch.h"
 #include "data/synthetic_dataset.h"
@@ -24,6 +26,7 @@
 #include "memory/memory_probe.h"
 #include "memory/phase.h"
 #include "model/detection_model.h"
+#include "model/model_builder.h"
 #include "train/loss_scaler.h"
 #include "train/train_step.h"
 #include "train/trainer.h"
@@ -47,6 +50,9 @@
 #include <vector>
 
 namespace {
+
+using hr::testing::fileText;
+using hr::testing::nonEmptyLines;
 
 using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kGiB = 1LL << 30;
@@ -167,23 +173,6 @@ hr::TrainConfig baseConfig(const Setup& s, const std::string& data) {
     if (!s.cuda)
         c.threads = 2;
     return c;
-}
-
-std::string readFile(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-std::vector<std::string> lines(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    std::string line;
-    while (std::getline(in, line))
-        if (!line.empty())
-            out.push_back(line);
-    return out;
 }
 
 /// nvidia-smi's used memory of GPU 0 in bytes, -1 when it cannot be run.
@@ -524,7 +513,7 @@ void sectionOom(const Setup& s) {
               label + ": " + std::to_string(ooms.size()) + " real OOM(s), the first in " + phase);
         check(fixes.size() == ooms.size(),
               label + ": every OOM answered by a fix (" + fixText + ")");
-        const std::vector<std::string> rows = lines(readFile(runDir + "/results.csv"));
+        const std::vector<std::string> rows = nonEmptyLines(fileText(runDir + "/results.csv"));
         std::set<std::string> epochs;
         for (std::size_t i = 1; i < rows.size(); ++i)
             epochs.insert(hr::trim(rows[i].substr(0, rows[i].find(','))));

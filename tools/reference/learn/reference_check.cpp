@@ -6,6 +6,7 @@
 #include "config/train_config.h"
 #include "loss/detection_loss.h"
 #include "model/detection_model.h"
+#include "model/model_builder.h"
 #include "train/model_ema.h"
 #include "train/optimizer_factory.h"
 #include "train/weight_updater.h"

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// OOM recovery: an out-of-memory failure caught in any phase becomes a report, the handler's
+// decision, and the new config applied to the live run.
+#include "train/trainer_impl.h"
+
+#include "memory/resident_memory.h"
+#include "util/bytes.h"
+#include "util/text.h"
+#include "util/user_message.h"
+
+#ifdef HEADROOM_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+namespace hr {
+
+namespace {
+
+bool sameTrainLoader(const TrainConfig& a, const TrainConfig& b) {
+    const LoaderOptions x = LoaderOptions::fromConfig(a, true);
+    const LoaderOptions y = LoaderOptions::fromConfig(b, true);
+    return x.imgsz == y.imgsz && x.batch == y.batch && x.workers == y.workers &&
+           x.cache == y.cache && x.rect == y.rect && x.hyp.mosaic == y.hyp.mosaic &&
+           x.hyp.mixup == y.hyp.mixup && x.close_mosaic == y.close_mosaic;
+}
+
+bool sameValLoader(const TrainConfig& a, const TrainConfig& b) {
+    const LoaderOptions x = LoaderOptions::fromConfig(a, false);
+    const LoaderOptions y = LoaderOptions::fromConfig(b, false);
+    return x.imgsz == y.imgsz && x.batch == y.batch && x.workers == y.workers && x.cache == y.cache;
+}
+
+} // namespace
+
+bool isOomMessage(const std::string& message) {
+    const std::string lower = toLower(message);
+    return lower.find("out of memory") != std::string::npos ||
+           lower.find("headroom budget: tried to allocate") != std::string::npos ||
+           lower.find("cuda_error_out_of_memory") != std::string::npos ||
+           lower.find("cudnn_status_alloc_failed") != std::string::npos;
+}
+
+OomFailure oomFailureOfCurrentException() {
+    try {
+        throw;
+    } catch (const c10::OutOfMemoryError& e) {
+        return OomFailure{e.what_without_backtrace(), false};
+    } catch (const c10::Error& e) {
+        if (!isOomMessage(e.what_without_backtrace()))
+            throw;
+        return OomFailure{e.what_without_backtrace(), false};
+    } catch (const std::bad_alloc& e) {
+        return OomFailure{std::string("host memory exhausted: ") + e.what(), true};
+    }
+}
+
+void Trainer::Impl::fillSnapshot(OomReport& report, const OomFailure& failure) {
+    report.breakdown = step ? step->residentMemory() : MemoryBreakdown{};
+    report.breakdown.batchData = failure.hostMemory ? 0 : failedBatchBytes;
+    report.requestedBytes = parseRequestedBytes(failure.message);
+    if (probe) {
+        report.budgetBytes = probe->budget() > 0 ? probe->budget() : probe->capacity();
+        const AllocationFailure snap = probe->lastFailure();
+        if (snap.serial != 0 && snap.serial != lastFailureSerial && !failure.hostMemory) {
+            // The refusal this failure came from: every figure from that one moment.
+            lastFailureSerial = snap.serial;
+            report.requestedBytes = snap.requested;
+            report.allocatedBytes = snap.allocated;
+            report.peakBytes = snap.peak;
+            report.budgetBytes = snap.budget;
+        } else {
+            // No snapshot (CUDA, host RAM): the allocator's message names what was in use;
+            // the probe's figures come after the failed step released its memory.
+            report.allocatedBytes = parseAllocatedBytes(failure.message);
+            if (report.allocatedBytes == 0)
+                report.allocatedBytes = probe->allocated();
+            report.peakBytes = std::max(probe->peak(), report.allocatedBytes);
+            if (report.requestedBytes == 0)
+                report.requestedBytes = probe->lastFailedRequest();
+        }
+    }
+    // The bars add up to what the failed moment needed: in use + the refused request (or the
+    // step's peak before it, when higher).
+    attributePeak(report.breakdown,
+                  std::max(report.peakBytes, report.allocatedBytes + report.requestedBytes));
+}
+
+std::string Trainer::Impl::budgetTooSmall(const std::string& held) {
+    const std::int64_t budget = config.memory_budget;
+    if (budget <= 0)
+        return {};
+    std::int64_t works = 0;
+    if (minimumBudget) {
+        if (probe)
+            probe->setBudget(0); // the estimator's probe steps measure without the budget
+        try {
+            works = minimumBudget(config);
+        } catch (const std::exception&) {
+            works = 0;
+        }
+        if (probe)
+            probe->setBudget(budget);
+    }
+    const std::string what = config.model + " at " + std::to_string(config.imgsz) + " px";
+    if (works > budget) {
+        const std::int64_t mib = std::int64_t(1) << 20;
+        return "memory_budget " + formatBytes(budget) + " is too small for " + what +
+               " whatever the batch, AMP, checkpointing or image size: set memory_budget=" +
+               std::to_string((works + mib - 1) / mib) +
+               "MiB or more (or use a smaller model) and start again.";
+    }
+    if (held.empty())
+        return {};
+    return "memory_budget " + formatBytes(budget) + " is too small: " + held + " of " + what +
+           " do not fit in it, so raise memory_budget (or remove it) and start again.";
+}
+
+bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, int batch) {
+    // Whatever the failed step held is gone with the unwound stack; drop the gradients of the
+    // broken accumulation group too and give cached blocks back.
+    step->resetAccumulation();
+#ifdef HEADROOM_WITH_CUDA
+    if (device.is_cuda())
+        c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+    OomReport report;
+    report.phase = phase;
+    report.rawMessage = userText(failure.message);
+    report.hostMemory = failure.hostMemory;
+    report.config = config;
+    report.epoch = epoch;
+    report.batch = batch;
+    report.device = device.str();
+    fillSnapshot(report, failure);
+    if (sampler) {
+        const MemorySample mark = sampler->markOom(phase, report.allocatedBytes, report.peakBytes);
+        report.seconds = mark.seconds;
+        report.timeline = sampler->timelineSince(5.0);
+    }
+    drainSamples();
+    emit(OomOccurred{report});
+    if (folder)
+        folder->writeOomReport(report);
+    if (++oomsWithoutProgress > 8) {
+        if (const std::string why = budgetTooSmall(); !why.empty())
+            throw OomStop(why);
+    }
+    if (oomsWithoutProgress > 8)
+        throw OomStop("out of memory " + std::to_string(oomsWithoutProgress - 1) +
+                      " times in a row without a completed step; giving up");
+    const OomDecision decision = decideFix(report, phase);
+    if (decision.stop) {
+        // A person who stopped the run (or closed the studio) wants it ended now, not an
+        // estimate of the smallest budget first.
+        if (!stopRequested)
+            if (const std::string why = budgetTooSmall(); !why.empty())
+                throw OomStop(why);
+        return false;
+    }
+    const Diagnostics problems = hr::validate(decision.config, "fix " + decision.fixId);
+    if (hasErrors(problems))
+        throw RunError("the fix '" + decision.fixId + "' gave an invalid config:\n" +
+                       formatDiagnostics(problems));
+    applyFix(decision, epoch, batch);
+    if (probe)
+        probe->resetPeak();
+    return true;
+}
+
+void Trainer::Impl::applyFix(const OomDecision& decision, int epoch, int batch) {
+    const TrainConfig previous = config;
+    config = decision.config;
+    // Process-level settings are not the fix's to change.
+    config.resume = previous.resume;
+    if (config.memory_budget != previous.memory_budget && probe)
+        probe->setBudget(config.memory_budget);
+    if (!sameTrainLoader(previous, config)) {
+        makeTrainLoader();
+        schedule->setBatch(config.batch, batchesPerEpoch());
+    }
+    if (!sameValLoader(previous, config))
+        valLoader.reset(); // rebuilt at the next validation
+    step->applyConfig(config);
+    if (folder)
+        folder->writeConfig(config);
+    FixApplied applied;
+    applied.fixId = decision.fixId;
+    applied.description = decision.description;
+    applied.config = config;
+    applied.predictedPeak = decision.predictedPeak;
+    applied.epoch = epoch;
+    applied.batch = batch;
+    emit(applied);
+    fixCheck = {true, decision.fixId, decision.predictedPeak};
+    peakSinceFix = 0;
+}
+
+} // namespace hr

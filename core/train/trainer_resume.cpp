@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// resume: which run continues, and with which settings.
+#include "train/trainer_impl.h"
+
+#include <filesystem>
+
+namespace hr {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The run to resume: the newest `project/name*` folder with weights/last.pt.
+std::string findResumeFolder(const TrainConfig& config) {
+    const auto hasCheckpoint = [](const fs::path& folder) {
+        std::error_code ec;
+        return fs::exists(folder / "weights" / "last.pt", ec) ||
+               fs::exists(folder / "weights" / "last.pt.bak", ec);
+    };
+    const fs::path exact = fs::path(config.project) / config.name;
+    if (hasCheckpoint(exact))
+        return exact.string();
+    std::string best;
+    fs::file_time_type newest{};
+    std::error_code ec;
+    if (!fs::is_directory(config.project, ec))
+        return {};
+    for (const auto& entry : fs::directory_iterator(config.project, ec)) {
+        fs::path last = entry.path() / "weights" / "last.pt";
+        if (entry.path().filename().string().rfind(config.name, 0) != 0 ||
+            !hasCheckpoint(entry.path()))
+            continue;
+        if (!fs::exists(last, ec))
+            last += ".bak";
+        const auto time = fs::last_write_time(last, ec);
+        if (best.empty() || time > newest) {
+            best = entry.path().string();
+            newest = time;
+        }
+    }
+    return best;
+}
+
+/// Settings that only concern this process, taken from the new command line on resume.
+void keepRuntimeSettings(TrainConfig& stored, const TrainConfig& given) {
+    stored.memory_budget = given.memory_budget;
+    stored.on_oom = given.on_oom;
+    stored.threads = given.threads;
+    stored.workers = given.workers;
+    stored.device = given.device;
+    stored.memory_sample_hz = given.memory_sample_hz;
+    stored.resume = true;
+}
+
+} // namespace
+
+std::string Trainer::Impl::prepareResume(std::string& resumeDir) {
+    resumeDir = findResumeFolder(config);
+    if (resumeDir.empty())
+        throw RunError("resume: no run with weights/last.pt under " + config.project + "/" +
+                       config.name + "*");
+    c10::IValue yaml;
+    std::string checkpoint = readableCheckpoint(resumeDir + "/weights/last.pt", yaml);
+    TrainConfigResult stored = parseTrainConfig(yaml.toStringRef(), checkpoint);
+    if (!stored.config)
+        throw RunError("resume: the checkpoint's config is unusable:\n" +
+                       formatDiagnostics(stored.diagnostics));
+    TrainConfig resumed = *stored.config;
+    keepRuntimeSettings(resumed, config);
+    config = resumed;
+    return checkpoint;
+}
+
+} // namespace hr

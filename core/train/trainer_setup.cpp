@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Setting a run up: the ranks, the data set, the model, the loaders, the run folder.
+#include "train/trainer_impl.h"
+
+#include "config/train_rules.h"
+#include "config/weights_source.h"
+#include "data/synthetic_dataset.h"
+#include "model/model_builder.h"
+#include "model/model_io.h"
+#include "train/device_name.h"
+#include "util/user_message.h"
+
+#include <stdexcept>
+#include <thread>
+
+namespace hr {
+
+std::function<bool(int, int)> Trainer::Impl::scanProgress(const std::string& split) {
+    const auto started = Clock::now();
+    auto shown = started;
+    return [this, split, started, shown](int done, int total) mutable {
+        const auto now = Clock::now();
+        if (now - started >= std::chrono::seconds(1) && now - shown >= std::chrono::seconds(1)) {
+            shown = now;
+            log(LogMessage::Level::Info, "scanning the " + split + " images: " +
+                                             std::to_string(done) + " of " + std::to_string(total));
+        }
+        return true;
+    };
+}
+
+void Trainer::Impl::loadData() {
+    std::string dataPath = config.data;
+    if (dataPath.empty()) {
+        std::string error;
+        dataPath = ensureBuiltinDataset(&error);
+        if (dataPath.empty())
+            throw RunError("cannot create the built-in data set: " + error);
+        log(LogMessage::Level::Info, "using the built-in data set " + dataPath);
+    }
+    DataConfigResult loaded = loadDataConfig(dataPath);
+    if (!loaded.config)
+        throw RunError(formatDiagnostics(loaded.diagnostics));
+    ScanOptions scan;
+    scan.singleCls = config.single_cls;
+    scan.fraction = config.fraction;
+    scan.progress = scanProgress("training");
+    auto train = std::make_shared<DatasetReport>(scanDataset(*loaded.config, Split::Train, scan));
+    if (!train->usable())
+        throw RunError("the training split has no usable image:\n" +
+                       formatDiagnostics(train->problems));
+    ScanOptions valScan;
+    valScan.singleCls = config.single_cls;
+    valScan.progress = scanProgress("validation");
+    auto val = std::make_shared<DatasetReport>(scanDataset(*loaded.config, Split::Val, valScan));
+    if (!val->usable()) {
+        log(LogMessage::Level::Warning, "the data set has no usable validation images; "
+                                        "validating on the training images");
+        val = std::make_shared<DatasetReport>(*train);
+        val->split = Split::Val;
+    }
+    names = config.single_cls ? std::vector<std::string>{"item"} : loaded.config->names;
+    nc = static_cast<int>(names.size());
+    trainData = train;
+    valData = val;
+}
+
+void Trainer::Impl::setUp() {
+    std::string launchError;
+    const std::optional<LaunchEnv> env =
+        launchOverride ? launchOverride : readLaunchEnv(&launchError);
+    if (!env)
+        throw RunError(launchError);
+    launch = *env;
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads =
+        config.threads > 0 ? config.threads : std::max(1, cores / launch.localWorldSize);
+    at::set_num_threads(threads);
+    if (config.nproc > 1 && !launch.distributed())
+        log(LogMessage::Level::Warning,
+            "nproc " + std::to_string(config.nproc) +
+                ": this process was not started as one of the workers (no RANK/WORLD_SIZE), so "
+                "it trains alone; `headroom-cli train --nproc N` starts them");
+    if (launch.distributed()) {
+        std::string error;
+        group = DataParallelGroup::connect(launch, collectiveTimeout(), &error,
+                                           [this] { return abortReason(); });
+        if (!group)
+            throw RunError(error);
+        if (config.sync_bn && leader())
+            log(LogMessage::Level::Info, "sync_bn: BatchNorm statistics over the batches of all " +
+                                             std::to_string(launch.worldSize) + " ranks");
+        if (config.batch > 0 && config.batch % launch.worldSize != 0)
+            log(LogMessage::Level::Warning,
+                "batch " + std::to_string(config.batch) + " is not a multiple of the " +
+                    std::to_string(launch.worldSize) + " ranks; each rank takes " +
+                    std::to_string(rankBatch(config.batch, launch.worldSize)));
+    }
+
+    std::string resumeDir;
+    const std::string resumeCheckpoint = config.resume ? prepareResume(resumeDir) : std::string();
+    torch::manual_seed(static_cast<std::uint64_t>(config.seed));
+    if (config.batch < 1) {
+        log(LogMessage::Level::Warning,
+            "batch -1 (auto-fit) is resolved by the command line or GUI; the trainer uses 16");
+        config.batch = 16;
+    }
+
+    try {
+        device = resolveDevice(config.device);
+    } catch (const std::invalid_argument& e) {
+        throw RunError(e.what());
+    }
+    if (group && device.is_cuda())
+        device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(launch.localRank));
+    std::string probeError;
+    probe = makeProbe(device.str(), &probeError);
+    if (probe) {
+        // What earlier work in this process still holds (a stopped run, a calibration) is not
+        // this run's: the budget counts from here.
+        probe->beginSession();
+        probe->setBudget(config.memory_budget);
+        sampler = std::make_unique<MemorySampler>(*probe, config.memory_sample_hz);
+        sampler->setCallback([this](const MemorySample& sample) {
+            std::lock_guard<std::mutex> lock(sampleMutex);
+            pendingSamples.push_back(sample);
+        });
+    } else {
+        log(LogMessage::Level::Warning, "no memory probe for " + device.str() + ": " + probeError);
+    }
+
+    loadData();
+    ModelBuild build = buildModel(config.model, nc, config.scale);
+    if (!build.model)
+        throw RunError(formatDiagnostics(build.diagnostics));
+    if (const std::string weights = startingWeights(config); !weights.empty() && !config.resume) {
+        std::string error;
+        WeightTransfer transfer;
+        if (!loadWeightsInto(build.model, weights, &error, &transfer))
+            throw RunError(error);
+        log(LogMessage::Level::Info, transfer.summary);
+        if (transfer.transferred * 2 < transfer.total)
+            log(LogMessage::Level::Warning,
+                "most tensors did not transfer (" + transfer.summary +
+                    "): the weights were made for another architecture than " +
+                    build.model->architectureName());
+        if (const std::string w = classNamesMismatch(transfer.classNames, names); !w.empty())
+            log(LogMessage::Level::Warning,
+                w + "; the class layers learn the data set's classes from scratch where the "
+                    "counts differ, and keep the checkpoint's meaning where they agree");
+    }
+    makeTrainLoader();
+    const std::int64_t iterations =
+        plannedIterations(config, static_cast<std::int64_t>(trainData->images.size()));
+    step = std::make_unique<TrainStep>(config, build.model, nc, device, iterations);
+    step->setDataParallel(group.get());
+    step->setPhaseCallback([this](Phase phase) {
+        if (sampler)
+            sampler->setPhase(phase);
+        // Stop ends within the running step: the forward/backward part of it is dropped (the
+        // optimizer and EMA parts are short and leave the weights consistent). Ranks of a
+        // data-parallel run must stop at the same step, so they keep the between-steps check.
+        if (!group && stopRequested.load() &&
+            (phase == Phase::Forward || phase == Phase::Loss || phase == Phase::Backward))
+            throw StopNow{};
+    });
+    const OptimizerChoice& choice = step->optimizerChoice();
+    schedule =
+        std::make_unique<LrSchedule>(config, choice.lr, choice.warmupBiasLr, batchesPerEpoch());
+    if (choice.automatic)
+        log(LogMessage::Level::Info, "optimizer auto: " + choice.name +
+                                         " lr=" + std::to_string(choice.lr) +
+                                         " momentum=" + std::to_string(choice.momentum) + " (" +
+                                         std::to_string(iterations) + " planned iterations)");
+
+    std::string error;
+    if (leader()) { // only rank 0 writes the run folder
+        folder = config.resume
+                     ? RunFolder::open(resumeDir, &error)
+                     : RunFolder::create(config.project, config.name, config.exist_ok, &error);
+        if (!folder)
+            throw RunError(error);
+        if (!folder->writeConfig(config))
+            throw RunError(folder->error());
+    }
+    runDir =
+        group ? group->broadcastText(folder ? folder->path() : std::string(), 0) : folder->path();
+    if (config.resume) {
+        loadCheckpoint(resumeCheckpoint);
+        if (folder)
+            folder->truncateResults(startEpoch);
+        log(LogMessage::Level::Info,
+            "resumed " + resumeDir + " at epoch " + std::to_string(startEpoch + 1));
+    }
+    if (sampler) {
+        sampler->setRank(launch.rank);
+        // Rank 0's samples are events (memory.csv); the others stream to their own file.
+        std::string streamError;
+        if (!leader() &&
+            !sampler->streamCsv(runDir + "/memory.rank" + std::to_string(launch.rank) + ".csv",
+                                config.resume, &streamError))
+            log(LogMessage::Level::Warning,
+                "rank " + std::to_string(launch.rank) + ": " + streamError);
+        sampler->start();
+    }
+}
+
+} // namespace hr
