@@ -4,6 +4,7 @@
 #include "devicelock.h"
 
 #include "advisor/oom_policy.h"
+#include "compare/measured_accuracy.h"
 #include "dist/worker_launcher.h"
 #include "estimate/auto_fit.h"
 #include "estimate/memory_estimator.h"
@@ -30,6 +31,12 @@ AdvisorOptions advisorOptions(const TrainConfig& config) {
     // The larger of the training and validation peaks: a fix must fit both phases.
     options.quickPredictor = predictPeakWithoutProbing;
     options.predictionSeconds = config.on_oom == OomPolicy::Ask ? 15.0 : 3.0;
+    // Speeds timed by the same probe steps, corrected by this machine's earlier fixes.
+    options.timePredictor = secondsPerImageWithoutProbing;
+    options.useSpeedChecks = true;
+    // mAP measured by finished runs of these settings (a strategy comparison) beats a
+    // published figure.
+    options.measuredAccuracy = measuredAccuracyOfRuns(config.project);
     // Chunked assignment is offered for a loss-phase OOM on crowded images; a data-parallel run
     // has nproc devices already, so sharding the optimizer state is a fix there.
     options.objectsPerImage = assignerObjectsPerImage(config);
@@ -325,6 +332,12 @@ bool TrainingSession::start(const TrainConfig& config) {
             this, [this, event] { dispatch(event); }, Qt::QueuedConnection);
     });
     trainer->setOomHandler(makeOomHandler(config));
+    // Samples straight from the sampler's thread: the curve moves during a long step and while
+    // the advisor waits for a choice (the event stream's copies are for the run folder).
+    trainer->setLiveSampleSink([this](const MemorySample& sample) {
+        QMetaObject::invokeMethod(
+            this, [this, sample] { emit memorySampled(sample); }, Qt::QueuedConnection);
+    });
     // Runs on the trainer thread; lets an impossible budget end in one sentence naming the minimum.
     trainer->setMinimumBudget(hr::smallestWorkingBudget);
     if (dataParallel) {
@@ -547,8 +560,8 @@ void TrainingSession::dispatch(const TrainEvent& event) {
         emit batchEnded(*e);
     } else if (const auto* e = std::get_if<EpochEnd>(&event)) {
         emit epochEnded(*e);
-    } else if (const auto* e = std::get_if<MemorySample>(&event)) {
-        emit memorySampled(*e);
+    } else if (std::holds_alternative<MemorySample>(event)) {
+        // Already shown as it was taken (setLiveSampleSink).
     } else if (const auto* e = std::get_if<OomOccurred>(&event)) {
         emit oomOccurred(e->report);
     } else if (const auto* e = std::get_if<FixApplied>(&event)) {

@@ -6,6 +6,7 @@
 #include "advisor/fix_advisor.h"
 #include "advisor/oom_diagnosis.h"
 #include "advisor/oom_policy.h"
+#include "compare/measured_accuracy.h"
 #include "util/text.h"
 
 #include <torch/cuda.h>
@@ -55,7 +56,10 @@ OomHandler makeOomHandler(const TrainConfig& config, PeakPredictor predictor) {
         // steps only within a few seconds when the run continues unattended.
         options.quickPredictor = predictPeakWithoutProbing;
         options.predictionSeconds = effective == OomPolicy::Ask ? 15.0 : 3.0;
+        options.timePredictor = secondsPerImageWithoutProbing;
     }
+    options.useSpeedChecks = true;
+    options.measuredAccuracy = measuredAccuracyOfRuns(config.project);
 
     // Every policy prints the diagnosis and the fixes; `ask` prints them in its prompt.
     OomObserver print = [policy, interactive](const OomReport& report,

@@ -15,6 +15,8 @@ OomDecision decisionFor(const FixSuggestion& fix) {
     d.fixId = fix.id;
     d.description = fix.title;
     d.predictedPeak = fix.predictedPeak;
+    d.speedFactor = fix.speedFactor;
+    d.speedCorrection = fix.speedCorrection;
     return d;
 }
 

@@ -22,6 +22,7 @@
 #include "util/atomic_file.h"
 #include "util/bytes.h"
 #include "util/resources.h"
+#include "util/speed_checks.h"
 #include "util/text.h"
 #include "util/user_message.h"
 
@@ -33,6 +34,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <deque>
 #include <filesystem>
 #include <mutex>
 #include <sstream>
@@ -234,6 +236,7 @@ struct Trainer::Impl {
     std::unique_ptr<MemorySampler> sampler;
     std::mutex sampleMutex;
     std::vector<MemorySample> pendingSamples;
+    Trainer::LiveSampleSink liveSamples; ///< set before run(), then only read
     std::shared_ptr<const DatasetReport> trainData, valData;
     std::unique_ptr<DataLoader> trainLoader, valLoader;
     std::unique_ptr<TrainStep> step;
@@ -295,7 +298,49 @@ struct Trainer::Impl {
         bool active = false;
         std::string fixId;
         std::int64_t predicted = 0;
+        double predictedPerImage = 0; ///< time per image before the fix x its speed factor
+        double correction = 1.0;      ///< OomDecision::speedCorrection
+        bool epochEnded = false;      ///< the peak has been watched through an epoch's end
+        int warmUp = 1;               ///< steps left before timing (new shapes prepare kernels)
+        double seconds = 0;
+        std::int64_t images = 0;
+        int steps = 0;
     } fixCheck;
+    /// The latest steps' (seconds, images), at most kFixCheckSteps: the time per image a fix's
+    /// speed factor is applied to.
+    std::deque<std::pair<double, std::int64_t>> recentSteps;
+    /// Emits the fix check; with enough timed steps, keeps how the speed prediction compared
+    /// for this fix's later predictions on this machine.
+    void emitFixCheck() {
+        FixChecked check{fixCheck.fixId, fixCheck.predicted, peakSinceFix};
+        check.predictedSecondsPerImage = fixCheck.predictedPerImage;
+        check.timedSteps = fixCheck.steps;
+        if (fixCheck.images > 0)
+            check.measuredSecondsPerImage = fixCheck.seconds / double(fixCheck.images);
+        if (check.timedSteps >= kFixCheckSteps && check.predictedSecondsPerImage > 0 &&
+            check.measuredSecondsPerImage > 0 && leader())
+            recordSpeedCheck(device.str(), fixCheck.fixId,
+                             fixCheck.correction * check.measuredSecondsPerImage /
+                                 check.predictedSecondsPerImage);
+        emit(check);
+        fixCheck.active = false;
+    }
+    /// A finished training step: timed for the fix check and the next fix's prediction.
+    void noteStepTime(double seconds, std::int64_t images) {
+        recentSteps.emplace_back(seconds, images);
+        while (recentSteps.size() > static_cast<std::size_t>(kFixCheckSteps))
+            recentSteps.pop_front();
+        if (!fixCheck.active)
+            return;
+        if (fixCheck.warmUp > 0) {
+            --fixCheck.warmUp;
+            return;
+        }
+        fixCheck.seconds += seconds;
+        fixCheck.images += images;
+        if (++fixCheck.steps >= kFixCheckSteps && fixCheck.epochEnded)
+            emitFixCheck();
+    }
 
     Impl(TrainConfig c, EventSink s) : config(std::move(c)), sink(std::move(s)) {}
 
@@ -491,8 +536,12 @@ void Trainer::Impl::setUp() {
         probe->setBudget(config.memory_budget);
         sampler = std::make_unique<MemorySampler>(*probe, config.memory_sample_hz);
         sampler->setCallback([this](const MemorySample& sample) {
-            std::lock_guard<std::mutex> lock(sampleMutex);
-            pendingSamples.push_back(sample);
+            {
+                std::lock_guard<std::mutex> lock(sampleMutex);
+                pendingSamples.push_back(sample);
+            }
+            if (liveSamples)
+                liveSamples(sample);
         });
     } else {
         log(LogMessage::Level::Warning, "no memory probe for " + device.str() + ": " + probeError);
@@ -861,7 +910,20 @@ void Trainer::Impl::applyFix(const OomDecision& decision, int epoch, int batch) 
     applied.epoch = epoch;
     applied.batch = batch;
     emit(applied);
-    fixCheck = {true, decision.fixId, decision.predictedPeak};
+    double seconds = 0;
+    std::int64_t images = 0;
+    for (const auto& [stepSeconds, stepImages] : recentSteps) {
+        seconds += stepSeconds;
+        images += stepImages;
+    }
+    fixCheck = FixCheck{};
+    fixCheck.active = true;
+    fixCheck.fixId = decision.fixId;
+    fixCheck.predicted = decision.predictedPeak;
+    fixCheck.correction = decision.speedCorrection;
+    if (images > 0 && decision.speedFactor > 0)
+        fixCheck.predictedPerImage = seconds / double(images) * decision.speedFactor;
+    recentSteps.clear();
     peakSinceFix = 0;
 }
 
@@ -951,6 +1013,7 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
         images += out.images;
         const double stepSeconds = secondsSince(t0);
         trainSeconds += stepSeconds;
+        noteStepTime(stepSeconds, out.images);
         secondsPerBatch =
             secondsPerBatch == 0 ? stepSeconds : 0.9 * secondsPerBatch + 0.1 * stepSeconds;
         ++index;
@@ -1169,8 +1232,9 @@ int Trainer::Impl::runImpl() {
         drainSamples();
         emit(result);
         if (fixCheck.active) {
-            emit(FixChecked{fixCheck.fixId, fixCheck.predicted, peakSinceFix});
-            fixCheck.active = false;
+            fixCheck.epochEnded = true;
+            if (fixCheck.steps >= kFixCheckSteps)
+                emitFixCheck();
         }
         if (bestEpoch >= 0 && epoch - bestEpoch >= config.patience && !finalEpoch) {
             log(LogMessage::Level::Info,
@@ -1190,6 +1254,8 @@ int Trainer::Impl::runImpl() {
         sampler->stop();
     releaseBudget();
     drainSamples();
+    if (fixCheck.active && fixCheck.epochEnded)
+        emitFixCheck(); // the run ended before kFixCheckSteps timed steps: what there is
     finished.epochsDone = epoch;
     finished.map50 = bestMap50;
     finished.map = bestMap;
@@ -1269,6 +1335,10 @@ void Trainer::abortFromSignal(int signal) {
 
 void Trainer::setOomHandler(OomHandler handler) {
     d->oomHandler = std::move(handler);
+}
+
+void Trainer::setLiveSampleSink(LiveSampleSink sink) {
+    d->liveSamples = std::move(sink);
 }
 
 void Trainer::setMinimumBudget(MinimumBudget minimum) {
