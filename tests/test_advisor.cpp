@@ -7,6 +7,7 @@
 #include "advisor/oom_policy.h"
 #include "config/train_rules.h"
 #include "util/bytes.h"
+#include "util/speed_checks.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -127,6 +128,9 @@ private slots:
     void progressStreamsTheRankedList();
     void progressCanEndTheSearch();
     void costModelNumbers();
+    void everyFigureNamesItsSource();
+    void measuredSpeedReplacesTheModel();
+    void leversForTheBench();
 };
 
 void TestAdvisor::rankingOrder() {
@@ -723,7 +727,181 @@ void TestAdvisor::costModelNumbers() {
             single.speedFactor);
     QVERIFY(hr::fixcost::chunkedAssignment(40, 1, 200, 2, 8400, 8, 'n').speedFactor >
             single.speedFactor);
-    QVERIFY(single.speedBasis.find("bench loss") != std::string::npos);
+    QVERIFY(single.speedBasis.detail.find("bench loss") != std::string::npos);
+    QCOMPARE(single.speedBasis.source, hr::FigureSource::Assumption);
+}
+
+void TestAdvisor::everyFigureNamesItsSource() {
+    const std::vector<hr::FixEffect> effects = {
+        hr::fixcost::smallerBatch(16, 8, false),
+        hr::fixcost::smallerBatch(16, 2, true),
+        hr::fixcost::amp(false),
+        hr::fixcost::amp(true),
+        hr::fixcost::checkpointing(hr::Checkpointing::None, hr::Checkpointing::Backbone),
+        hr::fixcost::smallerImage(640, 608),
+        hr::fixcost::smallerScale(8, 's', 'n'),
+        hr::fixcost::smallerScale(8, 's', 'q'),
+        hr::fixcost::freezeBackbone(true),
+        hr::fixcost::freezeBackbone(false),
+        hr::fixcost::sgdInsteadOfAdam(),
+        hr::fixcost::optimizerOffload(true),
+        hr::fixcost::smallerValidationBatch(),
+        hr::fixcost::chunkedAssignment(40, 10, 200, 16, 8400, 8, 'n'),
+        hr::fixcost::releaseCachedBlocks(),
+        hr::fixcost::distributed(2),
+        hr::fixcost::noImageCache(),
+        hr::fixcost::fewerWorkers(8, 4),
+        hr::fixcost::mosaicOff(),
+    };
+    // No constant of the cost model is presented as measured: its text never says so except
+    // as "not measured", and none claims to be measured here.
+    auto claimsMeasured = [](std::string text) {
+        for (std::size_t at; (at = text.find("not measured")) != std::string::npos;)
+            text.erase(at, 12);
+        return text.find("measured") != std::string::npos;
+    };
+    for (const hr::FixEffect& e : effects) {
+        QVERIFY(!e.speedBasis.detail.empty());
+        QVERIFY(!e.accuracyBasis.detail.empty());
+        QVERIFY(e.speedBasis.source != hr::FigureSource::MeasuredHere);
+        QVERIFY(e.accuracyBasis.source != hr::FigureSource::MeasuredHere);
+        QVERIFY2(!claimsMeasured(e.speedBasis.detail), e.speedBasis.detail.c_str());
+        QVERIFY2(!claimsMeasured(e.accuracyBasis.detail), e.accuracyBasis.detail.c_str());
+        QVERIFY2(!claimsMeasured(e.accuracyEffect), e.accuracyEffect.c_str());
+    }
+    QCOMPARE(hr::fixcost::smallerScale(8, 's', 'n').accuracyBasis.source,
+             hr::FigureSource::Published);
+    QCOMPARE(hr::fixcost::amp(false).accuracyBasis.source, hr::FigureSource::NotMeasured);
+    QCOMPARE(hr::fixcost::checkpointing(hr::Checkpointing::None, hr::Checkpointing::All)
+                 .speedBasis.source,
+             hr::FigureSource::FlopCount);
+    // A combination is as certain as its least certain part.
+    const hr::FigureBasis both = hr::fixcost::combined(
+        {{hr::FigureSource::FlopCount, "a"}, {hr::FigureSource::Assumption, "b"}});
+    QCOMPARE(both.source, hr::FigureSource::Assumption);
+    QCOMPARE(both.detail, std::string("a; b"));
+
+    // Every suggestion carries the sources of its three figures; the predictor's memory
+    // figures are the estimator's probe steps.
+    FakeModel model;
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    const auto fixes = hr::suggestFixes(r, model.predictor(), {});
+    QVERIFY(!fixes.empty());
+    for (const auto& f : fixes) {
+        QVERIFY(!f.memoryBasis.detail.empty());
+        QCOMPARE(f.memoryBasis.source, hr::FigureSource::MeasuredHere);
+        QVERIFY(!f.speedBasis.detail.empty());
+        QVERIFY(f.speedBasis.source != hr::FigureSource::MeasuredHere);
+        QVERIFY(!f.accuracyBasis.detail.empty());
+        QVERIFY2(!claimsMeasured(f.reason), f.reason.c_str());
+    }
+    // Without a predictor, the report's breakdown is scaled: an assumption, and it says so.
+    for (const auto& f : hr::suggestFixes(r, {}, {}))
+        QCOMPARE(f.memoryBasis.source, hr::FigureSource::Assumption);
+}
+
+void TestAdvisor::measuredSpeedReplacesTheModel() {
+    FakeModel model;
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    hr::AdvisorOptions options;
+    // Timings of this machine: a per-step cost of 2 images' time, AMP twice as fast; none at
+    // other image sizes (as when only those probe steps ran).
+    options.timePredictor = [](const hr::TrainConfig& c) -> std::optional<double> {
+        if (c.imgsz != 640)
+            return std::nullopt;
+        return (c.amp ? 0.5 : 1.0) * (1.0 + 2.0 / c.batch);
+    };
+    const auto fixes = hr::suggestFixes(r, model.predictor(), options);
+    bool sawBatch = false, sawImage = false;
+    for (const auto& f : fixes) {
+        if (f.id == "batch") {
+            sawBatch = true;
+            const double expected = (1.0 + 2.0 / f.config.batch) / (1.0 + 2.0 / 16);
+            QVERIFY(std::abs(f.speedFactor - expected) < 1e-9);
+            QCOMPARE(f.speedBasis.source, hr::FigureSource::MeasuredHere);
+            QVERIFY(f.speedBasis.detail.find("timed on this machine") != std::string::npos);
+        } else if (f.id == "imgsz") {
+            sawImage = true;
+            // Not timed at that size: the FLOP count stays, and says so.
+            QCOMPARE(f.speedBasis.source, hr::FigureSource::FlopCount);
+        }
+    }
+    QVERIFY(sawBatch && sawImage);
+    // The CLI's list and the JSON say which speed was measured here.
+    const std::string list = hr::formatFixList(fixes);
+    QVERIFY(list.find("(measured here)") != std::string::npos);
+    QVERIFY(list.find("(estimate: published / FLOP count, not measured here)") !=
+            std::string::npos);
+    QVERIFY(hr::fixSuggestionsToJson(fixes).find("\"speed_basis\":{\"source\":\"measured_here\"") !=
+            std::string::npos);
+
+    // A check of this fix on this machine corrects later predictions of it.
+    QTemporaryDir cache;
+    QVERIFY(cache.isValid());
+    qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+    hr::recordSpeedCheck("cpu", "batch", 1.5);
+    hr::recordSpeedCheck("cuda:0", "amp", 3.0);
+    QCOMPARE(*hr::speedCheckRatio("cpu", "batch"), 1.5);
+    QVERIFY(!hr::speedCheckRatio("cpu", "amp"));
+    options.useSpeedChecks = true;
+    for (const auto& f : hr::suggestFixes(r, model.predictor(), options)) {
+        if (f.id != "batch")
+            continue;
+        const double expected = 1.5 * (1.0 + 2.0 / f.config.batch) / (1.0 + 2.0 / 16);
+        QVERIFY(std::abs(f.speedFactor - expected) < 1e-9);
+        QCOMPARE(f.speedCorrection, 1.5);
+        QCOMPARE(hr::decisionFor(f).speedCorrection, 1.5);
+        QVERIFY(std::abs(hr::decisionFor(f).speedFactor - expected) < 1e-9);
+    }
+    qunsetenv("XDG_CACHE_HOME");
+
+    // mAP measured by finished runs of both settings replaces the published figure.
+    hr::AdvisorOptions runs;
+    runs.measuredAccuracy = [](const hr::TrainConfig& c) -> std::optional<hr::MeasuredAccuracy> {
+        if (c.batch == 16 && !c.amp)
+            return hr::MeasuredAccuracy{0.70, 0.50, "runs/native"};
+        if (c.batch == 8)
+            return hr::MeasuredAccuracy{0.69, 0.49, "runs/b8"};
+        return std::nullopt;
+    };
+    for (const auto& f : hr::suggestFixes(r, model.predictor(), runs)) {
+        if (f.id == "batch" && f.config.batch == 8) {
+            QCOMPARE(f.accuracyBasis.source, hr::FigureSource::MeasuredHere);
+            QVERIFY(f.accuracyBasis.detail.find("0.490") != std::string::npos);
+            QVERIFY(f.accuracyBasis.detail.find("runs/native") != std::string::npos);
+        } else {
+            // Measured exactly when a run of the fix's settings exists (not for AMP).
+            QCOMPARE(f.accuracyBasis.source == hr::FigureSource::MeasuredHere,
+                     runs.measuredAccuracy(f.config).has_value());
+        }
+    }
+
+    // The check after a fix says both figures.
+    hr::FixChecked check;
+    check.predictedPeak = 1000 * MiB;
+    check.measuredPeak = 950 * MiB;
+    check.predictedSecondsPerImage = 0.010;
+    check.measuredSecondsPerImage = 0.011;
+    check.timedSteps = 20;
+    QVERIFY(hr::describeFixCheck(check).find("time per image predicted 10.0 ms, measured 11.0 ms "
+                                             "(+10%) over 20 steps") != std::string::npos);
+}
+
+void TestAdvisor::leversForTheBench() {
+    hr::TrainConfig c = baseConfig();
+    c.batch = 8;
+    const auto levers = hr::leverFirstSteps(c, "cpu", 200);
+    QStringList names;
+    for (const auto& l : levers)
+        names << QString::fromStdString(l.lever);
+    // Offload is a CUDA lever; the others all apply to yolov8s at 640 px.
+    QCOMPARE(names, QStringList({"batch", "amp", "checkpointing", "checkpointing", "imgsz", "scale",
+                                 "freeze", "sgd", "assign_chunk"}));
+    QCOMPARE(levers[0].config.batch, 4);
+    QCOMPARE(levers[2].config.checkpointing, hr::Checkpointing::Backbone);
+    QCOMPARE(levers[3].config.checkpointing, hr::Checkpointing::All);
+    QCOMPARE(levers[4].config.imgsz, 608);
+    QVERIFY(hr::leverFirstSteps(c, "cuda:0", 200).size() == levers.size() + 1);
 }
 
 QTEST_APPLESS_MAIN(TestAdvisor)

@@ -4,6 +4,7 @@
 // native's peak at the same batch, an OOM recorded as a row, the CSV and the HTML report.
 #include "compare/compare_report.h"
 #include "compare/comparison.h"
+#include "compare/measured_accuracy.h"
 #include "compare/strategy.h"
 #include "compare/strategy_runner.h"
 #include "config/train_rules.h"
@@ -490,6 +491,18 @@ void TestCompare::matrixRunEndToEnd() {
         QVERIFY(c.rows[i].trainPeakBytes <= epochPeak);
         QVERIFY(std::max(c.rows[i].trainPeakBytes, c.rows[i].valPeakBytes) >= epochPeak);
     }
+
+    // The advisor's accuracy figures come from these runs when a fix's settings match one.
+    const hr::AccuracyLookup lookup = hr::measuredAccuracyOfRuns(base.project);
+    hr::TrainConfig withAmp = base;
+    withAmp.nbs = 8;
+    withAmp.amp = true;
+    const std::optional<hr::MeasuredAccuracy> measured = lookup(withAmp);
+    QVERIFY(measured);
+    QVERIFY(std::abs(measured->map - c.rows[1].map) < 1e-4);
+    QCOMPARE(measured->run, c.rows[1].runDir);
+    withAmp.imgsz = 160; // no run trained so
+    QVERIFY(!lookup(withAmp));
 
     const hr::ComparisonRow& oom = c.rows[3];
     QCOMPARE(oom.status, std::string("OOM"));

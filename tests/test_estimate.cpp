@@ -118,6 +118,28 @@ void TestEstimate::calibrationIsCachedAndLinear() {
     const auto predicted = hr::predictTrainPeak(c);
     QVERIFY(predicted.has_value());
     QCOMPARE(*predicted, twelve.trainPeak);
+
+    // The same probe steps were timed: a cached time per image, from at least 3 steps after
+    // warm-up at each probe batch; none at an image size no probe step ran at.
+    const auto time = hr::predictStepTimeWithoutProbing(c);
+    QVERIFY(time.has_value());
+    QVERIFY(time->timedSteps >= 3);
+    QVERIFY(time->stepSeconds > 0 && time->secondsPerImage > 0);
+    QCOMPARE(time->accumulate, 5); // round(64 / 12)
+    QVERIFY(std::abs(time->secondsPerImage -
+                     (time->stepSeconds + time->optimizerSeconds / 5) / 12.0) < 1e-12);
+    QCOMPARE(*hr::secondsPerImageWithoutProbing(c), time->secondsPerImage);
+    hr::TrainConfig other = c;
+    other.imgsz = 96;
+    QVERIFY(hr::predictTrainPeakWithoutProbing(other).has_value()); // memory scales,
+    QVERIFY(!hr::predictStepTimeWithoutProbing(other).has_value()); // time does not
+    // Real steps at the config's batch are timed the same way when asked.
+    c.batch = 4;
+    const auto measured = hr::measurePeaks(c, &error, 2);
+    QVERIFY2(measured.has_value(), error.c_str());
+    QCOMPARE(measured->time.timedSteps, 4);
+    QVERIFY(measured->time.secondsPerImage > 0);
+    QCOMPARE(hr::measurePeaks(c, &error)->time.timedSteps, 0);
 }
 
 void TestEstimate::predictionIsPerRank() {

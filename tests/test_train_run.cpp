@@ -21,7 +21,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
 #include <mutex>
+#include <thread>
 
 namespace {
 
@@ -164,6 +166,7 @@ private slots:
     void damagedCheckpointFallsBackToBackup();
     void unwritableProjectIsOneLine();
     void stopEndsWithStoppedState();
+    void liveSamplesArriveDuringAStep();
 
 private:
     hr::TrainConfig tinyConfig(const QString& project, const QString& name) const;
@@ -456,6 +459,7 @@ void TestTrainRun::oomRecoveryContinuesRun() {
         decision.fixId = "smaller-batch";
         decision.description = "batch / 4";
         decision.predictedPeak = 1;
+        decision.speedFactor = 4.0;
         return decision;
     });
     const int rc = trainer.run();
@@ -470,6 +474,9 @@ void TestTrainRun::oomRecoveryContinuesRun() {
     QCOMPARE(int(log.checks.size()), 1);
     QVERIFY(log.checks[0].measuredPeak > 0);
     QVERIFY(log.checks[0].measuredPeak <= config.memory_budget);
+    // The steps after the fix are timed (fewer than kFixCheckSteps: the run ends first).
+    QVERIFY(log.checks[0].timedSteps > 0);
+    QVERIFY(log.checks[0].measuredSecondsPerImage > 0);
     const std::string dir = config.project + "/train";
     const auto run = hr::RunStore::load(dir);
     QVERIFY(run);
@@ -597,6 +604,44 @@ void TestTrainRun::stopEndsWithStoppedState() {
     QFile events(QString::fromStdString(log.ends[0].runDir + "/events.jsonl"));
     QVERIFY(events.open(QIODevice::ReadOnly));
     QVERIFY(events.readAll().contains("\"state\":\"stopped\""));
+}
+
+void TestTrainRun::liveSamplesArriveDuringAStep() {
+    // One step made long with a large image: the live sink must see the sampler's points
+    // while it runs (from the sampler's thread), not only the batch's worth after it ends.
+    hr::TrainConfig config = tinyConfig("live", "run");
+    config.epochs = 1;
+    config.imgsz = 640;
+    config.memory_sample_hz = 20;
+    EventLog log;
+    hr::Trainer* self = nullptr;
+    hr::EventSink inner = log.sink();
+    const std::thread::id runThread = std::this_thread::get_id();
+    std::atomic<int> inStep{0}, fromRunThread{0};
+    int inStepAtFirstBatchEnd = -1;
+    hr::Trainer trainer(config, [&](const hr::TrainEvent& event) {
+        inner(event);
+        if (std::holds_alternative<hr::BatchEnd>(event) && !log.stopSent) {
+            inStepAtFirstBatchEnd = inStep.load();
+            log.stopSent = true;
+            self->requestStop();
+        }
+    });
+    trainer.setLiveSampleSink([&](const hr::MemorySample& sample) {
+        const bool stepPhase =
+            sample.phase == hr::Phase::Forward || sample.phase == hr::Phase::Loss ||
+            sample.phase == hr::Phase::Backward || sample.phase == hr::Phase::Optimizer;
+        if (!stepPhase)
+            return;
+        ++inStep;
+        fromRunThread += std::this_thread::get_id() == runThread;
+    });
+    self = &trainer;
+    QCOMPARE(trainer.run(), 0);
+    qInfo("%d samples inside the first 640 px step", inStepAtFirstBatchEnd);
+    // At 20 Hz a step of half a second gives 10; this step takes longer on any CPU.
+    QVERIFY2(inStepAtFirstBatchEnd >= 5, qPrintable(QString::number(inStepAtFirstBatchEnd)));
+    QCOMPARE(fromRunThread.load(), 0);
 }
 
 QTEST_APPLESS_MAIN(TestTrainRun)

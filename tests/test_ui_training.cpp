@@ -233,9 +233,17 @@ void TestUiTraining::forcedOomOpensAdvisorAndContinues() {
     QVERIFY(window.advisor()->isVisible());
     QTRY_VERIFY_WITH_TIMEOUT(window.advisor()->searchDone(), 120000);
     QVERIFY(!window.advisor()->fixes().empty());
+    // The memory curve goes on while the dialog waits: the plot marks the wait and keeps
+    // receiving samples (the sampler's, not the stopped trainer's).
+    hr::ui::TrainPage* page = window.trainPage();
+    QVERIFY(page->waitingForChoice());
+    const int waitSeries = page->waitingShadingSeries();
+    const int waitPoints = page->memoryPlot()->pointCount(waitSeries);
+    QTRY_VERIFY_WITH_TIMEOUT(page->memoryPlot()->pointCount(waitSeries) >= waitPoints + 5, 30000);
     auto* apply = window.advisor()->findChild<QPushButton*>("apply0");
     QVERIFY(apply);
     QTest::mouseClick(apply, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!page->waitingForChoice(), 30000);
     // The top fix is predicted to fit with a 10% margin: the run finishes without another
     // out-of-memory error (the log says what happened when it does not).
     QTRY_VERIFY2_WITH_TIMEOUT(!session->isRunning() || needed.count() > 1,

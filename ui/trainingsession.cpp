@@ -5,6 +5,7 @@
 #include "workerprocesses.h"
 
 #include "advisor/oom_policy.h"
+#include "compare/measured_accuracy.h"
 #include "dist/worker_launcher.h"
 #include "estimate/auto_fit.h"
 #include "estimate/memory_estimator.h"
@@ -14,6 +15,18 @@
 #include <algorithm>
 
 namespace hr::ui {
+
+namespace {
+
+AdvisorOptions advisorOptionsWithMeasuredAccuracy(const TrainConfig& config, bool ask) {
+    AdvisorOptions options = advisorOptions(config, ask);
+    // mAP measured by finished runs of these settings (a strategy comparison) beats a
+    // published figure.
+    options.measuredAccuracy = measuredAccuracyOfRuns(config.project);
+    return options;
+}
+
+} // namespace
 
 TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
     m_workers = new WorkerProcesses(this);
@@ -138,6 +151,12 @@ bool TrainingSession::start(const TrainConfig& config) {
             this, [this, event] { dispatch(event); }, Qt::QueuedConnection);
     });
     trainer->setOomHandler(makeOomHandler(config));
+    // Samples straight from the sampler's thread: the curve moves during a long step and while
+    // the advisor waits for a choice (the event stream's copies are for the run folder).
+    trainer->setLiveSampleSink([this](const MemorySample& sample) {
+        QMetaObject::invokeMethod(
+            this, [this, sample] { emit memorySampled(sample); }, Qt::QueuedConnection);
+    });
     // Runs on the trainer thread; lets an impossible budget end in one sentence naming the minimum.
     trainer->setMinimumBudget(hr::smallestWorkingBudget);
     if (dataParallel)
@@ -261,7 +280,7 @@ OomHandler TrainingSession::makeOomHandler(const TrainConfig& config) {
             [this, pending](const std::vector<FixSuggestion>& fixes, const std::string&) {
                 return chooseFix(pending->report, fixes);
             },
-            advisorOptions(config, ask),
+            advisorOptionsWithMeasuredAccuracy(config, ask),
             [pending](const OomReport&, const std::vector<FixSuggestion>& fixes) {
                 pending->fixes = fixes;
             },
@@ -366,8 +385,8 @@ void TrainingSession::dispatch(const TrainEvent& event) {
         emit batchEnded(*e);
     } else if (const auto* e = std::get_if<EpochEnd>(&event)) {
         emit epochEnded(*e);
-    } else if (const auto* e = std::get_if<MemorySample>(&event)) {
-        emit memorySampled(*e);
+    } else if (std::holds_alternative<MemorySample>(event)) {
+        // Already shown as it was taken (setLiveSampleSink).
     } else if (const auto* e = std::get_if<OomOccurred>(&event)) {
         emit oomOccurred(e->report);
     } else if (const auto* e = std::get_if<FixApplied>(&event)) {

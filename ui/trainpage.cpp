@@ -112,6 +112,8 @@ TrainPage::TrainPage(TrainingSession* session, QAction* start, QAction* pause, Q
     // The advisor measures candidate fixes with probe steps of their own: not the run's memory.
     m_probeShading = m_memory->addShadingSeries(tr("advisor's probe steps"), 4);
     m_probeMemory = m_memory->addSeries(tr("probe step memory"), 4, true);
+    // Samples keep coming while the advisor dialog is open; the run's memory stays flat then.
+    m_waitShading = m_memory->addShadingSeries(tr("waiting for your choice"), 6);
 
     m_loss = new PlotWidget(tr("Losses"), this);
     m_loss->setObjectName(QStringLiteral("lossPlot"));
@@ -169,6 +171,8 @@ TrainPage::TrainPage(TrainingSession* session, QAction* start, QAction* pause, Q
     connect(session, &TrainingSession::fixChecked, this, &TrainPage::onFixChecked);
     connect(session, &TrainingSession::oomOccurred, this, &TrainPage::onOom);
     connect(session, &TrainingSession::stopping, this, &TrainPage::onStopping);
+    connect(session, &TrainingSession::oomDecisionNeeded, this,
+            [this] { setWaitingForChoice(true); });
     connect(session, &TrainingSession::logMessage, this,
             [this](int level, const QString& text) { appendLog(text, level); });
 }
@@ -198,6 +202,7 @@ void TrainPage::onStarted(const hr::RunStarted& event) {
     m_memory->setSeriesName(m_peak, m_ranks > 1 ? tr("rank 0 peak") : tr("peak"));
     m_currentPhaseGroup = -2;
     m_inProbe = false;
+    m_waiting = false;
     m_peaks = PeakSplit();
     m_peaks.batchEnd(-1, 0);
     m_state.clear();
@@ -287,6 +292,9 @@ void TrainPage::onMemory(const hr::MemorySample& sample) {
     }
     if (sample.oom)
         addOomMark(sample.seconds);
+    m_lastSampleSeconds = sample.seconds;
+    if (m_waiting)
+        m_memory->append(m_waitShading, sample.seconds, 1.0);
     const double gap = std::numeric_limits<double>::quiet_NaN();
     const bool probe = sample.phase == Phase::Probe;
     if (probe != m_inProbe) {
@@ -319,6 +327,11 @@ void TrainPage::onMemory(const hr::MemorySample& sample) {
 
 void TrainPage::updateMemoryStatus(const hr::MemorySample& sample) {
     const QString budget = m_budget > 0 ? tr(" of %1").arg(bytesText(m_budget)) : QString();
+    if (m_waiting && sample.phase != Phase::Probe) {
+        m_memoryStatus->setText(tr("waiting for your choice · training peak %1%2")
+                                    .arg(bytesText(m_peaks.trainPeak()), budget));
+        return;
+    }
     if (sample.phase == Phase::Probe) {
         m_memoryStatus->setText(tr("advisor probing a fix · training peak %1%2")
                                     .arg(bytesText(m_peaks.trainPeak()), budget));
@@ -327,6 +340,13 @@ void TrainPage::updateMemoryStatus(const hr::MemorySample& sample) {
     m_memoryStatus->setText(tr("memory %1 · training peak %2%3")
                                 .arg(bytesText(sample.allocated), bytesText(m_peaks.trainPeak()))
                                 .arg(budget));
+}
+
+void TrainPage::setWaitingForChoice(bool waiting) {
+    if (waiting == m_waiting)
+        return;
+    m_waiting = waiting;
+    m_memory->append(m_waitShading, m_lastSampleSeconds, waiting ? 1.0 : 0.0);
 }
 
 void TrainPage::addOomMark(double seconds) {
@@ -353,6 +373,7 @@ void TrainPage::addOomMark(double seconds) {
 }
 
 void TrainPage::onFinished(const hr::RunFinished& event) {
+    setWaitingForChoice(false);
     m_state = QString::fromLatin1(hr::toString(event.state));
     QString how = runStateWords(m_state);
     if (event.state == RunState::Finished) {
@@ -382,6 +403,7 @@ void TrainPage::onFinished(const hr::RunFinished& event) {
 }
 
 void TrainPage::onFailed(const QString& message) {
+    setWaitingForChoice(false);
     m_progress->setFormat(tr("failed"));
     m_progress->setToolTip(message);
     m_status->setText(tr("The run failed: %1").arg(message));
@@ -389,6 +411,7 @@ void TrainPage::onFailed(const QString& message) {
 }
 
 void TrainPage::onFixApplied(const hr::FixApplied& event) {
+    setWaitingForChoice(false);
     appendLog(tr("Fix applied at epoch %1, batch %2: %3 (predicted peak %4). Training continues.")
                   .arg(event.epoch + 1)
                   .arg(event.batch + 1)
@@ -399,16 +422,32 @@ void TrainPage::onFixApplied(const hr::FixApplied& event) {
 void TrainPage::onFixChecked(const hr::FixChecked& event) {
     if (event.predictedPeak <= 0) {
         appendLog(tr("After the fix the measured peak is %1.").arg(bytesText(event.measuredPeak)));
+    } else {
+        const double error =
+            100.0 * double(event.measuredPeak - event.predictedPeak) / double(event.predictedPeak);
+        appendLog(tr("After the fix the measured peak is %1, predicted %2 (%3%).")
+                      .arg(bytesText(event.measuredPeak), bytesText(event.predictedPeak))
+                      .arg(error, 0, 'f', 1));
+    }
+    if (event.timedSteps <= 0 || event.measuredSecondsPerImage <= 0)
+        return;
+    const double measuredMs = event.measuredSecondsPerImage * 1e3;
+    if (event.predictedSecondsPerImage <= 0) {
+        appendLog(
+            tr("After the fix an image takes %1 ms (over %n step(s)).", nullptr, event.timedSteps)
+                .arg(measuredMs, 0, 'f', 1));
         return;
     }
-    const double error =
-        100.0 * double(event.measuredPeak - event.predictedPeak) / double(event.predictedPeak);
-    appendLog(tr("After the fix the measured peak is %1, predicted %2 (%3%).")
-                  .arg(bytesText(event.measuredPeak), bytesText(event.predictedPeak))
-                  .arg(error, 0, 'f', 1));
+    const double predictedMs = event.predictedSecondsPerImage * 1e3;
+    appendLog(tr("After the fix an image takes %1 ms, predicted %2 ms (%3%, over %n step(s)).",
+                 nullptr, event.timedSteps)
+                  .arg(measuredMs, 0, 'f', 1)
+                  .arg(predictedMs, 0, 'f', 1)
+                  .arg(100.0 * (measuredMs / predictedMs - 1.0), 0, 'f', 1));
 }
 
 void TrainPage::onStopping() {
+    setWaitingForChoice(false);
     m_progress->setFormat(tr("stopping…"));
     m_status->setText(tr("Stopping after the current step…"));
     appendLog(m_status->text());

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "logview.h"
 #include "compare/comparison.h"
+#include "logview.h"
 #include "train/events.h"
 
 #include <QMap>
@@ -46,6 +46,10 @@ public:
     /// The memory plot's series of the advisor's probe steps: their shading and their memory.
     int probeShadingSeries() const { return m_probeShading; }
     int probeMemorySeries() const { return m_probeMemory; }
+    /// The memory plot's shading of the time the run waits for a choice in the advisor.
+    int waitingShadingSeries() const { return m_waitShading; }
+    /// True while the run waits for the advisor's choice (the plot says so).
+    bool waitingForChoice() const { return m_waiting; }
     /// Out-of-memory marks on the memory plot: their times (seconds), in order.
     const QVector<double>& oomMarks() const { return m_oomTimes; }
     /// The run's training peak so far (probe steps excluded), as the Runs page will show it.
@@ -67,6 +71,8 @@ private:
     void onFixChecked(const hr::FixChecked& event);
     void onOom(const hr::OomReport& report);
     void onStopping();
+    /// Marks the memory plot while the run waits for the person's choice of a fix.
+    void setWaitingForChoice(bool waiting);
     void addOomMark(double seconds);
     void updateMemoryStatus(const hr::MemorySample& sample);
 
@@ -91,6 +97,9 @@ private:
     std::int64_t m_budget = 0;
     int m_probeShading = -1, m_probeMemory = -1;
     bool m_inProbe = false;
+    int m_waitShading = -1;
+    bool m_waiting = false;
+    double m_lastSampleSeconds = 0;
     QVector<double> m_oomTimes;
     QList<QCPAbstractItem*> m_oomItems;
     PeakSplit m_peaks;

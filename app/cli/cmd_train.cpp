@@ -4,6 +4,7 @@
 #include "common.h"
 #include "oom_prompt.h"
 
+#include "advisor/oom_diagnosis.h"
 #include "config/train_rules.h"
 #include "dist/launch_env.h"
 #include "dist/worker_launcher.h"
@@ -136,13 +137,7 @@ private:
         std::cout << "\n" << std::flush;
     }
     void show(const FixChecked& e) {
-        std::cout << "fix check (" << e.fixId << "): measured peak " << formatBytes(e.measuredPeak);
-        if (e.predictedPeak > 0)
-            std::cout << " vs predicted " << formatBytes(e.predictedPeak) << " (" << std::showpos
-                      << std::setprecision(1) << std::fixed
-                      << 100.0 * (e.measuredPeak - e.predictedPeak) / e.predictedPeak << "%"
-                      << std::noshowpos << ")";
-        std::cout << "\n" << std::flush;
+        std::cout << "fix check (" << e.fixId << "): " << describeFixCheck(e) << "\n" << std::flush;
     }
     void show(const RunFinished& e) {
         endLine();

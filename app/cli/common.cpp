@@ -84,10 +84,4 @@ std::shared_ptr<DatasetReport> scanTrainSplit(const std::string& dataYaml,
     return report;
 }
 
-double processCpuSeconds() {
-    timespec now{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-    return double(now.tv_sec) + double(now.tv_nsec) * 1e-9;
-}
-
 } // namespace hr::cli

@@ -4,6 +4,7 @@
 #include "args.h"
 
 #include "config/train_config.h"
+#include "util/process_time.h" // processCpuSeconds(), for the bench commands
 
 #include <memory>
 #include <string>
@@ -27,9 +28,5 @@ bool buildTrainConfig(const ParsedArgs& args, TrainConfig& config);
 /// printed to stderr prefixed with `command`; nothing when the data cannot be used.
 std::shared_ptr<DatasetReport> scanTrainSplit(const std::string& dataYaml,
                                               const std::string& command);
-
-/// CPU seconds (user + system, every thread) this process has used so far: unlike wall time,
-/// barely moved by other processes' load.
-double processCpuSeconds();
 
 } // namespace hr::cli

@@ -7,6 +7,7 @@
 #include "model/model_builder.h"
 #include "util/bytes.h"
 #include "util/resources.h"
+#include "util/speed_checks.h"
 #include "util/text.h"
 
 #include <algorithm>
@@ -390,8 +391,11 @@ Candidate makeCandidate(const std::vector<const Lever*>& levers,
 
 class Search {
 public:
-    Search(const OomReport& report, PeakPredictor predictor, const AdvisorOptions& options)
-        : m_report(report), m_predictor(std::move(predictor)), m_options(options) {
+    /// `predictorBasis` says what `predictor`'s figures are.
+    Search(const OomReport& report, PeakPredictor predictor, FigureBasis predictorBasis,
+           const AdvisorOptions& options)
+        : m_report(report), m_predictor(std::move(predictor)),
+          m_predictorBasis(std::move(predictorBasis)), m_options(options) {
         m_budget = report.budgetBytes > 0 ? report.budgetBytes : report.config.memory_budget;
         const std::int64_t need = observedNeed(report);
         if (const auto now = predictRaw(report.config); now && *now > 0 && *now < need)
@@ -411,6 +415,21 @@ public:
         for (const Step* s : c.steps)
             s->apply(t);
         return t;
+    }
+
+    /// Where the prediction for `config` came from (after predict()).
+    FigureBasis basisOf(const TrainConfig& config) const {
+        FigureBasis b;
+        const auto it = m_sources.find(cacheKey(config));
+        if (it != m_sources.end())
+            b = it->second;
+        if (m_correction > 1.0) {
+            char note[120];
+            std::snprintf(note, sizeof note, "; scaled by %.2f to what the failed step needed",
+                          m_correction);
+            b.detail += note;
+        }
+        return b;
     }
 
     /// The corrected prediction, or nothing (unknown, or the prediction budget is spent).
@@ -474,6 +493,10 @@ private:
         // no answer and the time for this report is not spent.
         std::optional<std::int64_t> value =
             m_options.quickPredictor ? m_options.quickPredictor(config) : std::nullopt;
+        if (value)
+            m_sources[key] = {FigureSource::MeasuredHere,
+                              "the estimator's cached probe steps on this machine (another "
+                              "image size scaled by the pixel count)"};
         const bool late =
             m_options.predictionSeconds > 0 &&
             std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count() >
@@ -487,6 +510,8 @@ private:
                 return std::nullopt;
             }
             value = m_predictor(config);
+            if (value)
+                m_sources[key] = m_predictorBasis;
         }
         m_cache.emplace(key, value);
         return value;
@@ -494,6 +519,7 @@ private:
 
     const OomReport& m_report;
     PeakPredictor m_predictor;
+    FigureBasis m_predictorBasis;
     AdvisorOptions m_options;
     std::int64_t m_budget = 0;
     double m_correction = 1.0;
@@ -502,6 +528,7 @@ private:
     bool m_ended = false;
     std::chrono::steady_clock::time_point m_started = std::chrono::steady_clock::now();
     std::map<std::string, std::optional<std::int64_t>> m_cache;
+    std::map<std::string, FigureBasis> m_sources;
 };
 
 std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
@@ -520,6 +547,7 @@ FixSuggestion toSuggestion(const Candidate& c, const TrainConfig& config, std::i
                            bool fits) {
     FixSuggestion f;
     std::vector<std::string> ids, titles, effects, reasons, speeds;
+    std::vector<FigureBasis> speedBases, accuracyBases;
     for (std::size_t i = 0; i < c.steps.size(); ++i) {
         const Step& s = *c.steps[i];
         ids.push_back(c.levers[i]->id);
@@ -528,7 +556,9 @@ FixSuggestion toSuggestion(const Candidate& c, const TrainConfig& config, std::i
         effects.push_back(
             c.steps.size() > 1 && s.effect.accuracyCost == 0 ? "" : s.effect.accuracyEffect);
         reasons.push_back(s.reason);
-        speeds.push_back(s.effect.speedBasis);
+        speeds.push_back(s.effect.speedBasis.detail);
+        speedBases.push_back(s.effect.speedBasis);
+        accuracyBases.push_back(s.effect.accuracyBasis);
         f.accuracyCost += s.effect.accuracyCost;
         f.restarts = f.restarts || s.restarts;
     }
@@ -542,6 +572,8 @@ FixSuggestion toSuggestion(const Candidate& c, const TrainConfig& config, std::i
     if (f.accuracyEffect.empty())
         f.accuracyEffect = "none expected";
     f.reason = joined(reasons, "; ") + ". Speed: " + joined(speeds, "; ") + ".";
+    f.speedBasis = fixcost::combined(speedBases);
+    f.accuracyBasis = fixcost::combined(accuracyBases);
     f.fits = fits;
     return f;
 }
@@ -599,6 +631,7 @@ std::vector<FixSuggestion> hostFixes(const OomReport& report) {
         cand.steps[0]->apply(t);
         FixSuggestion f = toSuggestion(cand, t, 0, true);
         f.hostFix = true;
+        f.memoryBasis = {FigureSource::NotMeasured, "host memory is not predicted"};
         f.reason += " Host memory is not predicted; this frees host RAM, not device memory.";
         out.push_back(std::move(f));
     }
@@ -627,9 +660,57 @@ std::optional<FixSuggestion> releaseCacheFix(const OomReport& report, Search& se
     f.reason = "the allocator held " + formatBytes(cached) +
                " in cached blocks that the failed request could not use (fragmentation); the "
                "step itself needed " +
-               formatBytes(need) + ". Speed: " + e.speedBasis + ".";
+               formatBytes(need) + ". Speed: " + e.speedBasis.detail + ".";
+    f.memoryBasis = {FigureSource::MeasuredHere, "what the failed step needed"};
+    f.speedBasis = e.speedBasis;
+    f.accuracyBasis = e.accuracyBasis;
     f.fits = true;
     return f;
+}
+
+/// A fix's figures from what this machine measured: the speed from the estimator's timed probe
+/// steps of both configs, then how this fix's last prediction compared with the run that
+/// applied it; the accuracy from finished runs of both configs on this data set.
+void useMeasuredFigures(FixSuggestion& f, const OomReport& report, const AdvisorOptions& options) {
+    if (options.measuredAccuracy) {
+        const std::optional<MeasuredAccuracy> before = options.measuredAccuracy(report.config);
+        const std::optional<MeasuredAccuracy> after =
+            before ? options.measuredAccuracy(f.config) : std::nullopt;
+        if (before && after) {
+            char text[400];
+            std::snprintf(text, sizeof text,
+                          "measured here on this data set: mAP50-95 %.3f (mAP50 %.3f) in run "
+                          "%s against %.3f (%.3f) in run %s",
+                          after->map, after->map50, after->run.c_str(), before->map, before->map50,
+                          before->run.c_str());
+            f.accuracyBasis = {FigureSource::MeasuredHere, text};
+        }
+    }
+    if (options.timePredictor) {
+        const std::optional<double> before = options.timePredictor(report.config);
+        const std::optional<double> after = before ? options.timePredictor(f.config) : std::nullopt;
+        if (before && after && *before > 0 && *after > 0) {
+            f.speedFactor = *after / *before;
+            char text[200];
+            std::snprintf(text, sizeof text,
+                          "timed on this machine by the estimator's probe steps (CPU time, "
+                          "medians of 3 or more steps): %.1f ms per image instead of %.1f ms",
+                          *after * 1e3, *before * 1e3);
+            f.speedBasis = {FigureSource::MeasuredHere, text};
+        }
+    }
+    if (options.useSpeedChecks)
+        if (const std::optional<double> ratio = speedCheckRatio(report.device, f.id)) {
+            f.speedFactor *= *ratio;
+            f.speedCorrection = *ratio;
+            char text[160];
+            std::snprintf(text, sizeof text,
+                          "; x%.2f: the last run on this machine that applied this fix measured "
+                          "that much against its prediction",
+                          *ratio);
+            f.speedBasis.detail += text;
+            f.speedBasis.source = FigureSource::MeasuredHere;
+        }
 }
 
 /// The lever subsets of one size that the search judges: every subset of that size, and for
@@ -695,7 +776,14 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
     bool going = !progress || progress(state);
     if (!going)
         return {};
-    Search search(report, predictor ? predictor : reportScalingPredictor(report), options);
+    const FigureBasis predictorBasis =
+        predictor
+            ? FigureBasis{FigureSource::MeasuredHere, "the estimator's probe steps on this machine"}
+            : FigureBasis{FigureSource::Assumption,
+                          "scaled from the failed step's measured breakdown by batch x "
+                          "image size; AMP assumed to keep 60% (one CPU bf16 test)"};
+    Search search(report, predictor ? predictor : reportScalingPredictor(report), predictorBasis,
+                  options);
 
     if (progress)
         search.setBeforePrediction([&] { return progress(state); });
@@ -712,6 +800,8 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
             if (static_cast<int>(out.size()) >= options.maxSuggestions)
                 break;
             FixSuggestion f = toSuggestion(candidate, search.configOf(candidate), peak, true);
+            f.memoryBasis = search.basisOf(f.config);
+            useMeasuredFigures(f, report, options);
             if (search.correction() > 1.0) {
                 char note[160];
                 std::snprintf(note, sizeof note,
@@ -764,6 +854,41 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
         state.planned = state.checked;
         state.done = true;
         progress(state);
+    }
+    return out;
+}
+
+std::vector<LeverChange> leverFirstSteps(const TrainConfig& config, const std::string& device,
+                                         int objectsPerImage) {
+    const bool cuda = isCuda(device);
+    std::vector<Lever> levers;
+    levers.push_back(batchLever(config, cuda));
+    levers.push_back(ampLever(config, cuda));
+    levers.push_back(checkpointingLever(config));
+    levers.push_back(imageSizeLever(config));
+    levers.push_back(scaleLever(config));
+    levers.push_back(freezeLever(config));
+    levers.push_back(sgdLever(config));
+    levers.push_back(offloadLever(config, cuda));
+    levers.push_back(assignChunkLever(config, Phase::Loss, objectsPerImage));
+    std::vector<LeverChange> out;
+    for (const Lever& lever : levers) {
+        // Both checkpointing settings are levers of their own in practice; others: the first.
+        const std::size_t count = lever.id == "checkpointing"
+                                      ? lever.steps.size()
+                                      : std::min<std::size_t>(1, lever.steps.size());
+        for (std::size_t i = 0; i < count; ++i) {
+            const Step& step = lever.steps[i];
+            LeverChange change;
+            change.lever = lever.id;
+            change.title = step.title;
+            change.changes = step.changes;
+            change.config = config;
+            step.apply(change.config);
+            change.speedFactor = step.effect.speedFactor;
+            change.speedBasis = step.effect.speedBasis;
+            out.push_back(std::move(change));
+        }
     }
     return out;
 }
@@ -854,7 +979,14 @@ std::string fixSuggestionsToJson(const std::vector<FixSuggestion>& fixes) {
             << jsonEscape(f.accuracyEffect) << "\",\"reason\":\"" << jsonEscape(f.reason)
             << "\",\"fits\":" << (f.fits ? "true" : "false")
             << ",\"host_fix\":" << (f.hostFix ? "true" : "false")
-            << ",\"restarts\":" << (f.restarts ? "true" : "false") << '}';
+            << ",\"restarts\":" << (f.restarts ? "true" : "false");
+        for (const auto& [name, basis] :
+             {std::pair<const char*, const FigureBasis*>{"memory_basis", &f.memoryBasis},
+              {"speed_basis", &f.speedBasis},
+              {"accuracy_basis", &f.accuracyBasis}})
+            out << ",\"" << name << "\":{\"source\":\"" << toString(basis->source)
+                << "\",\"detail\":\"" << jsonEscape(basis->detail) << "\"}";
+        out << '}';
     }
     out << ']';
     return out.str();
@@ -876,8 +1008,15 @@ std::string formatFixList(const std::vector<FixSuggestion>& fixes) {
         }
         if (f.predictedPeak > 0)
             out << "predicted peak " << formatBytes(f.predictedPeak) << " | ";
-        out << "time per epoch " << speed << " | accuracy cost "
-            << costWords[std::clamp(f.accuracyCost, 0, 3)]
+        const FigureSource speedSource = f.speedBasis.source;
+        out << "time per epoch " << speed
+            << (speedSource == FigureSource::MeasuredHere ? " (measured here)"
+                : speedSource == FigureSource::Assumption
+                    ? " (estimate: assumption, not measured here)"
+                : speedSource == FigureSource::NotMeasured
+                    ? " (not measured)"
+                    : " (estimate: published / FLOP count, not measured here)")
+            << " | accuracy cost " << costWords[std::clamp(f.accuracyCost, 0, 3)]
             << (f.restarts ? " | restarts training" : "") << '\n';
         out << "     accuracy: " << f.accuracyEffect << '\n';
         out << "     why: " << f.reason << '\n';

@@ -59,6 +59,24 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
 /// estimator is given.
 PeakPredictor reportScalingPredictor(const OomReport& report);
 
+/// One lever the advisor knows at one setting, applied to a config alone.
+struct LeverChange {
+    std::string lever; ///< "batch", "amp", "checkpointing", "imgsz", "freeze", ...
+    std::string title; ///< "batch 4 + accumulate 16 (nominal batch 64)"
+    std::vector<std::pair<std::string, std::string>> changes;
+    TrainConfig config;       ///< `config` with the change
+    double speedFactor = 1.0; ///< the cost model's figure (before any timing)
+    FigureBasis speedBasis;   ///< where that figure comes from
+};
+
+/// The mildest setting of every device-memory lever the advisor knows that applies to
+/// `config` on `device` (both checkpointing settings): smaller batch with accumulation, AMP,
+/// checkpointing, image size, model scale, freezing, SGD, optimizer offload (CUDA) and chunked
+/// assignment (as for a loss-phase OOM with `objectsPerImage` boxes per image, 0 = unknown).
+/// What `headroom-cli bench fixes` predicts and measures.
+std::vector<LeverChange> leverFirstSteps(const TrainConfig& config, const std::string& device,
+                                         int objectsPerImage);
+
 /// The suggestions as a JSON array (for the run folder and events.jsonl).
 std::string fixSuggestionsToJson(const std::vector<FixSuggestion>& fixes);
 

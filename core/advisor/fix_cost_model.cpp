@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 namespace hr::fixcost {
 
@@ -16,21 +17,27 @@ std::string percent(double factor) {
     return buffer;
 }
 
+FigureBasis basis(FigureSource source, std::string detail) {
+    return FigureBasis{source, std::move(detail)};
+}
+
+// The published strategy table (YOLOv9-c, RTX-class GPUs) that the design notes reproduce.
+constexpr const char* kStrategyTable = "the published YOLOv9-c memory-strategy table";
+
 // Step time modelled as T(b) = c0 + c1 * b: a fixed per-step cost c0 (kernel launches, the
-// loss' per-batch work, Python-free but still per-call overheads) plus a per-image cost c1.
-// kStepOverheadImages = c0 / c1.
-//  - CUDA: fitted to the published YOLOv9-c table in ARCHITECTURE.md (batch 16: 18 min/epoch,
-//    batch 4 + accumulate 4: 21 min/epoch): (r/4 + 1) / (r/16 + 1) = 21/18  ->  r = 0.94.
-//  - CPU: GEMM/conv kernels stay efficient down to small batches, so the per-step cost is
-//    smaller. r = 0.5 is an assumption until test_oom_recovery's bench measures it.
+// loss' per-batch work) plus a per-image cost c1. kStepOverheadImages = c0 / c1.
+//  - CUDA: fitted to the published YOLOv9-c table (batch 16: 18 min/epoch, batch 4 +
+//    accumulate 4: 21 min/epoch): (r/4 + 1) / (r/16 + 1) = 21/18  ->  r = 0.94.
+//  - CPU: an assumption (GEMM/conv kernels stay efficient at small batches). The estimator's
+//    timed probe steps replace it wherever they ran.
 constexpr double kStepOverheadImagesCuda = 0.94;
 constexpr double kStepOverheadImagesCpu = 0.5;
 
 // AMP.
 //  - CUDA fp16: the published YOLOv9-c table: batch 4 + accumulate 4 at 21 min vs batch 4 + AMP
 //    at 15 min -> 0.71.
-//  - CPU bf16 (autocast on CPU): an assumption until measured (bf16 kernels of oneDNN are not
-//    always faster than fp32 for small convolutions).
+//  - CPU bf16 (autocast on CPU): an assumption (bf16 kernels of oneDNN are not always faster
+//    than fp32 for small convolutions); timed probe steps replace it.
 constexpr double kAmpSpeedCuda = 0.71;
 constexpr double kAmpSpeedCpu = 1.25;
 
@@ -45,9 +52,10 @@ constexpr double kCheckpointBackbone = 1.0 + kBackboneForwardShare / 3.0;
 
 // Chunked assignment: every extra slice of the assigner runs its ~30 tensor operations once
 // more (the arithmetic over boxes x anchors is the same): a fixed cost per operation plus the
-// per-anchor running reductions over images x anchors values. Measured with `headroom-cli
-// bench loss` (CPU time, 1 thread, 160 boxes per image, assign_chunk auto/40/10/1, the slope of
-// loss time against slices), and the training step's CPU time at the same settings:
+// per-anchor running reductions over images x anchors values. From `headroom-cli bench loss` on
+// the developers' CPU (1 thread, 160 boxes per image, assign_chunk auto/40/10/1, the slope of
+// loss time against slices) and the training step's CPU time at the same settings; on another
+// machine, or on CUDA, these are assumptions:
 //   yolov8n 256 px batch 2  (images x anchors   2688): 0.215 ms per slice, step 130.0 ms
 //   yolov8n 416 px batch 16 (images x anchors  56784): 1.274 ms per slice, step 2680.8 ms
 // One more slice costs kSliceFixedMs + kSliceNsPerValue x images x anchors; a yolov8n step
@@ -81,20 +89,29 @@ FixEffect smallerBatch(int fromBatch, int toBatch, bool cuda) {
     const double r = cuda ? kStepOverheadImagesCuda : kStepOverheadImagesCpu;
     FixEffect e;
     e.speedFactor = (r / toBatch + 1.0) / (r / fromBatch + 1.0);
-    e.speedBasis =
-        std::string("per-step overhead model, ") +
-        (cuda ? "fitted to the published YOLOv9-c batch 16 vs 4 epoch times" : "measured on CPU") +
-        " (" + percent(e.speedFactor) + ")";
+    e.speedBasis = cuda ? basis(FigureSource::Published,
+                                std::string("per-step overhead fitted to the batch 16 vs batch "
+                                            "4 + accumulate 4 epoch times of ") +
+                                    kStrategyTable + " (" + percent(e.speedFactor) + ")")
+                        : basis(FigureSource::Assumption,
+                                "assumed per-step overhead of half an image's time (" +
+                                    percent(e.speedFactor) + "), not measured here");
     if (toBatch >= 4) {
         e.accuracyCost = 0;
         e.accuracyEffect = "same mAP within noise: accumulation keeps the nominal batch "
                            "(published: batch 4 + accumulate 4 mAP50 0.679 vs 0.682)";
+        e.accuracyBasis = basis(FigureSource::Published,
+                                std::string(kStrategyTable) +
+                                    ": batch 4 + accumulate 4 mAP50 0.679 vs batch 16 0.682");
     } else {
         e.accuracyCost = 1;
         e.accuracyEffect = "slightly lower mAP possible: BatchNorm statistics over " +
                            std::to_string(toBatch) +
                            " image(s) are noisy (published: batch 2 + AMP + accumulate 8 "
                            "mAP50 0.675 vs 0.682)";
+        e.accuracyBasis = basis(FigureSource::Published,
+                                std::string(kStrategyTable) +
+                                    ": batch 2 + AMP + accumulate 8 mAP50 0.675 vs batch 16 0.682");
     }
     return e;
 }
@@ -102,13 +119,21 @@ FixEffect smallerBatch(int fromBatch, int toBatch, bool cuda) {
 FixEffect amp(bool cuda) {
     FixEffect e;
     e.speedFactor = cuda ? kAmpSpeedCuda : kAmpSpeedCpu;
-    e.speedBasis = cuda ? "published YOLOv9-c table: batch 4 + AMP 15 min vs 21 min"
-                        : "assumption for bf16 autocast on CPU, not measured";
+    e.speedBasis = cuda ? basis(FigureSource::Published,
+                                std::string(kStrategyTable) +
+                                    ": batch 4 + AMP 15 min vs batch 4 + accumulate 4 21 min")
+                        : basis(FigureSource::Assumption,
+                                "assumed for bf16 autocast on CPU, not measured here");
     e.accuracyCost = 1;
     e.accuracyEffect = cuda ? "mAP within noise in published runs (0.680 vs 0.682); fp16 "
                               "needs loss scaling, which the trainer does"
-                            : "bf16 keeps fp32's range but 8 bits of mantissa: mAP within "
-                              "noise in published mixed-precision runs";
+                            : "bf16 keeps fp32's range but 8 bits of mantissa; its mAP effect "
+                              "on YOLO is not measured";
+    e.accuracyBasis =
+        cuda ? basis(FigureSource::Published,
+                     std::string(kStrategyTable) + ": batch 4 + AMP mAP50 0.680 vs 0.682")
+             : basis(FigureSource::NotMeasured,
+                     "no published YOLO figure for bf16 on CPU; not measured here");
     return e;
 }
 
@@ -120,10 +145,16 @@ FixEffect checkpointing(Checkpointing from, Checkpointing to) {
     };
     FixEffect e;
     e.speedFactor = cost(to) / cost(from);
-    e.speedBasis = "one extra forward of the wrapped blocks (backward = 2 x forward FLOPs)";
+    e.speedBasis = basis(FigureSource::FlopCount,
+                         "one extra forward of the wrapped blocks, backward counted as 2 x "
+                         "forward FLOPs, the backbone as half of the forward (" +
+                             percent(e.speedFactor) + ")");
     e.accuracyCost = 0;
     e.accuracyEffect = "none: the same computation, recomputed (BatchNorm statistics are "
                        "updated once)";
+    e.accuracyBasis =
+        basis(FigureSource::Assumption, "the same arithmetic (gradients tested equal), not an mAP "
+                                        "measurement");
     return e;
 }
 
@@ -131,11 +162,14 @@ FixEffect smallerImage(int fromImgsz, int toImgsz) {
     FixEffect e;
     const double ratio = static_cast<double>(toImgsz) / fromImgsz;
     e.speedFactor = ratio * ratio;
-    e.speedBasis = "compute scales with the pixel count";
+    e.speedBasis = basis(FigureSource::FlopCount, "convolution FLOPs scale with the pixel count (" +
+                                                      percent(e.speedFactor) + ")");
     e.accuracyCost = 2;
     e.accuracyEffect = "lower recall on small objects: every object shrinks to " +
                        std::to_string(static_cast<int>(std::lround(ratio * 100))) +
                        "% of its size, and ones under ~8 px vanish at stride 8";
+    e.accuracyBasis =
+        basis(FigureSource::NotMeasured, "depends on this data set's object sizes; not measured");
     return e;
 }
 
@@ -145,18 +179,27 @@ FixEffect smallerScale(int family, char fromScale, char toScale) {
     const ScaleFigures* from = findScale(family, fromScale);
     const ScaleFigures* to = findScale(family, toScale);
     if (!from || !to) {
-        e.speedBasis = "unknown scale: no figures";
+        e.speedBasis = basis(FigureSource::NotMeasured, "unknown scale: no figures");
         e.accuracyEffect = "a smaller model learns less; training restarts from scratch";
+        e.accuracyBasis = basis(FigureSource::NotMeasured, "unknown scale: no figures");
         return e;
     }
     e.speedFactor = to->gflops / from->gflops;
-    e.speedBasis = "GFLOPs ratio from Ultralytics' published model table";
+    char flops[160];
+    std::snprintf(flops, sizeof flops,
+                  "GFLOPs %.1f vs %.1f at 640 px, from Ultralytics' published model table",
+                  to->gflops, from->gflops);
+    e.speedBasis = basis(FigureSource::FlopCount, flops);
     char buffer[200];
     std::snprintf(buffer, sizeof buffer,
                   "published COCO mAP50-95 %.1f vs %.1f; training restarts from scratch "
                   "(the learned weights do not fit another size)",
                   to->map, from->map);
     e.accuracyEffect = buffer;
+    std::snprintf(buffer, sizeof buffer,
+                  "Ultralytics' published COCO val2017 mAP50-95 at 640 px: %.1f vs %.1f", to->map,
+                  from->map);
+    e.accuracyBasis = basis(FigureSource::Published, buffer);
     return e;
 }
 
@@ -165,7 +208,10 @@ FixEffect freezeBackbone(bool pretrained) {
     // Backward through a frozen backbone at the start of the network is skipped entirely:
     // its share of backward (about half of 2/3 of the step, see kBackboneForwardShare) goes.
     e.speedFactor = 1.0 - kBackboneForwardShare * 2.0 / 3.0;
-    e.speedBasis = "no backward through the backbone (its FLOP share)";
+    e.speedBasis = basis(FigureSource::FlopCount,
+                         "no backward through the backbone, counted as half of the forward "
+                         "and 2 x forward in backward (" +
+                             percent(e.speedFactor) + ")");
     if (pretrained) {
         e.accuracyCost = 2;
         e.accuracyEffect = "the backbone keeps its pretrained features (usual fine-tuning "
@@ -175,13 +221,16 @@ FixEffect freezeBackbone(bool pretrained) {
         e.accuracyEffect = "the backbone stops learning where it is now; from scratch this "
                            "costs much accuracy";
     }
+    e.accuracyBasis = basis(FigureSource::NotMeasured, "depends on the data set; not measured");
     return e;
 }
 
 FixEffect sgdInsteadOfAdam() {
     FixEffect e;
     e.speedFactor = 1.0;
-    e.speedBasis = "the optimizer step is a small part of a step";
+    e.speedBasis =
+        basis(FigureSource::Assumption, "assumed: the optimizer step is a small part of a step");
+    e.accuracyBasis = basis(FigureSource::NotMeasured, "depends on lr0 and the data; not measured");
     e.accuracyCost = 2;
     e.accuracyEffect = "different dynamics: SGD usually needs a higher lr0 (Ultralytics' auto "
                        "rule uses SGD lr 0.01 for long runs, AdamW for short ones)";
@@ -191,21 +240,26 @@ FixEffect sgdInsteadOfAdam() {
 FixEffect optimizerOffload(bool cuda) {
     FixEffect e;
     // On CUDA: gradients go to the host and weights come back each optimizer step, and the
-    // update runs on the CPU. Not measured here (no GPU in this project's CI): an assumption.
+    // update runs on the CPU.
     e.speedFactor = cuda ? 1.15 : 1.0;
-    e.speedBasis = cuda ? "assumption (not measured): host copies and a CPU update per step"
-                        : "on CPU the state stays in the same RAM, only outside the budget";
+    e.speedBasis = cuda ? basis(FigureSource::Assumption,
+                                "assumed +15% for host copies and a CPU update per step")
+                        : basis(FigureSource::Assumption,
+                                "on CPU the state stays in the same RAM, only outside the budget");
     e.accuracyCost = 0;
     e.accuracyEffect = "none: the same update, computed elsewhere";
+    e.accuracyBasis = basis(FigureSource::Assumption, "the same arithmetic");
     return e;
 }
 
 FixEffect smallerValidationBatch() {
     FixEffect e;
     e.speedFactor = 1.0;
-    e.speedBasis = "training untouched; validation is a small part of an epoch";
+    e.speedBasis = basis(FigureSource::Assumption,
+                         "assumed: training untouched, validation a small part of an epoch");
     e.accuracyCost = 0;
     e.accuracyEffect = "none: validation results do not depend on its batch";
+    e.accuracyBasis = basis(FigureSource::Assumption, "the same arithmetic per image");
     return e;
 }
 
@@ -228,52 +282,59 @@ FixEffect chunkedAssignment(int fromBoxes, int toBoxes, int objects, std::int64_
     e.speedFactor = 1.0 + extra * sliceMs / stepMs;
     char perSlice[64];
     std::snprintf(perSlice, sizeof perSlice, "%.2f ms", sliceMs);
-    e.speedBasis = "the same arithmetic in " + std::to_string(slices(toBoxes)) +
-                   " passes instead of " + std::to_string(slices(fromBoxes)) + "; each more " +
-                   "pass costs ~" + perSlice + " of CPU time against a step of ~" +
-                   std::to_string(std::lround(stepMs)) + " ms at this batch and image size " +
-                   "(measured with bench loss on CPU; " + percent(e.speedFactor) + ")";
+    e.speedBasis = basis(
+        FigureSource::Assumption,
+        "the same arithmetic in " + std::to_string(slices(toBoxes)) + " passes instead of " +
+            std::to_string(slices(fromBoxes)) + "; each more pass assumed to cost ~" + perSlice +
+            " against a step of ~" + std::to_string(std::lround(stepMs)) +
+            " ms (bench loss on the developers' CPU, 1 thread; " + percent(e.speedFactor) + ")");
     e.accuracyCost = 0;
     e.accuracyEffect = "no accuracy effect: same targets (each slice's results are combined "
                        "exactly; tested against one pass over all boxes)";
+    e.accuracyBasis = basis(FigureSource::Assumption, "identical targets (tested)");
     return e;
 }
 
 FixEffect releaseCachedBlocks() {
     FixEffect e;
     e.speedFactor = 1.0;
-    e.speedBasis = "one cache release; the allocator refills as it goes";
+    e.speedBasis =
+        basis(FigureSource::Assumption, "assumed: one cache release, refilled as it goes");
     e.accuracyCost = 0;
     e.accuracyEffect = "none";
+    e.accuracyBasis = basis(FigureSource::Assumption, "the same arithmetic");
     return e;
 }
 
 FixEffect distributed(int devices) {
     FixEffect e;
-    // Ideal scaling over `devices` plus gradient all-reduce; 10% communication overhead is an
-    // assumption (not measured here).
     e.speedFactor = devices > 1 ? 1.1 / devices : 1.0;
-    e.speedBasis = "ideal data-parallel scaling plus an assumed 10% all-reduce overhead";
+    e.speedBasis = basis(FigureSource::Assumption,
+                         "assumed ideal data-parallel scaling plus 10% for the all-reduce");
     e.accuracyCost = 0;
     e.accuracyEffect = "same nominal batch; BatchNorm statistics per device unless sync_bn";
+    e.accuracyBasis = basis(FigureSource::NotMeasured, "not measured");
     return e;
 }
 
 FixEffect noImageCache() {
     FixEffect e;
-    // Assumption: decoding images again each epoch costs little when the loader keeps ahead of
-    // the model (data wait is measured by `headroom-cli bench train`).
+    // Decoding images again each epoch costs little when the loader keeps ahead of the model.
     e.speedFactor = 1.1;
-    e.speedBasis = "assumption: images are decoded again every epoch";
+    e.speedBasis =
+        basis(FigureSource::Assumption, "assumed +10%: images are decoded again every epoch");
     e.accuracyCost = 0;
     e.accuracyEffect = "none";
+    e.accuracyBasis = basis(FigureSource::Assumption, "the same images");
     return e;
 }
 
 FixEffect fewerWorkers(int fromWorkers, int toWorkers) {
     FixEffect e;
     e.speedFactor = 1.0;
-    e.speedBasis = "assumption: slower only when the loader is the bottleneck";
+    e.speedBasis =
+        basis(FigureSource::Assumption, "assumed: slower only when the loader is the bottleneck");
+    e.accuracyBasis = basis(FigureSource::Assumption, "the same images");
     e.accuracyCost = 0;
     e.accuracyEffect = "none (" + std::to_string(fromWorkers) + " -> " + std::to_string(toWorkers) +
                        " loader threads)";
@@ -283,11 +344,40 @@ FixEffect fewerWorkers(int fromWorkers, int toWorkers) {
 FixEffect mosaicOff() {
     FixEffect e;
     e.speedFactor = 1.0;
-    e.speedBasis = "mosaic's assembly is a small part of loading";
+    e.speedBasis =
+        basis(FigureSource::Assumption, "assumed: mosaic's assembly is a small part of loading");
+    e.accuracyBasis = basis(FigureSource::NotMeasured, "not measured");
     e.accuracyCost = 2;
     e.accuracyEffect = "less augmentation: mosaic is one of YOLO's main augmentations "
                        "(Ultralytics turns it off only for the last close_mosaic epochs)";
     return e;
+}
+
+FigureBasis combined(const std::vector<FigureBasis>& parts) {
+    auto certainty = [](FigureSource source) {
+        switch (source) {
+        case FigureSource::NotMeasured:
+            return 0;
+        case FigureSource::Assumption:
+            return 1;
+        case FigureSource::FlopCount:
+        case FigureSource::Published:
+            return 2;
+        case FigureSource::MeasuredHere:
+            return 3;
+        }
+        return 0;
+    };
+    FigureBasis out;
+    bool first = true;
+    for (const FigureBasis& part : parts) {
+        if (first || certainty(part.source) < certainty(out.source))
+            out.source = part.source;
+        if (!part.detail.empty())
+            out.detail += (out.detail.empty() ? "" : "; ") + part.detail;
+        first = false;
+    }
+    return out;
 }
 
 } // namespace hr::fixcost

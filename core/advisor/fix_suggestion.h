@@ -23,6 +23,23 @@ enum class FigureSource {
     MeasuredHere, ///< measured on this machine (probe steps, timings); `detail` says how
 };
 
+/// "not_measured", "assumption", "published", "flop_count", "measured_here" (JSON, logs).
+inline const char* toString(FigureSource source) {
+    switch (source) {
+    case FigureSource::NotMeasured:
+        return "not_measured";
+    case FigureSource::Assumption:
+        return "assumption";
+    case FigureSource::Published:
+        return "published";
+    case FigureSource::FlopCount:
+        return "flop_count";
+    case FigureSource::MeasuredHere:
+        return "measured_here";
+    }
+    return "not_measured";
+}
+
 /// A figure's source and the words that go with it (a citation, the measurement, the count).
 struct FigureBasis {
     FigureSource source = FigureSource::NotMeasured;
@@ -38,6 +55,7 @@ struct FixSuggestion {
     TrainConfig config;                                       ///< the config to continue with
     std::int64_t predictedPeak = 0; ///< peak device bytes predicted for `config`; 0 = unknown
     double speedFactor = 1.0;       ///< predicted time per epoch relative to now (1.3 = 30% slower)
+    double speedCorrection = 1.0;   ///< the factor in speedFactor from an earlier check here
     int accuracyCost = 0;           ///< 0 none, 1 small, 2 moderate, 3 large (the ranking key)
     std::string accuracyEffect;     ///< expected accuracy effect in words, with its reason
     std::string reason;             ///< why it lowers memory, and where the speed figure comes from
@@ -53,6 +71,22 @@ struct FixSuggestion {
 /// training and the validation peak. Returns nothing when it cannot tell. Must be cheap to call
 /// many times (the advisor asks for dozens of configs).
 using PeakPredictor = std::function<std::optional<std::int64_t>(const TrainConfig&)>;
+
+/// Seconds per image of a training step with a config, as timed on this machine by the
+/// estimator's probe steps; answers from timings already made, without running steps, and
+/// nothing when there are none.
+using TimePredictor = std::function<std::optional<double>(const TrainConfig&)>;
+
+/// The mAP a finished run on this machine measured with a config on the same data set (a
+/// strategy comparison's run, or any other).
+struct MeasuredAccuracy {
+    double map50 = 0.0;
+    double map = 0.0; ///< mAP50-95
+    std::string run;  ///< the run folder
+};
+
+/// Finds a finished run with the training settings of a config; nothing when there is none.
+using AccuracyLookup = std::function<std::optional<MeasuredAccuracy>(const TrainConfig&)>;
 
 /// How the advisor judges candidates.
 /// Boxes per image from which an OOM in the loss phase is offered chunked assignment.
@@ -73,6 +107,16 @@ struct AdvisorOptions {
     /// Seconds the full predictor may spend on one report (0: no limit); past them only the
     /// quick one answers. A run waiting to continue should not wait for every calibration.
     double predictionSeconds = 0.0;
+    /// Timings of this machine: a fix whose config and the failed one both have one shows the
+    /// measured speed ratio instead of the cost model's (ranking still uses the model, so the
+    /// order does not depend on which calibrations happen to exist).
+    TimePredictor timePredictor;
+    /// Corrects a fix's speed by how the same fix's last prediction on the report's device
+    /// compared with the run that applied it (util/speed_checks.h).
+    bool useSpeedChecks = false;
+    /// Runs that measured mAP: when the failed config and a fix's config both have one, the
+    /// fix's accuracy figure is theirs instead of a published one.
+    AccuracyLookup measuredAccuracy;
 };
 
 } // namespace hr

@@ -164,14 +164,34 @@ std::string adviceToJson(const OomReport& report, const std::vector<FixSuggestio
 }
 
 std::string describeFixCheck(const FixChecked& check) {
-    if (check.predictedPeak <= 0)
-        return "measured peak " + formatBytes(check.measuredPeak) + " (no prediction)";
-    const double error = (static_cast<double>(check.measuredPeak) - check.predictedPeak) /
-                         static_cast<double>(check.predictedPeak);
-    char percent[32];
-    std::snprintf(percent, sizeof percent, "%+.0f%%", error * 100.0);
-    return "predicted " + formatBytes(check.predictedPeak) + ", measured " +
-           formatBytes(check.measuredPeak) + " (" + percent + ")";
+    std::string text;
+    if (check.predictedPeak <= 0) {
+        text = "measured peak " + formatBytes(check.measuredPeak) + " (no prediction)";
+    } else {
+        const double error = (static_cast<double>(check.measuredPeak) - check.predictedPeak) /
+                             static_cast<double>(check.predictedPeak);
+        char percent[32];
+        std::snprintf(percent, sizeof percent, "%+.0f%%", error * 100.0);
+        text = "predicted " + formatBytes(check.predictedPeak) + ", measured " +
+               formatBytes(check.measuredPeak) + " (" + percent + ")";
+    }
+    if (check.timedSteps > 0 && check.measuredSecondsPerImage > 0) {
+        char time[160];
+        if (check.predictedSecondsPerImage > 0)
+            std::snprintf(
+                time, sizeof time,
+                "; time per image predicted %.1f ms, measured %.1f ms (%+.0f%%) over "
+                "%d steps",
+                check.predictedSecondsPerImage * 1e3, check.measuredSecondsPerImage * 1e3,
+                100.0 * (check.measuredSecondsPerImage / check.predictedSecondsPerImage - 1.0),
+                check.timedSteps);
+        else
+            std::snprintf(time, sizeof time,
+                          "; time per image measured %.1f ms over %d steps (no prediction)",
+                          check.measuredSecondsPerImage * 1e3, check.timedSteps);
+        text += time;
+    }
+    return text;
 }
 
 } // namespace hr

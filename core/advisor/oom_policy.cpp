@@ -22,6 +22,9 @@ AdvisorOptions advisorOptions(const TrainConfig& config, bool personAnswers) {
     // only for a few seconds: someone is waiting, a person or the run.
     options.quickPredictor = predictPeakWithoutProbing;
     options.predictionSeconds = personAnswers ? 15.0 : 3.0;
+    // Speeds timed by the same probe steps, corrected by this machine's earlier fixes.
+    options.timePredictor = secondsPerImageWithoutProbing;
+    options.useSpeedChecks = true;
     return options;
 }
 
@@ -32,6 +35,8 @@ OomDecision decisionFor(const FixSuggestion& fix) {
     d.fixId = fix.id;
     d.description = fix.title;
     d.predictedPeak = fix.predictedPeak;
+    d.speedFactor = fix.speedFactor;
+    d.speedCorrection = fix.speedCorrection;
     return d;
 }
 

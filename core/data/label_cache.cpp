@@ -181,15 +181,4 @@ void LabelCache::put(const std::string& imagePath, CachedScan entry) {
     m_entries[imagePath] = std::move(entry);
 }
 
-std::string headroomCacheDir() {
-    fs::path base;
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-        base = xdg;
-    else if (const char* home = std::getenv("HOME"); home && *home)
-        base = fs::path(home) / ".cache";
-    else
-        base = fs::temp_directory_path();
-    return (base / "headroom").string();
-}
-
 } // namespace hr

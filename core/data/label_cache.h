@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "util/resources.h" // headroomCacheDir()
+
 #include "data/dataset.h"
 
 #include <cstdint>
@@ -48,8 +50,5 @@ private:
     int m_classCount = 0;
     std::unordered_map<std::string, CachedScan> m_entries;
 };
-
-/// Headroom's cache folder: $XDG_CACHE_HOME/headroom (default ~/.cache/headroom).
-std::string headroomCacheDir();
 
 } // namespace hr

@@ -17,6 +17,7 @@
 #include "model/model_builder.h"
 #include "train/train_step.h"
 #include "util/bytes.h"
+#include "util/process_time.h"
 #include "util/text.h"
 
 #include <torch/torch.h>
@@ -91,6 +92,34 @@ using StepPeaks = std::array<std::int64_t, kStepParts>;
 
 using StepLines = std::array<Line, kStepParts>;
 
+/// CPU seconds of one training step (the process's, every thread: another process's load on a
+/// shared machine does not stretch them as it stretches wall time): forward, loss and backward
+/// (with the batch's move to the device) apart from the optimizer step and EMA, which run once
+/// per accumulation group.
+struct StepSeconds {
+    double work = 0.0;
+    double optimizer = 0.0;
+};
+
+/// The median of at least one value.
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+/// Time of training steps on this machine: seconds of forward + loss + backward against
+/// images (a line through the medians at the two probe batches) and the optimizer step + EMA.
+struct StepTimes {
+    Line work;
+    double optimizer = 0.0;
+    int steps = 0; ///< timed steps per probe batch (after a warm-up step)
+    /// Seconds per image of a run at `images` per step accumulating `accumulate` batches.
+    double perImage(double images, int accumulate) const {
+        return (work.at(images) + optimizer / std::max(accumulate, 1)) / images;
+    }
+};
+
 /// Peaks as the per-image model: a line per step part for training, one for validation.
 struct Calibration {
     /// A step that starts without gradients: every step without accumulation, the first batch
@@ -119,6 +148,7 @@ struct Calibration {
     std::vector<std::int64_t> trainableNumels;
     std::string family;   ///< the calibration key without the image size
     bool derived = false; ///< scaled from another image size's calibration, no probe steps
+    StepTimes times;      ///< the probe steps' timings (not valid when `derived`)
 };
 
 std::mutex g_mutex; // one calibration at a time; guards the caches
@@ -199,6 +229,7 @@ std::optional<Calibration> scaledCalibration(const std::string& family, int imgs
     out.valLarge.slope *= ratio;
     out.imgsz = imgsz;
     out.derived = true;
+    out.times = StepTimes{}; // time is not scaled: only probe steps at this size say it
     return out;
 }
 
@@ -260,8 +291,10 @@ public:
     /// part of the step: the allocator's peak is read and reset whenever the phase changes.
     StepPeaks trainPeaks(const Batch& batch) {
         m_parts.fill(0);
+        m_seconds = {};
         m_probe->resetPeak();
         m_recording = true;
+        m_phaseStart = processCpuSeconds();
         try {
             m_step->step(batch);
         } catch (...) {
@@ -271,6 +304,8 @@ public:
         m_recording = false;
         return m_parts;
     }
+    /// The timings of the last trainPeaks() step.
+    StepSeconds lastSeconds() const { return m_seconds; }
     /// Peak of one whole training step on `batch`.
     std::int64_t trainPeak(const Batch& batch) {
         const StepPeaks parts = trainPeaks(batch);
@@ -292,6 +327,10 @@ private:
             std::int64_t& part = m_parts[partOf(m_phase)];
             part = std::max(part, m_probe->peak() - m_baseline);
             m_probe->resetPeak();
+            const double now = processCpuSeconds();
+            (partOf(m_phase) == PartOptimizer ? m_seconds.optimizer : m_seconds.work) +=
+                now - m_phaseStart;
+            m_phaseStart = now;
         }
         m_phase = next;
     }
@@ -305,7 +344,23 @@ private:
     Phase m_phase = Phase::Idle;
     bool m_recording = false;
     StepPeaks m_parts{};
+    StepSeconds m_seconds;
+    double m_phaseStart = 0.0; ///< processCpuSeconds() when the phase began
 };
+
+/// Times `pairs` pairs of steps on `batch` that accumulate two batches (the second steps the
+/// optimizer): every step's forward-backward seconds go to `work`, every optimizer step's to
+/// `optimizer`.
+void timePairs(ProbeSession& session, const Batch& batch, int pairs, std::vector<double>& work,
+               std::vector<double>& optimizer) {
+    for (int i = 0; i < pairs; ++i) {
+        session.trainPeaks(batch);
+        work.push_back(session.lastSeconds().work);
+        session.trainPeaks(batch);
+        work.push_back(session.lastSeconds().work);
+        optimizer.push_back(session.lastSeconds().optimizer);
+    }
+}
 
 /// The line through two probe points (x1, y1) and (x2, y2), images against peak bytes: the
 /// slope is never negative (a lower second peak is noise, not memory a larger batch frees) and
@@ -314,6 +369,16 @@ Line fitLine(double x1, double y1, double x2, double y2) {
     Line line;
     line.slope = std::max(0.0, (y2 - y1) / (x2 - x1));
     line.intercept = y1 - line.slope * x1;
+    return line;
+}
+
+/// The line through two timings, images against seconds, through the larger batch's point:
+/// the per-step part (intercept) is never negative and neither is the per-image part, whatever
+/// the noise of two medians.
+Line timeLine(double x1, double y1, double x2, double y2) {
+    Line line;
+    line.slope = std::clamp((y2 - y1) / (x2 - x1), 0.0, std::max(0.0, y2 / x2));
+    line.intercept = y2 - line.slope * x2;
     return line;
 }
 
@@ -332,10 +397,25 @@ bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& o
     StepSchedule schedule = session.step().schedule();
     schedule.accumulate = 2;
     session.step().setSchedule(schedule);
+    // The memory probes are the first pair at each batch; the time is the median of the steps
+    // after the first at each batch shape (the first prepares its kernels): 4 at the small
+    // batch (a warm-up step ran above), 3 at the large one.
+    std::vector<double> workSmall, workLarge, optimizer;
     StepPeaks fresh1 = session.trainPeaks(small);
+    workSmall.push_back(session.lastSeconds().work);
     const StepPeaks held1 = session.trainPeaks(small);
+    workSmall.push_back(session.lastSeconds().work);
+    optimizer.push_back(session.lastSeconds().optimizer);
+    timePairs(session, small, 1, workSmall, optimizer);
     StepPeaks fresh2 = session.trainPeaks(large);
     const StepPeaks held2 = session.trainPeaks(large);
+    workLarge.push_back(session.lastSeconds().work);
+    optimizer.push_back(session.lastSeconds().optimizer);
+    timePairs(session, large, 1, workLarge, optimizer);
+    out.times.work =
+        timeLine(kProbeBatchSmall, median(workSmall), kProbeBatchLarge, median(workLarge));
+    out.times.optimizer = median(optimizer);
+    out.times.steps = static_cast<int>(workLarge.size());
     // Without accumulation every step runs the optimizer as the second of a pair does.
     fresh1[PartOptimizer] = held1[PartOptimizer];
     fresh2[PartOptimizer] = held2[PartOptimizer];
@@ -603,6 +683,45 @@ std::optional<std::int64_t> predictPeakWithoutProbing(const TrainConfig& config)
     return peakWithoutProbing(config, true);
 }
 
+namespace {
+int accumulateOf(const TrainConfig& config) {
+    const int batch = std::max(config.batch, 1);
+    return std::max(1,
+                    static_cast<int>(std::lround(double(std::max(config.nbs, 1)) / double(batch))));
+}
+
+std::optional<StepTimeEstimate> stepTimeFrom(const TrainConfig& config,
+                                             const Calibration& calibration) {
+    if (calibration.derived || calibration.times.steps <= 0)
+        return std::nullopt;
+    const int ranks = std::max(config.nproc, 1);
+    const int rankBatch = std::max(1, std::max(config.batch, 1) / ranks);
+    StepTimeEstimate t;
+    t.accumulate = accumulateOf(config);
+    t.stepSeconds = calibration.times.work.at(rankBatch);
+    t.optimizerSeconds = calibration.times.optimizer;
+    t.secondsPerImage = calibration.times.perImage(rankBatch, t.accumulate);
+    t.timedSteps = calibration.times.steps;
+    return t;
+}
+} // namespace
+
+std::optional<StepTimeEstimate> predictStepTime(const TrainConfig& config, std::string* error) {
+    const std::optional<Calibration> calibration = calibrationFor(config, true, error);
+    return calibration ? stepTimeFrom(config, *calibration) : std::nullopt;
+}
+
+std::optional<StepTimeEstimate> predictStepTimeWithoutProbing(const TrainConfig& config) {
+    std::string error;
+    const std::optional<Calibration> calibration = calibrationFor(config, false, &error);
+    return calibration ? stepTimeFrom(config, *calibration) : std::nullopt;
+}
+
+std::optional<double> secondsPerImageWithoutProbing(const TrainConfig& config) {
+    const std::optional<StepTimeEstimate> t = predictStepTimeWithoutProbing(config);
+    return t ? std::optional<double>(t->secondsPerImage) : std::nullopt;
+}
+
 MemoryBreakdown residentFloor(const TrainConfig& config, std::string* error) {
     std::lock_guard<std::mutex> lock(g_mutex);
     MemoryBreakdown floor;
@@ -648,7 +767,8 @@ int assignerObjectsPerImage(const TrainConfig& config) {
     return dataFacts(config, facts, &error) ? facts.objectsPerImage : 0;
 }
 
-std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string* error) {
+std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string* error,
+                                          int timedPairs) {
     std::lock_guard<std::mutex> lock(g_mutex);
     DataFacts facts;
     if (!dataFacts(config, facts, error))
@@ -674,6 +794,19 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
         const Batch val =
             probeBatch(validationBatch(config), config.imgsz, facts.objectsPerImage, facts.nc);
         peaks.valPeak = session.valPeak(val);
+        if (timedPairs > 0) {
+            StepSchedule schedule = session.step().schedule();
+            schedule.accumulate = 2;
+            session.step().setSchedule(schedule);
+            std::vector<double> work, optimizer;
+            timePairs(session, train, timedPairs, work, optimizer);
+            peaks.time.accumulate = accumulate;
+            peaks.time.stepSeconds = median(work);
+            peaks.time.optimizerSeconds = median(optimizer);
+            peaks.time.secondsPerImage =
+                (peaks.time.stepSeconds + peaks.time.optimizerSeconds / accumulate) / batch;
+            peaks.time.timedSteps = static_cast<int>(work.size());
+        }
         return peaks;
     } catch (const c10::Error& e) {
         if (error)

@@ -86,15 +86,45 @@ MemoryBreakdown residentFloor(const TrainConfig& config, std::string* error);
 /// its most per image, x4 with mosaic, at most 300. 0 when the data set cannot be read.
 int assignerObjectsPerImage(const TrainConfig& config);
 
-/// What real steps measured (for the accuracy matrix and tests).
+/// Time per image of a training step on this machine, from timed steps: the median seconds of
+/// forward + loss + backward at the step's batch and of the optimizer step + EMA, which runs
+/// once per `accumulate` batches. Seconds are the process's CPU time (every thread), which
+/// other processes' load does not stretch; ratios of them are the speed factors. Loading data
+/// is not in it (the loader works ahead).
+struct StepTimeEstimate {
+    double secondsPerImage = 0.0;  ///< (stepSeconds + optimizerSeconds / accumulate) / batch
+    double stepSeconds = 0.0;      ///< forward, loss and backward of one step
+    double optimizerSeconds = 0.0; ///< one optimizer step + EMA update
+    int accumulate = 1;
+    int timedSteps = 0; ///< steps the medians are taken over (per batch size), after warm-up
+};
+
+/// The time per image of `config` from its calibration's timed probe steps (the median of at
+/// least 3 steps after a warm-up at each probe batch, a line through them against the batch),
+/// calibrating first when needed. Cached with the memory calibration, per device and settings.
+/// Nothing, with `error` filled, when the probe steps cannot run.
+std::optional<StepTimeEstimate> predictStepTime(const TrainConfig& config, std::string* error);
+
+/// predictStepTime without probe steps: nothing unless probe steps of these settings at this
+/// image size already ran (time is not scaled from another image size).
+std::optional<StepTimeEstimate> predictStepTimeWithoutProbing(const TrainConfig& config);
+
+/// predictStepTimeWithoutProbing's seconds per image: the advisor's TimePredictor.
+std::optional<double> secondsPerImageWithoutProbing(const TrainConfig& config);
+
+/// What real steps measured (for the accuracy matrix, `bench fixes` and tests).
 struct MeasuredPeaks {
     std::int64_t stepPeak = 0; ///< training step at config.batch (steady state: second step)
     std::int64_t valPeak = 0;  ///< validation batch at the validation batch size
+    StepTimeEstimate time;     ///< timed steps at config.batch (timedPairs > 0), else zeros
 };
 
 /// Runs real training steps at config.batch and one validation batch, with the same synthetic
-/// batches as the calibration, and returns the measured peaks. Nothing on failure (`error`).
-std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string* error);
+/// batches as the calibration, and returns the measured peaks; with `timedPairs` > 0 it then
+/// times that many pairs of steps at config.batch (each pair: one step without, one with the
+/// optimizer step). Nothing on failure (`error`).
+std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string* error,
+                                          int timedPairs = 0);
 
 /// Forgets every cached calibration.
 void clearEstimateCache();

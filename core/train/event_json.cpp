@@ -201,7 +201,10 @@ std::string eventToJson(const TrainEvent& event, double unixSeconds) {
             } else if constexpr (std::is_same_v<T, FixChecked>) {
                 o.add("fix_id", e.fixId)
                     .add("predicted_peak", e.predictedPeak)
-                    .add("measured_peak", e.measuredPeak);
+                    .add("measured_peak", e.measuredPeak)
+                    .add("predicted_seconds_per_image", e.predictedSecondsPerImage)
+                    .add("measured_seconds_per_image", e.measuredSecondsPerImage)
+                    .add("timed_steps", e.timedSteps);
             } else if constexpr (std::is_same_v<T, RunFinished>) {
                 o.add("run_dir", e.runDir)
                     .add("epochs_done", e.epochsDone)

@@ -116,12 +116,20 @@ struct FixApplied {
     int batch = 0;
 };
 
-/// After a fix, the first completed epoch (or step window) measured the real peak.
+/// After a fix, what the run measured against what was predicted: the peak through the end
+/// of the first epoch after it, and the time per image over the steps after it (at least
+/// kFixCheckSteps, after one warm-up step; fewer only when the run ended first).
 struct FixChecked {
     std::string fixId;
     std::int64_t predictedPeak = 0;
     std::int64_t measuredPeak = 0;
+    double predictedSecondsPerImage = 0.0; ///< time per image before the fix x its speed factor
+    double measuredSecondsPerImage = 0.0;  ///< over `timedSteps` steps; 0 = none timed
+    int timedSteps = 0;
 };
+
+/// Steps after a fix whose time per image FixChecked reports.
+constexpr int kFixCheckSteps = 20;
 
 /// A line for the log: something the user should read that is not a number.
 struct LogMessage {

@@ -5,6 +5,7 @@
 
 #include "memory/resident_memory.h"
 #include "util/bytes.h"
+#include "util/speed_checks.h"
 #include "util/text.h"
 #include "util/user_message.h"
 
@@ -191,8 +192,52 @@ void Trainer::Impl::applyFix(const OomDecision& decision, int epoch, int batch) 
     applied.epoch = epoch;
     applied.batch = batch;
     emit(applied);
-    fixCheck = {true, decision.fixId, decision.predictedPeak};
+    double seconds = 0;
+    std::int64_t images = 0;
+    for (const auto& [stepSeconds, stepImages] : recentSteps) {
+        seconds += stepSeconds;
+        images += stepImages;
+    }
+    fixCheck = FixCheck{};
+    fixCheck.active = true;
+    fixCheck.fixId = decision.fixId;
+    fixCheck.predicted = decision.predictedPeak;
+    fixCheck.correction = decision.speedCorrection;
+    if (images > 0 && decision.speedFactor > 0)
+        fixCheck.predictedPerImage = seconds / double(images) * decision.speedFactor;
+    recentSteps.clear();
     peakSinceFix = 0;
+}
+
+void Trainer::Impl::emitFixCheck() {
+    FixChecked check{fixCheck.fixId, fixCheck.predicted, peakSinceFix};
+    check.predictedSecondsPerImage = fixCheck.predictedPerImage;
+    check.timedSteps = fixCheck.steps;
+    if (fixCheck.images > 0)
+        check.measuredSecondsPerImage = fixCheck.seconds / double(fixCheck.images);
+    if (check.timedSteps >= kFixCheckSteps && check.predictedSecondsPerImage > 0 &&
+        check.measuredSecondsPerImage > 0 && leader())
+        recordSpeedCheck(device.str(), fixCheck.fixId,
+                         fixCheck.correction * check.measuredSecondsPerImage /
+                             check.predictedSecondsPerImage);
+    emit(check);
+    fixCheck.active = false;
+}
+
+void Trainer::Impl::noteStepTime(double seconds, std::int64_t images) {
+    recentSteps.emplace_back(seconds, images);
+    while (recentSteps.size() > static_cast<std::size_t>(kFixCheckSteps))
+        recentSteps.pop_front();
+    if (!fixCheck.active)
+        return;
+    if (fixCheck.warmUp > 0) {
+        --fixCheck.warmUp;
+        return;
+    }
+    fixCheck.seconds += seconds;
+    fixCheck.images += images;
+    if (++fixCheck.steps >= kFixCheckSteps && fixCheck.epochEnded)
+        emitFixCheck();
 }
 
 } // namespace hr

@@ -103,6 +103,7 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
         images += out.images;
         const double stepSeconds = secondsSince(t0);
         trainSeconds += stepSeconds;
+        noteStepTime(stepSeconds, out.images);
         secondsPerBatch =
             secondsPerBatch == 0 ? stepSeconds : 0.9 * secondsPerBatch + 0.1 * stepSeconds;
         ++index;
@@ -312,8 +313,9 @@ int Trainer::Impl::runImpl() {
         drainSamples();
         emit(result);
         if (fixCheck.active) {
-            emit(FixChecked{fixCheck.fixId, fixCheck.predicted, peakSinceFix});
-            fixCheck.active = false;
+            fixCheck.epochEnded = true;
+            if (fixCheck.steps >= kFixCheckSteps)
+                emitFixCheck();
         }
         if (bestEpoch >= 0 && epoch - bestEpoch >= config.patience && !finalEpoch) {
             log(LogMessage::Level::Info,
@@ -333,6 +335,8 @@ int Trainer::Impl::runImpl() {
         sampler->stop();
     releaseBudget();
     drainSamples();
+    if (fixCheck.active && fixCheck.epochEnded)
+        emitFixCheck(); // the run ended before kFixCheckSteps timed steps: what there is
     finished.epochsDone = epoch;
     finished.map50 = bestMap50;
     finished.map = bestMap;
@@ -412,6 +416,10 @@ void Trainer::abortFromSignal(int signal) {
 
 void Trainer::setOomHandler(OomHandler handler) {
     d->oomHandler = std::move(handler);
+}
+
+void Trainer::setLiveSampleSink(LiveSampleSink sink) {
+    d->liveSamples = std::move(sink);
 }
 
 void Trainer::setMinimumBudget(MinimumBudget minimum) {

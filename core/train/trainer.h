@@ -19,6 +19,10 @@ struct OomDecision {
     std::string fixId;              ///< which fix was chosen, for the run's history
     std::string description;        ///< the fix in words
     std::int64_t predictedPeak = 0; ///< the estimator's prediction for `config`, 0 = none
+    double speedFactor = 0.0;       ///< predicted time per image relative to before, 0 = none
+    /// The factor speedFactor already holds from an earlier check of this fix on this machine
+    /// (the trainer's own check compounds it).
+    double speedCorrection = 1.0;
 };
 
 /// Called on the trainer's thread after an OOM, once the failed step's memory is released.
@@ -60,6 +64,14 @@ public:
     /// abort() for a signal handler (async-signal-safe: it only sets flags); the reason names
     /// the signal, e.g. the SIGTERM a launcher sends when another worker failed.
     void abortFromSignal(int signal);
+
+    /// Receives every memory sample as the sampler takes it (memory_sample_hz a second, on the
+    /// sampler's thread; the OOM mark on the run's), also while a step runs long and while the
+    /// OOM handler waits for a decision: for a live display. The samples still reach the event
+    /// sink too, between steps, for the run folder. Must be cheap and thread-safe. Call before
+    /// run().
+    using LiveSampleSink = std::function<void(const MemorySample&)>;
+    void setLiveSampleSink(LiveSampleSink sink);
 
     /// Sets who decides what happens after an OOM. Call before run().
     void setOomHandler(OomHandler handler);

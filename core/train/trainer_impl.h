@@ -24,6 +24,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -92,6 +93,7 @@ struct Trainer::Impl {
     std::unique_ptr<MemorySampler> sampler;
     std::mutex sampleMutex;
     std::vector<MemorySample> pendingSamples;
+    Trainer::LiveSampleSink liveSamples; ///< set before run(), then only read
     std::shared_ptr<const DatasetReport> trainData, valData;
     std::unique_ptr<DataLoader> trainLoader, valLoader;
     std::unique_ptr<TrainStep> step;
@@ -156,7 +158,22 @@ struct Trainer::Impl {
         bool active = false;
         std::string fixId;
         std::int64_t predicted = 0;
+        double predictedPerImage = 0; ///< time per image before the fix x its speed factor
+        double correction = 1.0;      ///< OomDecision::speedCorrection
+        bool epochEnded = false;      ///< the peak has been watched through an epoch's end
+        int warmUp = 1;               ///< steps left before timing (new shapes prepare kernels)
+        double seconds = 0;
+        std::int64_t images = 0;
+        int steps = 0;
     } fixCheck;
+    /// The latest steps' (seconds, images), at most kFixCheckSteps: the time per image a fix's
+    /// speed factor is applied to.
+    std::deque<std::pair<double, std::int64_t>> recentSteps;
+    /// Emits the fix check; with enough timed steps, keeps how the speed prediction compared
+    /// for this fix's later predictions on this machine.
+    void emitFixCheck();
+    /// A finished training step: timed for the fix check and the next fix's prediction.
+    void noteStepTime(double seconds, std::int64_t images);
 
     Impl(TrainConfig c, EventSink s) : config(std::move(c)), sink(std::move(s)) {}
 

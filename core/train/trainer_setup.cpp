@@ -122,8 +122,12 @@ void Trainer::Impl::setUp() {
         probe->setBudget(config.memory_budget);
         sampler = std::make_unique<MemorySampler>(*probe, config.memory_sample_hz);
         sampler->setCallback([this](const MemorySample& sample) {
-            std::lock_guard<std::mutex> lock(sampleMutex);
-            pendingSamples.push_back(sample);
+            {
+                std::lock_guard<std::mutex> lock(sampleMutex);
+                pendingSamples.push_back(sample);
+            }
+            if (liveSamples)
+                liveSamples(sample);
         });
     } else {
         log(LogMessage::Level::Warning, "no memory probe for " + device.str() + ": " + probeError);

@@ -33,4 +33,15 @@ std::string findModelFile(const std::string& nameOrPath) {
     return fs::is_regular_file(candidate, ec) ? candidate.string() : std::string();
 }
 
+std::string headroomCacheDir() {
+    fs::path base;
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+        base = xdg;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        base = fs::path(home) / ".cache";
+    else
+        base = fs::temp_directory_path();
+    return (base / "headroom").string();
+}
+
 } // namespace hr

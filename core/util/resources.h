@@ -14,4 +14,7 @@ std::string resourcesDir();
 /// (".yaml" appended when missing). Returns "" when nothing matches.
 std::string findModelFile(const std::string& nameOrPath);
 
+/// Headroom's cache folder: $XDG_CACHE_HOME/headroom (default ~/.cache/headroom).
+std::string headroomCacheDir();
+
 } // namespace hr

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// headroom-cli bench fixes: for every lever the advisor knows, its first step applied to the
+// base settings, predicted by the estimator (peak and time per image from its probe steps) and
+// then measured with real steps at the configured batch: how far the advisor's figures are off.
+#include "command.h"
+#include "common.h"
+
+#include "advisor/fix_advisor.h"
+#include "estimate/memory_estimator.h"
+#include "memory/cpu_memory_tracker.h"
+#include "util/bytes.h"
+#include "util/text.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+namespace hr::cli {
+namespace {
+
+// Pairs of timed steps per measured config (one without, one with the optimizer step), after
+// two warm-up steps: the median of 6 steps, and of 3 optimizer steps.
+constexpr int kMeasuredPairs = 3;
+
+struct LeverRow {
+    std::string name;
+    std::string changes; ///< "batch=4 nbs=64"
+    std::int64_t predictedPeak = 0, measuredPeak = 0;
+    double predictedSeconds = 0, measuredSeconds = 0; ///< per image
+    double modelFactor = 1.0;                         ///< the cost model's figure
+    std::string error;                                ///< why it has no figures
+};
+
+/// Predicts (estimator) and measures (real steps) one config.
+LeverRow benchOne(const std::string& name, const std::string& changes, const TrainConfig& config) {
+    LeverRow row;
+    row.name = name;
+    row.changes = changes;
+    std::string error;
+    const MemoryEstimate estimate = estimateMemory(config, &error);
+    const std::optional<StepTimeEstimate> time =
+        estimate.trainPeak > 0 ? predictStepTime(config, &error) : std::nullopt;
+    const std::optional<MeasuredPeaks> measured =
+        time ? measurePeaks(config, &error, kMeasuredPairs) : std::nullopt;
+    if (!measured) {
+        row.error = error.empty() ? "no figures" : error;
+        return row;
+    }
+    row.predictedPeak = estimate.stepPeak;
+    row.measuredPeak = measured->stepPeak;
+    row.predictedSeconds = time->secondsPerImage;
+    row.measuredSeconds = measured->time.secondsPerImage;
+    return row;
+}
+
+std::string changesText(const std::vector<std::pair<std::string, std::string>>& changes) {
+    std::string out;
+    for (const auto& [key, value] : changes)
+        out += (out.empty() ? "" : " ") + key + "=" + value;
+    return out;
+}
+
+std::string number(double value, const char* format) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, value);
+    return buffer;
+}
+
+std::string json(const std::vector<LeverRow>& rows, const LeverRow& base) {
+    std::ostringstream out;
+    out << "{\"base\":{\"predicted_peak_bytes\":" << base.predictedPeak
+        << ",\"measured_peak_bytes\":" << base.measuredPeak
+        << ",\"predicted_seconds_per_image\":" << number(base.predictedSeconds, "%.6f")
+        << ",\"measured_seconds_per_image\":" << number(base.measuredSeconds, "%.6f")
+        << "},\"levers\":[";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const LeverRow& r = rows[i];
+        const bool ok = r.error.empty();
+        out << (i ? "," : "") << "{\"name\":\"" << jsonEscape(r.name) << "\",\"changes\":\""
+            << jsonEscape(r.changes) << "\",\"predicted_peak_bytes\":" << r.predictedPeak
+            << ",\"measured_peak_bytes\":" << r.measuredPeak << ",\"predicted_time_factor\":"
+            << (ok ? number(r.predictedSeconds / base.predictedSeconds, "%.4f") : "null")
+            << ",\"measured_time_factor\":"
+            << (ok ? number(r.measuredSeconds / base.measuredSeconds, "%.4f") : "null")
+            << ",\"model_time_factor\":" << number(r.modelFactor, "%.4f");
+        if (!ok)
+            out << ",\"error\":\"" << jsonEscape(r.error) << '"';
+        out << '}';
+    }
+    out << "]}";
+    return out.str();
+}
+
+void printTable(const std::vector<LeverRow>& rows, const LeverRow& base,
+                const TrainConfig& config) {
+    std::printf("%s, imgsz %d, batch %d (nbs %d), %d threads; base: peak predicted %s, measured "
+                "%s; %.1f ms CPU time per image predicted, %.1f ms measured\n",
+                config.model.c_str(), config.imgsz, config.batch, config.nbs, at::get_num_threads(),
+                formatBytes(base.predictedPeak).c_str(), formatBytes(base.measuredPeak).c_str(),
+                base.predictedSeconds * 1e3, base.measuredSeconds * 1e3);
+    std::printf("%-14s %-28s | %10s %10s %7s | %6s %6s %7s | %6s\n", "lever", "changes",
+                "peak pred", "measured", "error", "time x", "meas x", "error", "model");
+    int memoryWithin = 0, timeWithin = 0, counted = 0;
+    for (const LeverRow& r : rows) {
+        if (!r.error.empty()) {
+            std::printf("%-14s %-28s | failed: %s\n", r.name.c_str(), r.changes.c_str(),
+                        r.error.c_str());
+            continue;
+        }
+        const double memoryError = double(r.predictedPeak) / double(r.measuredPeak) - 1.0;
+        const double predicted = r.predictedSeconds / base.predictedSeconds;
+        const double measured = r.measuredSeconds / base.measuredSeconds;
+        const double timeError = predicted / measured - 1.0;
+        ++counted;
+        memoryWithin += std::fabs(memoryError) <= 0.10;
+        timeWithin += std::fabs(timeError) <= 0.15;
+        std::printf("%-14s %-28s | %10s %10s %+6.1f%% | %6.2f %6.2f %+6.1f%% | %6.2f\n",
+                    r.name.c_str(), r.changes.c_str(), formatBytes(r.predictedPeak).c_str(),
+                    formatBytes(r.measuredPeak).c_str(), memoryError * 100.0, predicted, measured,
+                    timeError * 100.0, r.modelFactor);
+    }
+    std::printf(
+        "%d of %d levers within +-10%% memory, %d of %d within +-15%% time (CPU time "
+        "per image, relative to the base; peaks are the training step's, without the loader's "
+        "queued batches; \"model\" is the cost model's factor before timing)\n",
+        memoryWithin, counted, timeWithin, counted);
+}
+
+int runBenchFixes(const ParsedArgs& args) {
+    for (const char* required : {"--model", "--imgsz", "--batch"})
+        if (!args.has(required)) {
+            std::cerr
+                << "bench fixes: " << required << " is required\nusage: headroom-cli bench "
+                << "fixes --model M --imgsz S --batch B [--data D] [key=value ...] [--json]\n";
+            return ExitUsage;
+        }
+    TrainConfig config;
+    if (!buildTrainConfig(args, config))
+        return ExitUsage;
+    for (const auto& [option, key] :
+         {std::pair<const char*, const char*>{"--imgsz", "imgsz"}, {"--batch", "batch"}}) {
+        const Diagnostics problems = applyOverride(config, key, args.value(option));
+        if (!problems.empty()) {
+            std::cerr << "bench fixes: " << option << ": " << formatDiagnostics(problems);
+            return ExitUsage;
+        }
+    }
+    if (config.batch < 1) {
+        std::cerr << "bench fixes: --batch must be 1 or more (auto-fit's -1 has no lever to "
+                     "measure)\n";
+        return ExitUsage;
+    }
+    if (const Diagnostics problems = validate(config, "bench fixes"); hasErrors(problems)) {
+        std::cerr << formatDiagnostics(problems);
+        return ExitUsage;
+    }
+    const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    at::set_num_threads(config.threads > 0 ? config.threads : cores);
+    CpuMemoryTracker::instance().install();
+    torch::manual_seed(0);
+
+    const bool asJson = args.has("--json");
+    const std::string device = config.device == "auto" ? "cpu" : config.device;
+    const int objects = assignerObjectsPerImage(config);
+    const LeverRow base = benchOne("base", "", config);
+    if (!base.error.empty()) {
+        std::cerr << "bench fixes: the base settings cannot be measured: " << base.error << "\n";
+        return ExitFailure;
+    }
+    std::vector<LeverRow> rows;
+    for (const LeverChange& lever : leverFirstSteps(config, device, objects)) {
+        if (!asJson)
+            std::fprintf(stderr, "bench fixes: %s (%s)...\n", lever.lever.c_str(),
+                         changesText(lever.changes).c_str());
+        LeverRow row = benchOne(lever.lever, changesText(lever.changes), lever.config);
+        row.modelFactor = lever.speedFactor;
+        rows.push_back(std::move(row));
+    }
+    if (asJson)
+        std::cout << json(rows, base) << "\n";
+    else
+        printTable(rows, base, config);
+    const bool allRan =
+        std::all_of(rows.begin(), rows.end(), [](const LeverRow& r) { return r.error.empty(); });
+    return allRan ? ExitOk : ExitFailure;
+}
+
+Command makeBenchFixesCommand() {
+    Command command;
+    command.name = "bench fixes";
+    command.summary = "predicted vs measured peak and speed of each fix the advisor knows";
+    command.usage =
+        "headroom-cli bench fixes --model M --imgsz S --batch B [--data D] [key=value ...] "
+        "[--json]";
+    command.description =
+        "For every lever the advisor knows (smaller batch with accumulation, AMP, gradient "
+        "checkpointing of the backbone and of all blocks, image size, model scale, freezing "
+        "the backbone, SGD, optimizer offload on CUDA, chunked assignment for crowded images) "
+        "applies its first step to the base settings, predicts the training step's peak and "
+        "time per image with the estimator's probe steps, then measures both with real steps "
+        "at the configured batch (median of 6 steps after warm-up). Time factors are per "
+        "image, relative to the base settings, in the process's CPU time (every thread), "
+        "which other processes' load does not stretch as it stretches wall time. The host-memory "
+        "fixes (image cache, workers, "
+        "mosaic) change the loader, which these steps on ready batches do not run: they are "
+        "not measured here.\n\n"
+        "--json prints {\"base\": {...}, \"levers\": [{\"name\", \"changes\", "
+        "\"predicted_peak_bytes\", \"measured_peak_bytes\", \"predicted_time_factor\", "
+        "\"measured_time_factor\", \"model_time_factor\"}, ...]}.";
+    command.options = trainConfigOptions();
+    command.options.push_back({"--imgsz", "S", "image size of the base settings"});
+    command.options.push_back({"--batch", "B", "batch of the base settings"});
+    command.options.push_back({"--json", "", "print one JSON object"});
+    command.acceptsOverrides = true;
+    command.run = runBenchFixes;
+    return command;
+}
+
+} // namespace
+
+HEADROOM_REGISTER_COMMAND(makeBenchFixesCommand);
+
+} // namespace hr::cli

@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+namespace hr {
+
+/// CPU seconds (user + system, every thread) this process has used so far: unlike wall time,
+/// barely moved by other processes' load, so timings on a shared machine compare.
+double processCpuSeconds();
+
+} // namespace hr

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// headroom-cli bench fixes as a user runs it: the usage on missing options, and the --json
+// object of a tiny configuration (every lever predicted and measured).
+#include "data/synthetic_dataset.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct CliResult {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+CliResult runCli(const QStringList& arguments) {
+    QProcess process;
+    process.setProgram(QStringLiteral(HEADROOM_CLI_PATH));
+    process.setArguments(arguments);
+    process.start();
+    CliResult result;
+    if (!process.waitForFinished(-1))
+        return result;
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    return result;
+}
+
+} // namespace
+
+class TestCliBench : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void missingOptionsShowTheUsage();
+    void badBatchIsOneLine();
+    void jsonHasEveryLever();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_data;
+};
+
+void TestCliBench::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    hr::SyntheticOptions options;
+    options.train = 8;
+    options.val = 4;
+    options.imgsz = 96;
+    std::string error;
+    const std::string dir = m_dir.filePath("data").toStdString();
+    QVERIFY2(hr::makeSyntheticDataset(dir, options, &error), error.c_str());
+    m_data = QString::fromStdString(dir + "/data.yaml");
+}
+
+void TestCliBench::missingOptionsShowTheUsage() {
+    const CliResult r = runCli({"bench", "fixes", "--model", "yolov8n.yaml", "--imgsz", "96"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--batch is required"), r.err.constData());
+    QVERIFY(r.err.contains("usage: headroom-cli bench fixes --model M --imgsz S --batch B"));
+    QVERIFY(r.out.isEmpty());
+}
+
+void TestCliBench::badBatchIsOneLine() {
+    const CliResult r = runCli({"bench", "fixes", "--model", "yolov8n.yaml", "--imgsz", "96",
+                                "--batch", "many", "--data", m_data});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("batch"), r.err.constData());
+    QVERIFY(!r.err.contains("frame #"));
+}
+
+void TestCliBench::jsonHasEveryLever() {
+    // 96 px leaves one smaller image size (64), batch 2 one smaller batch; AMP off so that it
+    // is a lever; validation at 1 image and one thread keep it cheap.
+    const CliResult r =
+        runCli({"bench", "fixes", "--model", "yolov8n.yaml", "--imgsz", "96", "--batch", "2",
+                "--data", m_data, "amp=false", "val_batch=1", "threads=1", "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out, &error);
+    QVERIFY2(error.error == QJsonParseError::NoError, r.out.constData());
+    const QJsonArray levers = doc.object()["levers"].toArray();
+    QStringList names;
+    for (const QJsonValue& value : levers) {
+        const QJsonObject lever = value.toObject();
+        names << lever["name"].toString();
+        for (const char* key : {"name", "changes", "predicted_peak_bytes", "measured_peak_bytes",
+                                "predicted_time_factor", "measured_time_factor"})
+            QVERIFY2(lever.contains(key), key);
+        QVERIFY(!lever["changes"].toString().isEmpty());
+        QVERIFY(lever["predicted_peak_bytes"].toDouble() > 0);
+        QVERIFY(lever["measured_peak_bytes"].toDouble() > 0);
+        QVERIFY(lever["predicted_time_factor"].toDouble() > 0);
+        QVERIFY(lever["measured_time_factor"].toDouble() > 0);
+    }
+    // yolov8n has no smaller scale; offload is a CUDA lever.
+    for (const char* name : {"batch", "amp", "checkpointing", "imgsz", "freeze", "sgd"})
+        QVERIFY2(names.contains(name), qPrintable(names.join(',')));
+    QCOMPARE(names.count("checkpointing"), 2);
+}
+
+QTEST_GUILESS_MAIN(TestCliBench)
+#include "test_cli_bench.moc"
