@@ -19,6 +19,7 @@
 #include "ui_test_env.h"
 
 #include "data/synthetic_dataset.h"
+#include "estimate/memory_estimator.h"
 
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -55,6 +56,7 @@ struct JourneyResult {
     bool advisorShownEarly = false;  ///< the dialog was up before the search had finished
     bool progressBeforeDone = false; ///< fixesFound() arrived with done == false
     QString firstFailedPhase;
+    QString diagnosis; ///< the advisor's diagnosis as it opened
 };
 
 } // namespace
@@ -65,6 +67,7 @@ private slots:
     void initTestCase();
     void builtinSampleOomAdvisorBestFixRunsPage();
     void afterEarlierRunAndCalibration();
+    void batchMoveIsFirstToFail();
 
 private:
     // --- a person's hands -----------------------------------------------------------------
@@ -75,7 +78,9 @@ private:
     void clickButton(QWidget* root, const QString& objectName);
 
     /// Data → built-in sample; Settings → the journey's values typed in.
-    void chooseBuiltinAndType(MainWindow& window, const QString& name, const QString& budget);
+    void chooseBuiltinAndType(MainWindow& window, const QString& name, const QString& budget,
+                              const QString& imgsz = QStringLiteral("320"),
+                              const QString& epochs = QStringLiteral("2"));
     /// Start → advisor → best fix → the run ends. Checks the promise along the way.
     void startAndApplyBestFix(MainWindow& window, std::int64_t budget, JourneyResult& result);
     /// The Runs page row of the run: finished, peak within the budget and equal to the Train
@@ -147,7 +152,8 @@ void TestUiJourney::clickButton(QWidget* root, const QString& objectName) {
 }
 
 void TestUiJourney::chooseBuiltinAndType(MainWindow& window, const QString& name,
-                                         const QString& budget) {
+                                         const QString& budget, const QString& imgsz,
+                                         const QString& epochs) {
     clickTab(window, MainWindow::Page::Data);
     clickButton(window.dataPage(), QStringLiteral("useBuiltin"));
     hr::ui::SettingsForm* form = window.settingsPage()->form();
@@ -156,18 +162,18 @@ void TestUiJourney::chooseBuiltinAndType(MainWindow& window, const QString& name
     clickTab(window, MainWindow::Page::Settings);
     typeInto(form, QStringLiteral("memory_budget"), budget);
     typeInto(form, QStringLiteral("batch"), QStringLiteral("32"));
-    typeInto(form, QStringLiteral("imgsz"), QStringLiteral("320"));
+    typeInto(form, QStringLiteral("imgsz"), imgsz);
     chooseFirst(form, QStringLiteral("on_oom")); // "ask me"
     // Short for CI: two epochs, two loader threads, the runs in the test's folder.
-    typeInto(form, QStringLiteral("epochs"), QStringLiteral("2"));
+    typeInto(form, QStringLiteral("epochs"), epochs);
     typeInto(form, QStringLiteral("workers"), QStringLiteral("2"));
     typeInto(form, QStringLiteral("project"), m_dir.filePath("runs"));
     typeInto(form, QStringLiteral("name"), name);
     const hr::TrainConfig c = form->config();
     QCOMPARE(c.batch, 32);
-    QCOMPARE(c.imgsz, 320);
+    QCOMPARE(c.imgsz, imgsz.toInt());
     QCOMPARE(c.on_oom, hr::OomPolicy::Ask);
-    QCOMPARE(c.epochs, 2);
+    QCOMPARE(c.epochs, epochs.toInt());
     QCOMPARE(QString::fromStdString(c.name), name);
 }
 
@@ -229,6 +235,7 @@ void TestUiJourney::startAndApplyBestFix(MainWindow& window, std::int64_t budget
              qPrintable(QString::number(result.advisorAfterMs)));
     auto* diagnosis = window.advisor()->findChild<QLabel*>(QStringLiteral("diagnosis"));
     QVERIFY(diagnosis && !diagnosis->text().isEmpty());
+    result.diagnosis = diagnosis->text();
     QVERIFY(!diagnosis->text().contains(QStringLiteral("frame #")));
 
     // The cards fill in; the best one is applied with a click once the search is done.
@@ -251,10 +258,12 @@ void TestUiJourney::startAndApplyBestFix(MainWindow& window, std::int64_t budget
     const hr::RunFinished end = finished.first().first().value<hr::RunFinished>();
     QCOMPARE(end.state, hr::RunState::Finished);
     QCOMPARE(window.trainPage()->runState(), QString("finished"));
-    std::multiset<int> done;
+    std::multiset<int> done, planned;
     for (const QList<QVariant>& e : epochs)
         done.insert(e.first().value<hr::EpochEnd>().epoch);
-    QCOMPARE(done, (std::multiset<int>{0, 1}));
+    for (int epoch = 0; epoch < session->runConfig().epochs; ++epoch)
+        planned.insert(epoch);
+    QCOMPARE(done, planned);
 
     // The memory curve: probe steps in a band of their own, the OOM marked, the run's own
     // line never above the budget.
@@ -308,7 +317,8 @@ void TestUiJourney::checkRunsPage(MainWindow& window, const JourneyResult& run,
     QTreeWidgetItem* item = nullptr;
     QTRY_VERIFY((item = runs->itemOf(run.runDir)) != nullptr);
     QCOMPARE(item->text(hr::ui::RunsPage::StateColumn), QString("finished"));
-    QCOMPARE(item->text(hr::ui::RunsPage::EpochsColumn), QString("2/2"));
+    const int epochs = window.session()->runConfig().epochs;
+    QCOMPARE(item->text(hr::ui::RunsPage::EpochsColumn), QString("%1/%1").arg(epochs));
     QCOMPARE(item->text(hr::ui::RunsPage::ImageSizeColumn).isEmpty(), false);
     const qlonglong peak = item->data(hr::ui::RunsPage::TrainPeakColumn, Qt::UserRole).toLongLong();
     qInfo("Runs page: training peak %lld KiB of a %lld KiB budget; Train page %lld KiB",
@@ -387,6 +397,60 @@ void TestUiJourney::afterEarlierRunAndCalibration() {
             earlier = window.runsPage()->runList()->topLevelItem(i);
     QVERIFY(earlier);
     QCOMPARE(earlier->text(hr::ui::RunsPage::StateColumn), QString("stopped"));
+}
+
+void TestUiJourney::batchMoveIsFirstToFail() {
+    // Loader batches are host memory (docs/decisions.md): the first allocation of a run that
+    // counts a batch is the step moving it to the device. A budget above what the run holds
+    // before its first step (weights and EMA) but below that plus one batch makes the move the
+    // first allocation to fail; the budget is also high enough for a fix (batch 1 fits).
+    MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    // 640 px: a batch of 32 (150 MiB) outweighs the run's state, so such a budget exists
+    // above what the strongest fix needs. One epoch: 32 images at the fixed settings.
+    chooseBuiltinAndType(window, QStringLiteral("batchmove"), QString(), QStringLiteral("640"),
+                         QStringLiteral("1"));
+    if (QTest::currentTestFailed())
+        return;
+    hr::TrainConfig c = window.settingsPage()->form()->config();
+    std::string error;
+    const hr::MemoryBreakdown floor = hr::residentFloor(c, &error);
+    QVERIFY2(floor.total > 0, error.c_str());
+    const std::int64_t beforeFirstStep = floor.weights + floor.ema;
+    const std::int64_t batchBytes =
+        std::int64_t(c.batch) * 3 * c.imgsz * c.imgsz * std::int64_t(sizeof(float));
+    // The advisor's image-size lever goes down to half the size; with its batch lever that
+    // pair is the strongest fix that continues the run (probe steps: this machine's numbers).
+    hr::TrainConfig one = c;
+    one.batch = 1;
+    one.imgsz = c.imgsz / 2;
+    const auto smallest = hr::predictPeak(one);
+    QVERIFY(smallest.has_value());
+    // The advisor's fixes must fit within 90% of the budget; the budget's floor is 64 MiB.
+    const std::int64_t lowest = std::max<std::int64_t>(64 * kMiB, std::int64_t(*smallest / 0.85));
+    const std::int64_t highest = beforeFirstStep + batchBytes * 8 / 10;
+    qInfo("before the first step %lld MiB, one batch %lld MiB, batch 1 at half the size needs "
+          "%lld MiB: a budget "
+          "in [%lld, %lld] MiB",
+          static_cast<long long>(beforeFirstStep / kMiB), static_cast<long long>(batchBytes / kMiB),
+          static_cast<long long>(*smallest / kMiB), static_cast<long long>(lowest / kMiB),
+          static_cast<long long>(highest / kMiB));
+    QVERIFY2(lowest < highest, "no budget makes the batch's move the first failure here");
+    const std::int64_t budget = (lowest + highest) / 2 / kMiB * kMiB;
+    typeInto(window.settingsPage()->form(), QStringLiteral("memory_budget"),
+             QStringLiteral("%1 MiB").arg(budget / kMiB));
+    QCOMPARE(window.settingsPage()->form()->config().memory_budget, budget);
+
+    JourneyResult run;
+    startAndApplyBestFix(window, budget, run);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(run.firstFailedPhase, QString("data"));
+    QVERIFY2(run.diagnosis.contains(QStringLiteral("moving the batch to the device")),
+             qPrintable(run.diagnosis));
+    checkRunsPage(window, run, budget);
 }
 
 QTEST_MAIN(TestUiJourney)

@@ -2,6 +2,396 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>DiagnosticWording</name>
+    <message>
+        <source>nothing</source>
+        <translation>空值</translation>
+    </message>
+    <message>
+        <source>a list</source>
+        <translation>一个列表</translation>
+    </message>
+    <message>
+        <source>a map</source>
+        <translation>一个映射</translation>
+    </message>
+    <message>
+        <source>; did you mean &apos;%1&apos;?</source>
+        <translation>；是否想输入“%1”？</translation>
+    </message>
+    <message>
+        <source>expected a whole number, got %1; write a number like %2</source>
+        <translation>应为整数，实际为 %1；请输入类似 %2 的数字</translation>
+    </message>
+    <message>
+        <source>expected a whole number of images, got %1 (Ultralytics&apos; fraction of GPU memory); use -1 to fit the batch to the memory budget</source>
+        <translation>应为整数张图像，实际为 %1（Ultralytics 的 GPU 显存比例写法）；用 -1 让批大小适配内存预算</translation>
+    </message>
+    <message>
+        <source>the number %1 is too large</source>
+        <translation>数字 %1 太大</translation>
+    </message>
+    <message>
+        <source>expected a number, got %1; write a number like %2</source>
+        <translation>应为数字，实际为 %1；请输入类似 %2 的数字</translation>
+    </message>
+    <message>
+        <source>expected true or false, got %1</source>
+        <translation>应为 true 或 false，实际为 %1</translation>
+    </message>
+    <message>
+        <source>expected one value, got %1</source>
+        <translation>应为单个值，实际为 %1</translation>
+    </message>
+    <message>
+        <source>expected a size like 3GiB, 512MiB or 1.5GB, got %1; write a size with a unit (KiB, MiB, GiB, KB, MB, GB), plain bytes, or none for no budget</source>
+        <translation>应为类似 3GiB、512MiB 或 1.5GB 的大小，实际为 %1；请输入带单位（KiB、MiB、GiB、KB、MB、GB）的大小、字节数，或输入 none 表示不设预算</translation>
+    </message>
+    <message>
+        <source>expected a number of layers or a list of layer indices, got %1; write a number N (freezes layers 0 to N-1) or a list like [0, 1, 2]</source>
+        <translation>应为层数或层索引列表，实际为 %1；请输入数字 N（冻结第 0 至 N-1 层）或类似 [0, 1, 2] 的列表</translation>
+    </message>
+    <message>
+        <source>expected one of %1, got %2</source>
+        <translation>应为 %1 之一，实际为 %2</translation>
+    </message>
+    <message>
+        <source>unknown device %1; for several GPUs choose cuda:0 and set the number of processes</source>
+        <translation>未知设备 %1；多块 GPU 请选择 cuda:0 并设置进程数</translation>
+    </message>
+    <message>
+        <source>expected an augmentation gain (a number like 0.5) or a model scale letter, got %1</source>
+        <translation>应为增强增益（类似 0.5 的数字）或模型规模字母，实际为 %1</translation>
+    </message>
+    <message>
+        <source>must be between %1 and %2, got %3</source>
+        <translation>必须在 %1 到 %2 之间，实际为 %3</translation>
+    </message>
+    <message>
+        <source>must be from %1 up to but not including %2, got %3</source>
+        <translation>必须不小于 %1 且小于 %2，实际为 %3</translation>
+    </message>
+    <message>
+        <source>must be above %1 and at most %2, got %3</source>
+        <translation>必须大于 %1 且不超过 %2，实际为 %3</translation>
+    </message>
+    <message>
+        <source>must be above %1, got %2</source>
+        <translation>必须大于 %1，实际为 %2</translation>
+    </message>
+    <message>
+        <source>must be at least %1, got %2</source>
+        <translation>至少为 %1，实际为 %2</translation>
+    </message>
+    <message>
+        <source>cannot be negative, got %1</source>
+        <translation>不能为负数，实际为 %1</translation>
+    </message>
+    <message>
+        <source>must be a positive number of images or -1 (fit to memory), got %1</source>
+        <translation>必须是正的图像数，或 -1（适配内存），实际为 %1</translation>
+    </message>
+    <message>
+        <source>must be a positive multiple of 32 (the largest stride), got %1; use %2</source>
+        <translation>必须是 32（最大步长）的正整数倍，实际为 %1；请使用 %2</translation>
+    </message>
+    <message>
+        <source>%1 or %2</source>
+        <translation>%1 或 %2</translation>
+    </message>
+    <message>
+        <source>must not be empty</source>
+        <translation>不能为空</translation>
+    </message>
+    <message>
+        <source>a budget of %1 cannot hold even the smallest model and one image; give at least %2, or none for no budget</source>
+        <translation>%1 的预算连最小的模型和一张图像都容纳不下；请至少设为 %2，或输入 none 表示不设预算</translation>
+    </message>
+    <message>
+        <source>unknown setting %1</source>
+        <translation>未知设置 %1</translation>
+    </message>
+    <message>
+        <source>cannot read the value %1; quote it or fix its brackets</source>
+        <translation>无法读取值 %1；请加引号或修正括号</translation>
+    </message>
+    <message>
+        <source>sharding the optimizer state needs several processes; with one it has no effect</source>
+        <translation>分片优化器状态需要多个进程；只有一个进程时不起作用</translation>
+    </message>
+</context>
+<context>
+    <name>FixWording</name>
+    <message>
+        <source>batch %1 + accumulate %2 (nominal batch %3)</source>
+        <translation>批大小 %1 + 累积 %2 步（名义批大小 %3）</translation>
+    </message>
+    <message>
+        <source>AMP (fp16 with loss scaling)</source>
+        <translation>AMP（fp16，带损失缩放）</translation>
+    </message>
+    <message>
+        <source>AMP (bf16 autocast)</source>
+        <translation>AMP（bf16 自动混合精度）</translation>
+    </message>
+    <message>
+        <source>gradient checkpointing of all blocks</source>
+        <translation>对所有模块使用梯度检查点</translation>
+    </message>
+    <message>
+        <source>gradient checkpointing of the backbone</source>
+        <translation>对主干网络使用梯度检查点</translation>
+    </message>
+    <message>
+        <source>image size %1</source>
+        <translation>图像尺寸 %1</translation>
+    </message>
+    <message>
+        <source>freeze the backbone (layers 0-%1)</source>
+        <translation>冻结主干网络（第 0-%1 层）</translation>
+    </message>
+    <message>
+        <source>model scale %1 instead of %2</source>
+        <translation>模型规模 %1（原为 %2）</translation>
+    </message>
+    <message>
+        <source>SGD instead of auto (AdamW for short runs)</source>
+        <translation>用 SGD 代替自动选择（短训练时为 AdamW）</translation>
+    </message>
+    <message>
+        <source>SGD instead of %1</source>
+        <translation>用 SGD 代替 %1</translation>
+    </message>
+    <message>
+        <source>optimizer state in host memory</source>
+        <translation>优化器状态放在主机内存</translation>
+    </message>
+    <message>
+        <source>validation batch %1</source>
+        <translation>验证批大小 %1</translation>
+    </message>
+    <message>
+        <source>chunked assignment: %1 boxes at a time (now %2)</source>
+        <translation>分块标签分配：每次 %1 个框（当前 %2）</translation>
+    </message>
+    <message>
+        <source>%1 devices, data parallel, optimizer state sharded</source>
+        <translation>%1 个设备，数据并行，优化器状态分片</translation>
+    </message>
+    <message>
+        <source>release cached blocks and retry</source>
+        <translation>释放缓存块后重试</translation>
+    </message>
+    <message>
+        <source>host fix: image cache on disk instead of RAM</source>
+        <translation>主机修复：图像缓存放在磁盘而非内存</translation>
+    </message>
+    <message>
+        <source>host fix: %1 loader workers instead of %2</source>
+        <translation>主机修复：%1 个加载线程（原为 %2）</translation>
+    </message>
+    <message>
+        <source>host fix: mosaic and mixup off</source>
+        <translation>主机修复：关闭 mosaic 和 mixup</translation>
+    </message>
+    <message>
+        <source>host fix: mosaic off</source>
+        <translation>主机修复：关闭 mosaic</translation>
+    </message>
+    <message>
+        <source>activations scale with the batch; accumulating %1 steps keeps the nominal batch</source>
+        <translation>激活值随批大小增长；累积 %1 步保持名义批大小</translation>
+    </message>
+    <message>
+        <source> (the validation batch, 2 × batch, shrinks too)</source>
+        <translation>（验证批大小为 2 × 批大小，也随之减小）</translation>
+    </message>
+    <message>
+        <source>activations are kept in 16 bits instead of 32</source>
+        <translation>激活值以 16 位而非 32 位保存</translation>
+    </message>
+    <message>
+        <source>wrapped blocks keep only their inputs and recompute the rest in backward</source>
+        <translation>被包装的模块只保留输入，其余在反向传播时重新计算</translation>
+    </message>
+    <message>
+        <source>activations scale with the pixel count (%1% of now)</source>
+        <translation>激活值随像素数增长（为当前的 %1%）</translation>
+    </message>
+    <message>
+        <source>no gradients, optimizer state or saved activations for the backbone</source>
+        <translation>主干网络不再有梯度、优化器状态和保存的激活值</translation>
+    </message>
+    <message>
+        <source>fewer and narrower layers: less of everything</source>
+        <translation>层更少、更窄：各部分内存都更少</translation>
+    </message>
+    <message>
+        <source>SGD keeps one state tensor per weight (momentum), Adam/AdamW two</source>
+        <translation>SGD 每个权重保存一个状态张量（动量），Adam/AdamW 保存两个</translation>
+    </message>
+    <message>
+        <source>the optimizer state leaves the device</source>
+        <translation>优化器状态移出设备</translation>
+    </message>
+    <message>
+        <source>validation activations scale with its batch (now %1)</source>
+        <translation>验证时的激活值随其批大小增长（当前 %1）</translation>
+    </message>
+    <message>
+        <source>the data set&apos;s boxes per image are unknown</source>
+        <translation>数据集中每张图像的框数未知</translation>
+    </message>
+    <message>
+        <source>up to %1 boxes per image</source>
+        <translation>每张图像最多 %1 个框</translation>
+    </message>
+    <message>
+        <source>the label assigner compares each box with all %1 anchors of every image at once; %2, taken %3 at a time, need %4× less for its temporaries</source>
+        <translation>标签分配器一次将每个框与每张图像的全部 %1 个锚点比较；%2，每次取 %3 个，临时张量所需内存减少到 1/%4</translation>
+    </message>
+    <message>
+        <source>each device holds 1/%1 of the batch and of the optimizer state</source>
+        <translation>每个设备只持有批次和优化器状态的 1/%1</translation>
+    </message>
+    <message>
+        <source>the allocator held %1 in cached blocks that the failed request could not use (fragmentation); the step itself needed %2</source>
+        <translation>分配器在缓存块中持有 %1，失败的请求无法使用它们（碎片化）；该步本身需要 %2</translation>
+    </message>
+    <message>
+        <source>the decoded images of the whole data set leave host RAM</source>
+        <translation>整个数据集的解码图像不再占用主机内存</translation>
+    </message>
+    <message>
+        <source>each worker holds batches being prepared in host RAM</source>
+        <translation>每个加载线程都在主机内存中持有正在准备的批次</translation>
+    </message>
+    <message>
+        <source>mosaic assembles a 2 × imgsz canvas from four images per sample</source>
+        <translation>mosaic 为每个样本用四张图像拼成 2 × 图像尺寸的画布</translation>
+    </message>
+    <message>
+        <source>same mAP within noise: accumulation keeps the nominal batch</source>
+        <translation>mAP 在噪声范围内不变：累积保持了名义批大小</translation>
+    </message>
+    <message>
+        <source>slightly lower mAP possible: BatchNorm statistics over %1 images are noisy</source>
+        <translation>mAP 可能略低：基于 %1 张图像的 BatchNorm 统计量噪声较大</translation>
+    </message>
+    <message>
+        <source>mAP within noise in published runs; fp16 needs loss scaling, which the trainer does</source>
+        <translation>已发表的训练中 mAP 在噪声范围内；fp16 需要损失缩放，训练器会自动进行</translation>
+    </message>
+    <message>
+        <source>bf16 keeps fp32&apos;s range but 8 bits of mantissa: mAP within noise in published mixed-precision runs</source>
+        <translation>bf16 保留 fp32 的数值范围，但尾数只有 8 位：已发表的混合精度训练中 mAP 在噪声范围内</translation>
+    </message>
+    <message>
+        <source>none: the same computation, recomputed (BatchNorm statistics are updated once)</source>
+        <translation>无：相同的计算，只是重新计算（BatchNorm 统计量只更新一次）</translation>
+    </message>
+    <message>
+        <source>lower recall on small objects: every object shrinks to %1% of its size, and ones under ~8 px vanish at stride 8</source>
+        <translation>小目标召回率降低：每个目标缩小到原尺寸的 %1%，小于约 8 像素的目标在步长 8 下消失</translation>
+    </message>
+    <message>
+        <source>the backbone keeps its pretrained features (usual fine-tuning practice); lower mAP when the data differs from the pretraining set</source>
+        <translation>主干网络保留预训练特征（常见的微调做法）；数据与预训练集差异大时 mAP 会降低</translation>
+    </message>
+    <message>
+        <source>the backbone stops learning where it is now; from scratch this costs much accuracy</source>
+        <translation>主干网络停止在当前状态学习；从头训练时会损失大量精度</translation>
+    </message>
+    <message>
+        <source>a smaller model learns less; training restarts from scratch (the learned weights do not fit another size)</source>
+        <translation>较小的模型学到的更少；训练从头开始（已学权重不适用于其他规模）</translation>
+    </message>
+    <message>
+        <source>different dynamics: SGD usually needs a higher lr0 (Ultralytics&apos; auto rule uses SGD for long runs, AdamW for short ones)</source>
+        <translation>训练动态不同：SGD 通常需要更高的 lr0（Ultralytics 的自动规则在长训练中用 SGD，短训练中用 AdamW）</translation>
+    </message>
+    <message>
+        <source>none: the same update, computed elsewhere</source>
+        <translation>无：相同的更新，只是在别处计算</translation>
+    </message>
+    <message>
+        <source>none: validation results do not depend on its batch</source>
+        <translation>无：验证结果与其批大小无关</translation>
+    </message>
+    <message>
+        <source>no accuracy effect: the same targets (the slices&apos; results are combined exactly)</source>
+        <translation>不影响精度：目标相同（各分块的结果精确合并）</translation>
+    </message>
+    <message>
+        <source>same nominal batch; BatchNorm statistics per device unless sync_bn</source>
+        <translation>名义批大小不变；除非启用 sync_bn，BatchNorm 统计量按设备计算</translation>
+    </message>
+    <message>
+        <source>less augmentation: mosaic is one of YOLO&apos;s main augmentations (Ultralytics turns it off only for the last close_mosaic epochs)</source>
+        <translation>数据增强减少：mosaic 是 YOLO 的主要增强之一（Ultralytics 只在最后 close_mosaic 个轮次关闭它）</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>.</source>
+        <translation>。</translation>
+    </message>
+    <message>
+        <source>Host memory is not predicted; this frees host RAM, not device memory.</source>
+        <translation>主机内存不做预测；此项释放的是主机内存，而非设备内存。</translation>
+    </message>
+    <message>
+        <source>Predictions scaled by %1: the estimator predicted less than the failed step needed.</source>
+        <translation>预测值已乘以 %1：估算器的预测低于失败步骤实际所需。</translation>
+    </message>
+    <message>
+        <source>none expected</source>
+        <translation>预计无影响</translation>
+    </message>
+    <message>
+        <source>measured here</source>
+        <translation>本机实测</translation>
+    </message>
+    <message>
+        <source>published figure</source>
+        <translation>已发表的数据</translation>
+    </message>
+    <message>
+        <source>FLOP count</source>
+        <translation>按浮点运算量计算</translation>
+    </message>
+    <message>
+        <source>assumption, not measured</source>
+        <translation>假设值，未测量</translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation>未测量</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Memory figure: %1</source>
+        <translation>内存数值来源：%1</translation>
+    </message>
+    <message>
+        <source>Speed figure: %1</source>
+        <translation>速度数值来源：%1</translation>
+    </message>
+    <message>
+        <source>Accuracy figure: %1</source>
+        <translation>精度数值来源：%1</translation>
+    </message>
+</context>
+<context>
     <name>hr::ui::BarChart</name>
     <message>
         <source>Export as PNG or PDF…</source>
@@ -1094,7 +1484,7 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     </message>
     <message>
         <source>includes %1 batches queued by the loader</source>
-        <translation>包括加载器排队的 %1 个批次</translation>
+        <translation type="vanished">包括加载器排队的 %1 个批次</translation>
     </message>
     <message>
         <source>per rank of %1: training batch %2, the gradients&apos; all-reduce copies counted</source>
@@ -1147,6 +1537,10 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>The predicted peaks appear here.</source>
         <translation>预测的峰值显示在这里。</translation>
+    </message>
+    <message>
+        <source>counts the batch on the device, not the loader&apos;s queued batches (host memory)</source>
+        <translation>计入设备上的批次，不计入加载器排队的批次（主机内存）</translation>
     </message>
 </context>
 <context>
@@ -1354,6 +1748,14 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>Predicting the memory of each fix…</source>
         <translation>正在预测每个修复的内存…</translation>
+    </message>
+    <message>
+        <source>Accuracy: %1.</source>
+        <translation>精度：%1。</translation>
+    </message>
+    <message>
+        <source>Why: %1</source>
+        <translation>原因：%1</translation>
     </message>
 </context>
 <context>
@@ -1640,6 +2042,22 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>Could not delete all of %1; check its permissions.</source>
         <translation>无法完全删除 %1；请检查其权限。</translation>
+    </message>
+    <message>
+        <source>Double-click a run in the list above to see its curves here.</source>
+        <translation>双击上方列表中的一次运行，即可在此查看其曲线。</translation>
+    </message>
+    <message>
+        <source>This run finished all its epochs: there is nothing to resume.</source>
+        <translation>此运行已完成全部轮次：没有可继续的内容。</translation>
+    </message>
+    <message>
+        <source>This run has not finished an epoch.</source>
+        <translation>此运行尚未完成任何一个轮次。</translation>
+    </message>
+    <message>
+        <source>This run recorded no memory samples.</source>
+        <translation>此运行没有记录内存采样。</translation>
     </message>
 </context>
 <context>

@@ -64,10 +64,7 @@ ComparePage::ComparePage(QWidget* parent)
     : QWidget(parent), m_session(new ComparisonSession(this)), m_editor(new StrategyEditor(this)) {
     auto* layout = new QVBoxLayout(this);
     auto* top = new QHBoxLayout;
-    m_status = new QLabel(tr("Pick runs on the Runs page and choose \"Compare selected\", add "
-                             "run folders, or edit the strategies at the left and run them on "
-                             "the current settings."),
-                          this);
+    m_status = new QLabel(hint(), this);
     m_status->setWordWrap(true);
     m_add = new QPushButton(QIcon(QStringLiteral(":/icons/open.svg")), tr("Add runs…"), this);
     m_run = new QPushButton(tr("Run strategy matrix"), this);
@@ -158,8 +155,16 @@ ComparePage::ComparePage(QWidget* parent)
             emit matrixFinished();
     });
     connect(m_editor, &StrategyEditor::message, m_status, &QLabel::setText);
-    connect(m_editor, &StrategyEditor::strategiesChanged, this,
-            [this] { updateButtons(m_session->isRunning()); });
+    connect(m_editor, &StrategyEditor::strategiesChanged, this, [this] {
+        updateButtons(m_session->isRunning());
+        // A refusal names the problems as they were: follow the edits, and go once they are
+        // fixed, so that no stale error stays on screen.
+        if (m_showsProblems) {
+            const QString problems = m_editor->problemsText();
+            m_showsProblems = !problems.isEmpty();
+            m_status->setText(m_showsProblems ? problemsLine(problems) : hint());
+        }
+    });
     updateButtons(false);
 
     // The last comparison's runs come back from their folders after a restart.
@@ -253,6 +258,15 @@ void ComparePage::setTrainingActive(bool active) {
     updateButtons(m_session->isRunning());
 }
 
+QString ComparePage::hint() {
+    return tr("Pick runs on the Runs page and choose \"Compare selected\", add run folders, or "
+              "edit the strategies at the left and run them on the current settings.");
+}
+
+QString ComparePage::problemsLine(const QString& problems) {
+    return tr("The strategies have problems; fix them first:\n%1").arg(problems);
+}
+
 void ComparePage::updateButtons(bool running) {
     m_run->setEnabled(!running && !m_trainingActive && !m_editor->strategies().empty());
     m_add->setEnabled(!running);
@@ -272,7 +286,8 @@ bool ComparePage::runMatrix(const TrainConfig& base) {
         return false;
     }
     if (const QString problems = m_editor->problemsText(); !problems.isEmpty()) {
-        m_status->setText(tr("The strategies have problems; fix them first:\n%1").arg(problems));
+        m_status->setText(problemsLine(problems));
+        m_showsProblems = true;
         return false;
     }
     QString error;

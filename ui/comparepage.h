@@ -90,6 +90,10 @@ private:
     PlotWidget* m_loss;
     PlotWidget* m_scatter;
     bool m_trainingActive = false;
+    bool m_showsProblems = false; ///< m_status shows the strategies' problems
+    /// What the page offers, shown until something else is going on.
+    static QString hint();
+    static QString problemsLine(const QString& problems);
 };
 
 } // namespace hr::ui

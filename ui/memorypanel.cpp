@@ -87,8 +87,8 @@ QString howText(const MemoryEstimate& e) {
         parts << MemoryPanel::tr("the step peaks in its optimizer step");
         break;
     }
-    if (how.queuedBatches > 0)
-        parts << MemoryPanel::tr("includes %1 batches queued by the loader").arg(how.queuedBatches);
+    parts << MemoryPanel::tr("counts the batch on the device, not the loader's queued batches "
+                             "(host memory)");
     if (e.ranks > 1) {
         QString rank = MemoryPanel::tr("per rank of %1: training batch %2, the gradients' "
                                        "all-reduce copies counted")

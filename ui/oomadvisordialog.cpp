@@ -2,6 +2,7 @@
 #include "oomadvisordialog.h"
 
 #include "barchart.h"
+#include "fixwording.h"
 #include "plotwidget.h"
 #include "util/bytes.h"
 
@@ -143,9 +144,6 @@ OomAdvisorDialog::OomAdvisorDialog(const OomReport& report, std::vector<FixSugge
 
     auto* charts = new QSplitter(Qt::Horizontal, this);
     charts->addWidget(breakdown);
-    // The curve climbs to the failure at the top right: keep the legend out of its way.
-    curve->plot()->axisRect()->insetLayout()->setInsetAlignment(0,
-                                                                Qt::AlignBottom | Qt::AlignRight);
     charts->addWidget(curve);
     charts->setMinimumHeight(220);
 
@@ -257,10 +255,10 @@ QWidget* OomAdvisorDialog::makeCard(int index) {
     card->setObjectName(QStringLiteral("fixCard%1").arg(index));
     auto* layout = new QHBoxLayout(card);
     auto* text = new QVBoxLayout;
-    auto* title = new QLabel(QStringLiteral("<b>%1%2</b>")
-                                 .arg(index == 0 ? tr("Best: ") : QString(),
-                                      QString::fromStdString(fix.title).toHtmlEscaped()),
-                             card);
+    auto* title = new QLabel(
+        QStringLiteral("<b>%1%2</b>")
+            .arg(index == 0 ? tr("Best: ") : QString(), FixWording::title(fix).toHtmlEscaped()),
+        card);
     title->setWordWrap(true);
     text->addWidget(title);
     QStringList changes;
@@ -290,11 +288,11 @@ QWidget* OomAdvisorDialog::makeCard(int index) {
     auto* numbers = new QLabel(
         QStringLiteral("%1 · %2 · %3").arg(memory, speed, accuracyWords(fix.accuracyCost)), card);
     numbers->setWordWrap(true);
+    numbers->setObjectName(QStringLiteral("fixFigures%1").arg(index));
+    numbers->setToolTip(FixWording::figuresTooltip(fix));
     text->addWidget(numbers);
-    QString detail = QString::fromStdString(fix.accuracyEffect);
-    if (!fix.reason.empty())
-        detail += (detail.isEmpty() ? QString() : QStringLiteral(" ")) +
-                  QString::fromStdString(fix.reason);
+    QString detail = tr("Accuracy: %1.").arg(FixWording::accuracyEffect(fix)) + QLatin1Char(' ') +
+                     tr("Why: %1").arg(FixWording::reason(fix));
     if (fix.restarts)
         detail += QLatin1Char(' ') + tr("This change restarts training from new weights.");
     auto* details = new QLabel(detail, card);

@@ -114,7 +114,8 @@ int PlotWidget::addShadingSeries(const QString& name, int colorIndex) {
 }
 
 void PlotWidget::append(int series, double x, double y) {
-    if (series < 0 || series >= m_series.size() || !std::isfinite(x) || !std::isfinite(y))
+    // A NaN value is a gap: the line breaks there (the memory curve over the probe band).
+    if (series < 0 || series >= m_series.size() || !std::isfinite(x) || std::isinf(y))
         return;
     m_series[series]->addData(x, y);
     scheduleReplot();
@@ -193,6 +194,16 @@ void PlotWidget::placeLabels() {
     const QRect area = m_plot->axisRect()->rect();
     if (m_empty->visible())
         setWrappedText(m_empty, m_emptyText, area.width() - 8);
+    // As many value ticks as the plot's height gives room for: a short plot (the learning
+    // rate's, any plot in a 720 px window) gets two or three whose labels do not touch.
+    if (m_plot->yAxis->scaleType() == QCPAxis::stLinear) {
+        const int line = QFontMetrics(m_plot->yAxis->tickLabelFont()).height();
+        const int ticks = std::clamp(area.height() / std::max(1, line * 5 / 2), 2, 5);
+        if (m_plot->yAxis->ticker()->tickCount() != ticks) {
+            m_plot->yAxis->ticker()->setTickCount(ticks);
+            scheduleReplot(); // the ticks of this replot are laid out already
+        }
+    }
     if (!m_referenceLabel || !m_referenceLabel->visible())
         return;
     // Above the line, unless that would run out of the top of the plot area: then below it.

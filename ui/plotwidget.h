@@ -29,6 +29,8 @@ public:
     int addSeries(const QString& name, int colorIndex, bool dashed = false);
     /// Adds a series drawn as filled steps on a hidden 0..1 axis behind the lines (phase shading).
     int addShadingSeries(const QString& name, int colorIndex);
+    /// Appends a point; a NaN `y` breaks the line there (a gap), other non-finite values are
+    /// dropped.
     void append(int series, double x, double y);
     /// Replaces a series' points at once (used when loading a finished run).
     void setData(int series, const QVector<double>& x, const QVector<double>& y);

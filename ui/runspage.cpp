@@ -26,6 +26,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -149,6 +151,9 @@ RunsPage::RunsPage(QWidget* parent) : QWidget(parent) {
     m_memory = new PlotWidget(tr("Device memory"), this);
     m_memory->setAxisLabels(tr("seconds"), tr("MiB"));
     m_memory->addSeries(tr("allocated"), 0);
+    // Empty until a run is opened: say how to open one.
+    for (PlotWidget* plot : {m_loss, m_map, m_memory})
+        plot->setEmptyText(tr("Double-click a run in the list above to see its curves here."));
 
     auto* curves = new QWidget(this);
     auto* grid = new QGridLayout(curves);
@@ -279,8 +284,14 @@ QMenu* RunsPage::contextMenuFor(QTreeWidgetItem* item) {
         menu->addAction(tr("Resume"), this, [this, dir] { emit resumeRequested(dir); });
     resume->setObjectName(QStringLiteral("resumeRun"));
     const bool checkpoint = QFileInfo::exists(dir + QStringLiteral("/weights/last.pt"));
-    resume->setEnabled(checkpoint && !active);
-    if (!checkpoint)
+    // A finished run has nothing left to continue; stopped, failed, stopped by an OOM and
+    // unfinished (the studio ended mid-run) ones do.
+    const bool finished =
+        item->data(StateColumn, Qt::UserRole + 1).toString() == QLatin1String("finished");
+    resume->setEnabled(checkpoint && !active && !finished);
+    if (finished)
+        resume->setToolTip(tr("This run finished all its epochs: there is nothing to resume."));
+    else if (!checkpoint)
         resume->setToolTip(tr("This run has no weights/last.pt to continue from."));
     QAction* compare = menu->addAction(tr("Compare selected"), this, &RunsPage::compareSelected);
     compare->setObjectName(QStringLiteral("compareRuns"));
@@ -377,10 +388,17 @@ bool RunsPage::openRun(const QString& runDir) {
         m_map->setData(i, x, metric[i]);
     QVector<double> mx, my;
     for (const MemorySample& sample : run->memory) {
+        // The advisor's probe steps are not the run's memory: the line breaks over them.
+        const bool probe = sample.phase == Phase::Probe;
+        if (probe && !my.isEmpty() && std::isnan(my.back()))
+            continue;
         mx << sample.seconds;
-        my << sample.allocated / kMiB;
+        my << (probe ? std::numeric_limits<double>::quiet_NaN() : sample.allocated / kMiB);
     }
     m_memory->setData(0, mx, my);
+    m_loss->setEmptyText(tr("This run has not finished an epoch."));
+    m_map->setEmptyText(tr("This run has not finished an epoch."));
+    m_memory->setEmptyText(tr("This run recorded no memory samples."));
     for (PlotWidget* plot : {m_loss, m_map, m_memory})
         plot->resetView();
     emit runOpened(runDir);

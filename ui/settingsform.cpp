@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "settingsform.h"
+#include "diagnosticwording.h"
 
 #include "plotpalette.h"
 
@@ -159,8 +160,7 @@ void SettingsForm::addFreeText(QFormLayout* form, const QString& key, const QStr
         TrainConfig scratch;
         for (const Diagnostic& d : hr::applyOverride(scratch, name, value()))
             if (d.severity == Diagnostic::Severity::Error)
-                return QString::fromStdString(d.fix.empty() ? d.message
-                                                            : d.message + " (" + d.fix + ")");
+                return DiagnosticWording::message(d);
         return QString();
     };
 }
@@ -688,9 +688,7 @@ void SettingsForm::updateValidation() {
         if (d.severity == Diagnostic::Severity::Note)
             continue;
         const QString key = QString::fromStdString(d.key);
-        QString text = QString::fromStdString(d.message);
-        if (!d.fix.empty())
-            text += QStringLiteral(" (%1)").arg(QString::fromStdString(d.fix));
+        const QString text = DiagnosticWording::message(d);
         const bool error = d.severity == Diagnostic::Severity::Error;
         if (!editor(key))
             general << (key.isEmpty() ? text : key + QStringLiteral(": ") + text);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "trainingsession.h"
 
+#include "fixwording.h"
+
 #include "devicelock.h"
 #include "workerprocesses.h"
 
@@ -323,14 +325,16 @@ OomHandler TrainingSession::makeOomHandler(const TrainConfig& config) {
         for (const FixSuggestion& f : pending->fixes)
             if (!fix && f.id == decision.fixId)
                 fix = &f;
-        QList<QPair<QString, QString>> changes;
-        if (fix)
+        PendingFix pendingFix{decision.fixId, {}, {}};
+        if (fix) {
+            pendingFix.title = FixWording::title(*fix);
             for (const auto& [key, value] : fix->changes)
-                changes.append({QString::fromStdString(key), QString::fromStdString(value)});
+                pendingFix.changes.append(
+                    {QString::fromStdString(key), QString::fromStdString(value)});
+        }
         // Queued before the trainer's FixApplied event, so dispatch() finds them.
         QMetaObject::invokeMethod(
-            this,
-            [this, id = decision.fixId, changes] { m_pendingChanges.emplace_back(id, changes); },
+            this, [this, pendingFix] { m_pendingChanges.push_back(pendingFix); },
             Qt::QueuedConnection);
         return decision;
     };
@@ -348,7 +352,7 @@ std::optional<int> TrainingSession::chooseFix(const OomReport& report,
             if (fixes[size_t(i)].restarts)
                 continue;
             const QString line = tr("Out of memory again: applying the best fix, %1")
-                                     .arg(QString::fromStdString(fixes[size_t(i)].title));
+                                     .arg(FixWording::title(fixes[size_t(i)]));
             QMetaObject::invokeMethod(
                 this, [this, line] { emit logMessage(int(LogMessage::Level::Warning), line); },
                 Qt::QueuedConnection);
@@ -391,14 +395,20 @@ void TrainingSession::dispatch(const TrainEvent& event) {
         emit oomOccurred(e->report);
     } else if (const auto* e = std::get_if<FixApplied>(&event)) {
         m_runConfig = e->config;
-        emit fixApplied(*e);
+        FixApplied applied = *e;
         const auto it =
             std::find_if(m_pendingChanges.begin(), m_pendingChanges.end(),
-                         [e](const auto& pending) { return pending.first == e->fixId; });
-        if (it != m_pendingChanges.end()) {
-            const QList<QPair<QString, QString>> changes = it->second;
+                         [e](const PendingFix& pending) { return pending.id == e->fixId; });
+        if (it == m_pendingChanges.end()) {
+            emit fixApplied(applied);
+        } else {
+            const PendingFix pending = *it;
             m_pendingChanges.erase(m_pendingChanges.begin(), it + 1);
-            emit fixChanges(changes);
+            // The log names the fix as the advisor's card did, in the UI's language.
+            if (!pending.title.isEmpty())
+                applied.description = pending.title.toStdString();
+            emit fixApplied(applied);
+            emit fixChanges(pending.changes);
         }
     } else if (const auto* e = std::get_if<FixChecked>(&event)) {
         emit fixChecked(*e);

@@ -139,8 +139,13 @@ private:
     bool m_stopping = false;
     bool m_alwaysBest = false;
     std::optional<FixSuggestion> m_answer; ///< the person's choice, when given
-    /// GUI thread: the changes of the fixes decided and not yet applied, by fix id.
-    std::vector<std::pair<std::string, QList<QPair<QString, QString>>>> m_pendingChanges;
+    /// GUI thread: a fix decided and not yet applied, with its title in the UI's language.
+    struct PendingFix {
+        std::string id;
+        QString title;
+        QList<QPair<QString, QString>> changes;
+    };
+    std::vector<PendingFix> m_pendingChanges;
 };
 
 } // namespace hr::ui

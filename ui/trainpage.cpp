@@ -137,6 +137,9 @@ TrainPage::TrainPage(TrainingSession* session, QAction* start, QAction* pause, Q
     m_lr->setObjectName(QStringLiteral("lrPlot"));
     m_lr->setAxisLabels(tr("epoch"), tr("lr"));
     m_lrSeries = m_lr->addSeries(tr("lr"), 0);
+    // Rates like 0.00004 in a compact form ("4e-05"): the shortest plot has little room.
+    m_lr->plot()->yAxis->setNumberFormat(QStringLiteral("g"));
+    m_lr->plot()->yAxis->setNumberPrecision(2);
 
     auto* plots = new QWidget(this);
     auto* grid = new QGridLayout(plots);
@@ -363,8 +366,10 @@ void TrainPage::addOomMark(double seconds) {
     auto* label = new QCPItemText(plot);
     label->position->setTypeX(QCPItemPosition::ptPlotCoords);
     label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    label->position->setCoords(seconds, 0.02);
-    label->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
+    // At the foot of the line: the budget's label sits at the top, by the budget line.
+    label->position->setCoords(seconds, 0.98);
+    label->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
+    label->setPadding(QMargins(3, 1, 3, 1));
     label->setText(tr("out of memory"));
     label->setColor(QColor(200, 30, 30));
     label->setClipToAxisRect(true);

@@ -51,7 +51,7 @@ LeverRow benchOne(const std::string& name, const std::string& changes, const Tra
         row.error = error.empty() ? "no figures" : error;
         return row;
     }
-    row.predictedPeak = estimate.stepPeak;
+    row.predictedPeak = estimate.trainPeak;
     row.measuredPeak = measured->stepPeak;
     row.predictedSeconds = time->secondsPerImage;
     row.measuredSeconds = measured->time.secondsPerImage;

@@ -33,7 +33,7 @@ std::string estimateJson(const TrainConfig& c, const MemoryEstimate& e) {
         << ",\"amp\":" << (c.amp ? "true" : "false") << ",\"checkpointing\":\""
         << toString(c.checkpointing) << "\",\"device\":\"" << jsonEscape(e.device)
         << "\",\"train_peak_bytes\":" << e.trainPeak << ",\"val_peak_bytes\":" << e.valPeak
-        << ",\"step_peak_bytes\":" << e.stepPeak << ",\"per_image_train_bytes\":" << e.perImageTrain
+        << ",\"per_image_train_bytes\":" << e.perImageTrain
         << ",\"per_image_val_bytes\":" << e.perImageVal
         << ",\"objects_per_image\":" << e.objectsPerImage
         << ",\"breakdown\":{\"weights\":" << b.weights << ",\"gradients\":" << b.gradients
@@ -111,12 +111,12 @@ int runMatrix(const TrainConfig& base) {
                         row.amp ? "on" : "off", row.checkpointing ? "all" : "none", error.c_str());
             continue;
         }
-        const double valPredicted = double(e.valStepPeak);
-        const double trainError = double(e.stepPeak) / double(measured->stepPeak) - 1.0;
+        const double valPredicted = double(e.valPeak);
+        const double trainError = double(e.trainPeak) / double(measured->stepPeak) - 1.0;
         const double valError = valPredicted / double(measured->valPeak) - 1.0;
         std::printf("%-13s %5d %5d %4s %5s | %11s %11s %+6.1f%% | %11s %11s %+6.1f%%\n", row.model,
                     row.imgsz, row.batch, row.amp ? "on" : "off",
-                    row.checkpointing ? "all" : "none", formatBytes(e.stepPeak).c_str(),
+                    row.checkpointing ? "all" : "none", formatBytes(e.trainPeak).c_str(),
                     formatBytes(measured->stepPeak).c_str(), trainError * 100.0,
                     formatBytes(std::llround(valPredicted)).c_str(),
                     formatBytes(measured->valPeak).c_str(), valError * 100.0);
@@ -126,8 +126,8 @@ int runMatrix(const TrainConfig& base) {
         worst = std::max(worst, rowWorst);
         within += rowWorst <= 0.10;
     }
-    std::printf("%d of %d configurations within +-10%% (largest error %.1f%%); peaks exclude the "
-                "loader's queued batches, which are exact arithmetic\n",
+    std::printf("%d of %d configurations within +-10%% (largest error %.1f%%); the loader's "
+                "queued batches are host memory, counted in neither\n",
                 within, rows, worst * 100.0);
     return rows == int(std::size(kMatrix)) && within == rows ? ExitOk : ExitFailure;
 }
@@ -148,11 +148,11 @@ int runEstimate(const ParsedArgs& args) {
             return ExitFailure;
         }
         std::printf("training step, batch %d: predicted %s, measured %s (%+.1f%%)\n", e.batch,
-                    formatBytes(e.stepPeak).c_str(), formatBytes(measured->stepPeak).c_str(),
-                    (double(e.stepPeak) / double(measured->stepPeak) - 1.0) * 100.0);
+                    formatBytes(e.trainPeak).c_str(), formatBytes(measured->stepPeak).c_str(),
+                    (double(e.trainPeak) / double(measured->stepPeak) - 1.0) * 100.0);
         std::printf("validation, batch %d: predicted %s, measured %s (%+.1f%%)\n", e.valBatch,
-                    formatBytes(e.valStepPeak).c_str(), formatBytes(measured->valPeak).c_str(),
-                    (double(e.valStepPeak) / double(measured->valPeak) - 1.0) * 100.0);
+                    formatBytes(e.valPeak).c_str(), formatBytes(measured->valPeak).c_str(),
+                    (double(e.valPeak) / double(measured->valPeak) - 1.0) * 100.0);
         return ExitOk;
     }
     std::string error;

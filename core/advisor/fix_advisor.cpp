@@ -31,6 +31,7 @@ struct Step {
     std::function<void(TrainConfig&)> apply;
     FixEffect effect;
     std::string reason;
+    Changes values;        ///< FixPart::values: what a UI words title and reason from
     double severity = 0.0; ///< ranks steps of a lever whose accuracy cost grows within its level
     bool restarts = false;
 };
@@ -117,6 +118,10 @@ Lever batchLever(const TrainConfig& c, bool cuda) {
             t.nbs = nbs;
         };
         s.effect = fixcost::smallerBatch(c.batch, b, cuda);
+        s.values = {{"batch", std::to_string(b)},
+                    {"accumulate", std::to_string(accumulate)},
+                    {"nominal", std::to_string(b * accumulate)},
+                    {"val_follows", c.val_batch == 0 ? "1" : "0"}};
         s.reason = "activations scale with the batch; accumulating " + std::to_string(accumulate) +
                    " steps keeps the nominal batch";
         if (c.val_batch == 0)
@@ -137,6 +142,7 @@ Lever ampLever(const TrainConfig& c, bool cuda) {
     s.changes = {{"amp", "true"}};
     s.apply = [](TrainConfig& t) { t.amp = true; };
     s.effect = fixcost::amp(cuda);
+    s.values = {{"cuda", cuda ? "1" : "0"}};
     s.reason = "activations are kept in 16 bits instead of 32";
     lever.steps.push_back(std::move(s));
     return lever;
@@ -153,6 +159,7 @@ Lever checkpointingLever(const TrainConfig& c) {
         s.changes = {{"checkpointing", toString(mode)}};
         s.apply = [mode](TrainConfig& t) { t.checkpointing = mode; };
         s.effect = fixcost::checkpointing(c.checkpointing, mode);
+        s.values = {{"mode", toString(mode)}};
         s.reason = "wrapped blocks keep only their inputs and recompute the rest in backward";
         lever.steps.push_back(std::move(s));
     }
@@ -168,10 +175,14 @@ Lever imageSizeLever(const TrainConfig& c) {
         s.changes = {{"imgsz", std::to_string(size)}};
         s.apply = [size](TrainConfig& t) { t.imgsz = size; };
         s.effect = fixcost::smallerImage(c.imgsz, size);
-        s.reason = "activations scale with the pixel count (" +
-                   std::to_string(static_cast<int>(
-                       std::lround(100.0 * size * size / (double(c.imgsz) * c.imgsz)))) +
-                   "% of now)";
+        const int percent =
+            static_cast<int>(std::lround(100.0 * size * size / (double(c.imgsz) * c.imgsz)));
+        s.values = {{"imgsz", std::to_string(size)},
+                    {"from", std::to_string(c.imgsz)},
+                    {"pixels_percent", std::to_string(percent)},
+                    {"side_percent", std::to_string(std::lround(100.0 * size / c.imgsz))}};
+        s.reason =
+            "activations scale with the pixel count (" + std::to_string(percent) + "% of now)";
         s.severity = 1.0 - static_cast<double>(size) / c.imgsz;
         lever.steps.push_back(std::move(s));
     }
@@ -193,6 +204,8 @@ Lever freezeLever(const TrainConfig& c) {
     s.changes = {{"freeze", std::to_string(rows)}};
     s.apply = [layers](TrainConfig& t) { t.freeze = layers; };
     s.effect = fixcost::freezeBackbone(!c.weights.empty());
+    s.values = {{"last_layer", std::to_string(rows - 1)},
+                {"pretrained", c.weights.empty() ? "0" : "1"}};
     s.reason = "no gradients, optimizer state or saved activations for the backbone";
     lever.steps.push_back(std::move(s));
     return lever;
@@ -208,6 +221,7 @@ Lever sgdLever(const TrainConfig& c) {
     s.changes = {{"optimizer", "SGD"}};
     s.apply = [](TrainConfig& t) { t.optimizer = "SGD"; };
     s.effect = fixcost::sgdInsteadOfAdam();
+    s.values = {{"from", toLower(c.optimizer) == "auto" ? "auto" : c.optimizer}};
     s.reason = "SGD keeps one state tensor per weight (momentum), Adam/AdamW two";
     lever.steps.push_back(std::move(s));
     return lever;
@@ -237,6 +251,7 @@ Lever validationBatchLever(const TrainConfig& c) {
         s.changes = {{"val_batch", std::to_string(v)}};
         s.apply = [v](TrainConfig& t) { t.val_batch = v; };
         s.effect = fixcost::smallerValidationBatch();
+        s.values = {{"val_batch", std::to_string(v)}, {"now", std::to_string(validationBatch(c))}};
         s.reason = "validation activations scale with its batch (now " +
                    std::to_string(validationBatch(c)) + ")";
         lever.steps.push_back(std::move(s));
@@ -283,6 +298,11 @@ Lever assignChunkLever(const TrainConfig& c, Phase phase, int objects) {
         s.apply = [value](TrainConfig& t) { t.assign_chunk = value; };
         s.effect = fixcost::chunkedAssignment(static_cast<int>(now), value, static_cast<int>(boxes),
                                               images, anchors, model.family, model.scale);
+        s.values = {{"boxes", std::to_string(to)},
+                    {"now", std::to_string(now)},
+                    {"anchors", std::to_string(anchors)},
+                    {"objects", std::to_string(objects > 0 ? objects : 0)},
+                    {"less", std::to_string(std::max<std::int64_t>(1, now / to))}};
         s.reason = "the label assigner compares each box with all " + std::to_string(anchors) +
                    " anchors of every image at once; " +
                    (objects > 0 ? "up to " + std::to_string(objects) + " boxes per image"
@@ -310,6 +330,7 @@ Lever distributedLever(const TrainConfig& c, int devices) {
         t.zero = 1;
     };
     s.effect = fixcost::distributed(c.nproc >= n ? 1 : n / std::max(1, c.nproc));
+    s.values = {{"devices", std::to_string(n)}};
     s.reason =
         "each device holds 1/" + std::to_string(n) + " of the batch and of the optimizer state";
     lever.steps.push_back(std::move(s));
@@ -344,6 +365,7 @@ Lever scaleLever(const TrainConfig& c) {
             t.scale = scale;
         };
         s.effect = fixcost::smallerScale(m.family, m.scale, to);
+        s.values = {{"to", std::string(1, to)}, {"from", std::string(1, m.scale)}};
         s.reason = "fewer and narrower layers: less of everything";
         s.severity = static_cast<double>(at - i);
         s.restarts = true;
@@ -559,6 +581,7 @@ FixSuggestion toSuggestion(const Candidate& c, const TrainConfig& config, std::i
         speeds.push_back(s.effect.speedBasis.detail);
         speedBases.push_back(s.effect.speedBasis);
         accuracyBases.push_back(s.effect.accuracyBasis);
+        f.parts.push_back({c.levers[i]->id, s.values, s.effect.accuracyCost});
         f.accuracyCost += s.effect.accuracyCost;
         f.restarts = f.restarts || s.restarts;
     }
@@ -589,6 +612,7 @@ std::vector<FixSuggestion> hostFixes(const OomReport& report) {
         s.apply = [](TrainConfig& t) { t.cache = "disk"; };
         s.effect = fixcost::noImageCache();
         s.reason = "the decoded images of the whole data set leave host RAM";
+        s.values = {{"cache", "disk"}};
         l.steps.push_back(std::move(s));
         levers.push_back(std::move(l));
     }
@@ -601,6 +625,7 @@ std::vector<FixSuggestion> hostFixes(const OomReport& report) {
         s.changes = {{"workers", std::to_string(to)}};
         s.apply = [to](TrainConfig& t) { t.workers = to; };
         s.effect = fixcost::fewerWorkers(c.workers, to);
+        s.values = {{"workers", std::to_string(to)}, {"from", std::to_string(c.workers)}};
         s.reason = "each worker holds batches being prepared in host RAM";
         l.steps.push_back(std::move(s));
         levers.push_back(std::move(l));
@@ -617,6 +642,7 @@ std::vector<FixSuggestion> hostFixes(const OomReport& report) {
             t.mixup = 0.0;
         };
         s.effect = fixcost::mosaicOff();
+        s.values = {{"mixup", c.mixup > 0.0 ? "1" : "0"}};
         s.reason = "mosaic assembles a 2 x imgsz canvas from four images per sample";
         l.steps.push_back(std::move(s));
         levers.push_back(std::move(l));
@@ -665,6 +691,9 @@ std::optional<FixSuggestion> releaseCacheFix(const OomReport& report, Search& se
     f.speedBasis = e.speedBasis;
     f.accuracyBasis = e.accuracyBasis;
     f.fits = true;
+    f.parts.push_back({f.id,
+                       {{"cached", std::to_string(cached)}, {"need", std::to_string(need)}},
+                       e.accuracyCost});
     return f;
 }
 
@@ -802,6 +831,7 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
             FixSuggestion f = toSuggestion(candidate, search.configOf(candidate), peak, true);
             f.memoryBasis = search.basisOf(f.config);
             useMeasuredFigures(f, report, options);
+            f.predictionScale = search.correction();
             if (search.correction() > 1.0) {
                 char note[160];
                 std::snprintf(note, sizeof note,

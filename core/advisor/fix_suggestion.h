@@ -46,6 +46,27 @@ struct FigureBasis {
     std::string detail;
 };
 
+/// One lever's setting within a fix, as values: a UI words it in its own language (the English
+/// title, reason and accuracyEffect of FixSuggestion are worded from the same values).
+struct FixPart {
+    /// The lever: "batch", "amp", "checkpointing", "imgsz", "freeze", "scale", "sgd",
+    /// "offload", "val_batch", "assign_chunk", "ddp", "release_cache", "host_cache",
+    /// "host_workers", "host_mosaic".
+    std::string lever;
+    /// Named parameters, per lever (fix_advisor.cpp lists them where each lever is built):
+    /// numbers in decimal, bytes as plain integers, flags as "1"/"0".
+    std::vector<std::pair<std::string, std::string>> values;
+    int accuracyCost = 0; ///< this part's own cost (0 none .. 3 large)
+
+    /// The value named `key`, or "" when the lever has none.
+    std::string value(const std::string& key) const {
+        for (const auto& [name, text] : values)
+            if (name == key)
+                return text;
+        return {};
+    }
+};
+
 /// One way out of an out-of-memory failure: a config change with what it is predicted to cost.
 /// A plain value, produced by suggestFixes() and shown by the CLI and the GUI.
 struct FixSuggestion {
@@ -62,9 +83,13 @@ struct FixSuggestion {
     bool fits = false;              ///< predicted peak within safety x budget (host fixes: true)
     bool hostFix = false;           ///< addresses host RAM, not the device
     bool restarts = false;          ///< cannot continue the learned weights (another model size)
-    FigureBasis memoryBasis;        ///< where predictedPeak comes from
-    FigureBasis speedBasis;         ///< where speedFactor comes from
-    FigureBasis accuracyBasis;      ///< where accuracyCost / accuracyEffect come from
+    std::vector<FixPart> parts;     ///< the levers combined, as values for a UI to word
+    /// Predictions were scaled by this factor because the estimator predicted less than the
+    /// failed step needed (1 = not scaled).
+    double predictionScale = 1.0;
+    FigureBasis memoryBasis;   ///< where predictedPeak comes from
+    FigureBasis speedBasis;    ///< where speedFactor comes from
+    FigureBasis accuracyBasis; ///< where accuracyCost / accuracyEffect come from
 };
 
 /// Predicts the peak device memory, in bytes, of a run with the given config: the larger of the

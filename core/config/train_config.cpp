@@ -238,29 +238,42 @@ std::optional<Problem> readValue(TrainConfig& config, const Field& field, const 
                     if (key == "batch" && number && *number > 0 && *number < 1)
                         return Problem{"expected a whole number, got " + yaml::describe(value) +
                                            " (Ultralytics' fraction of GPU memory)",
-                                       "use batch: -1 to fit the batch to memory_budget"};
+                                       "use batch: -1 to fit the batch to memory_budget",
+                                       "batch_fraction",
+                                       {yaml::describe(value)}};
                     return Problem{"expected a whole number, got " + yaml::describe(value),
-                                   "write a number like " + std::to_string(defaults.*member)};
+                                   "write a number like " + std::to_string(defaults.*member),
+                                   "expected_whole",
+                                   {yaml::describe(value), std::to_string(defaults.*member)}};
                 }
                 if (*whole < -2147483647LL || *whole > 2147483647LL)
-                    return Problem{"the number " + std::to_string(*whole) + " is too large", ""};
+                    return Problem{"the number " + std::to_string(*whole) + " is too large",
+                                   "",
+                                   "too_large",
+                                   {std::to_string(*whole)}};
                 config.*member = static_cast<int>(*whole);
             } else if constexpr (std::is_same_v<T, double>) {
                 const auto number = yaml::toNumber(value);
                 if (!number)
                     return Problem{"expected a number, got " + yaml::describe(value),
-                                   "write a number like " + yaml::formatNumber(defaults.*member)};
+                                   "write a number like " + yaml::formatNumber(defaults.*member),
+                                   "expected_number",
+                                   {yaml::describe(value), yaml::formatNumber(defaults.*member)}};
                 config.*member = *number;
             } else if constexpr (std::is_same_v<T, bool>) {
                 const auto flag = yaml::toBool(value);
                 if (!flag)
                     return Problem{"expected true or false, got " + yaml::describe(value),
-                                   "write true or false"};
+                                   "write true or false",
+                                   "expected_bool",
+                                   {yaml::describe(value)}};
                 config.*member = *flag;
             } else if constexpr (std::is_same_v<T, std::string>) {
                 if (!value.IsScalar())
                     return Problem{"expected text, got " + yaml::describe(value),
-                                   "write a single value"};
+                                   "write a single value",
+                                   "expected_text",
+                                   {yaml::describe(value)}};
                 std::string text = trim(value.Scalar());
                 if (key == "cache") {
                     // Ultralytics: cache: true means RAM, false means no cache.
@@ -291,7 +304,9 @@ std::optional<Problem> readValue(TrainConfig& config, const Field& field, const 
                     return Problem{"expected a size like 3GiB, 512MiB or 1.5GB, got " +
                                        yaml::describe(value),
                                    "write a size with a unit (KiB, MiB, GiB, KB, MB, GB), "
-                                   "plain bytes, or none for no budget"};
+                                   "plain bytes, or none for no budget",
+                                   "expected_size",
+                                   {yaml::describe(value)}};
                 config.*member = *bytes;
             } else if constexpr (std::is_same_v<T, std::vector<int>>) {
                 std::vector<int> layers;
@@ -304,7 +319,9 @@ std::optional<Problem> readValue(TrainConfig& config, const Field& field, const 
                             return Problem{"expected layer indices (whole numbers >= 0), got " +
                                                yaml::describe(item),
                                            "write a number N (freezes layers 0..N-1) or a "
-                                           "list like [0, 1, 2]"};
+                                           "list like [0, 1, 2]",
+                                           "expected_layers",
+                                           {yaml::describe(item)}};
                         layers.push_back(static_cast<int>(*index));
                     }
                 } else {
@@ -314,7 +331,9 @@ std::optional<Problem> readValue(TrainConfig& config, const Field& field, const 
                                        "indices, got " +
                                            yaml::describe(value),
                                        "write a number N (freezes layers 0..N-1) or a list "
-                                       "like [0, 1, 2]"};
+                                       "like [0, 1, 2]",
+                                       "expected_layers",
+                                       {yaml::describe(value)}};
                     for (int i = 0; i < *count; ++i)
                         layers.push_back(i);
                 }
@@ -323,7 +342,9 @@ std::optional<Problem> readValue(TrainConfig& config, const Field& field, const 
                 const auto mode = checkpointingFromText(scalarText(value));
                 if (!mode)
                     return Problem{"expected none, backbone or all, got " + yaml::describe(value),
-                                   "write none, backbone or all"};
+                                   "write none, backbone or all",
+                                   "unknown_choice",
+                                   {yaml::describe(value), "none, backbone, all"}};
                 config.*member = *mode;
             } else if constexpr (std::is_same_v<T, OomPolicy>) {
                 const auto policy = oomPolicyFromText(scalarText(value));
@@ -332,7 +353,9 @@ std::optional<Problem> readValue(TrainConfig& config, const Field& field, const 
                         nearestMatch(scalarText(value), {"ask", "auto", "stop"});
                     return Problem{"expected ask, auto or stop, got " + yaml::describe(value),
                                    near.empty() ? "write ask, auto or stop"
-                                                : "did you mean '" + near + "'?"};
+                                                : "did you mean '" + near + "'?",
+                                   "unknown_choice",
+                                   {yaml::describe(value), "ask, auto, stop", near}};
                 }
                 config.*member = *policy;
             }
@@ -377,6 +400,8 @@ void applyEntry(TrainConfig& config, const std::string& rawKey, const YAML::Node
                                      near.empty() ? "see `headroom-cli train --help` for "
                                                     "the settings"
                                                   : "did you mean '" + near + "'?"));
+        out.back().code = "unknown_key";
+        out.back().args = {rawKey, near};
         return;
     }
     TrainConfig updated = config;
@@ -387,10 +412,13 @@ void applyEntry(TrainConfig& config, const std::string& rawKey, const YAML::Node
         problem = readValue(updated, *scaleField, "model_scale", value);
         if (!problem)
             problem = checkValue(updated, "model_scale");
-        if (problem)
+        if (problem) {
             problem->message = "expected an augmentation gain (a number like 0.5) or a model "
                                "scale letter, got " +
                                yaml::describe(value);
+            problem->code = "scale_value";
+            problem->args = {yaml::describe(value)};
+        }
     } else {
         problem = readValue(updated, *field, key, value);
         if (!problem)
@@ -530,6 +558,8 @@ Diagnostics applyOverride(TrainConfig& config, const std::string& key, const std
         out.push_back(makeDiagnostic(Severity::Error, {}, 0, name,
                                      "cannot read the value '" + value + "': " + e.msg,
                                      "quote the value or fix its brackets"));
+        out.back().code = "unreadable_value";
+        out.back().args = {"'" + value + "'"};
         return out;
     }
     applyEntry(config, name, node, {}, 0, Severity::Error, out);

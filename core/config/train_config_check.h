@@ -8,14 +8,21 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hr::settings_check {
 
 /// What is wrong with one value, before file, line and key are attached.
 struct Problem {
+    Problem(std::string message_, std::string fix_, std::string code_ = {},
+            std::vector<std::string> args_ = {})
+        : message(std::move(message_)), fix(std::move(fix_)), code(std::move(code_)),
+          args(std::move(args_)) {}
     std::string message;
     std::string fix;
+    std::string code;              ///< Diagnostic::code
+    std::vector<std::string> args; ///< Diagnostic::args
 };
 
 /// The optimizer names Headroom has.

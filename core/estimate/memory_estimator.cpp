@@ -45,9 +45,6 @@ constexpr int kProbeBatchLarge = 4;
 constexpr int kValLargeFrom = 12;
 constexpr int kValProbeSmall = 16;
 constexpr int kValProbeLarge = 24;
-// The loader keeps this many batches ready (LoaderOptions::prefetch): on CPU they are tensors
-// the budget counts.
-constexpr int kQueuedBatches = 4;
 // More targets than this per image are not worth sizing for (Ultralytics caps detections at 300).
 constexpr int kMaxObjectsPerImage = 300;
 
@@ -389,29 +386,40 @@ bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& o
         return false;
     const int objects = facts.objectsPerImage;
     const int nc = facts.nc;
-    const Batch small = probeBatch(kProbeBatchSmall, config.imgsz, objects, nc);
-    const Batch large = probeBatch(kProbeBatchLarge, config.imgsz, objects, nc);
-    session.step().step(small); // creates gradients, optimizer state: the steady state
-    // Pairs of steps accumulating two batches: the first starts without gradients and does
-    // not step the optimizer, the second starts with the first one's gradients and steps.
-    StepSchedule schedule = session.step().schedule();
-    schedule.accumulate = 2;
-    session.step().setSchedule(schedule);
+    // Each probe batch lives only while its own steps run, as a run's batch does: a batch
+    // built ahead would count in the other batch's peaks, adding its images to the intercept
+    // and leaving the batch's own bytes out of the per-image slope.
+    StepPeaks fresh1, held1, fresh2, held2;
+    double v1 = 0, v2 = 0;
     // The memory probes are the first pair at each batch; the time is the median of the steps
     // after the first at each batch shape (the first prepares its kernels): 4 at the small
-    // batch (a warm-up step ran above), 3 at the large one.
+    // batch (a warm-up step ran before), 3 at the large one.
     std::vector<double> workSmall, workLarge, optimizer;
-    StepPeaks fresh1 = session.trainPeaks(small);
-    workSmall.push_back(session.lastSeconds().work);
-    const StepPeaks held1 = session.trainPeaks(small);
-    workSmall.push_back(session.lastSeconds().work);
-    optimizer.push_back(session.lastSeconds().optimizer);
-    timePairs(session, small, 1, workSmall, optimizer);
-    StepPeaks fresh2 = session.trainPeaks(large);
-    const StepPeaks held2 = session.trainPeaks(large);
-    workLarge.push_back(session.lastSeconds().work);
-    optimizer.push_back(session.lastSeconds().optimizer);
-    timePairs(session, large, 1, workLarge, optimizer);
+    {
+        const Batch small = probeBatch(kProbeBatchSmall, config.imgsz, objects, nc);
+        session.step().step(small); // creates gradients, optimizer state: the steady state
+        // Pairs of steps accumulating two batches: the first starts without gradients and does
+        // not step the optimizer, the second starts with the first one's gradients and steps.
+        StepSchedule schedule = session.step().schedule();
+        schedule.accumulate = 2;
+        session.step().setSchedule(schedule);
+        fresh1 = session.trainPeaks(small);
+        workSmall.push_back(session.lastSeconds().work);
+        held1 = session.trainPeaks(small);
+        workSmall.push_back(session.lastSeconds().work);
+        optimizer.push_back(session.lastSeconds().optimizer);
+        timePairs(session, small, 1, workSmall, optimizer);
+        v1 = double(session.valPeak(small));
+    }
+    {
+        const Batch large = probeBatch(kProbeBatchLarge, config.imgsz, objects, nc);
+        fresh2 = session.trainPeaks(large);
+        held2 = session.trainPeaks(large);
+        workLarge.push_back(session.lastSeconds().work);
+        optimizer.push_back(session.lastSeconds().optimizer);
+        timePairs(session, large, 1, workLarge, optimizer);
+        v2 = double(session.valPeak(large));
+    }
     out.times.work =
         timeLine(kProbeBatchSmall, median(workSmall), kProbeBatchLarge, median(workLarge));
     out.times.optimizer = median(optimizer);
@@ -419,8 +427,6 @@ bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& o
     // Without accumulation every step runs the optimizer as the second of a pair does.
     fresh1[PartOptimizer] = held1[PartOptimizer];
     fresh2[PartOptimizer] = held2[PartOptimizer];
-    const auto v1 = double(session.valPeak(small));
-    const auto v2 = double(session.valPeak(large));
     for (int part = 0; part < kStepParts; ++part) {
         out.fresh[part] =
             fitLine(kProbeBatchSmall, double(fresh1[part]), kProbeBatchLarge, double(fresh2[part]));
@@ -540,11 +546,9 @@ MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibr
     const int ranks = std::max(config.nproc, 1);
     const int rankBatch = hr::rankBatch(batch, ranks);
     const int valBatch = validationBatch(config);
-    const bool hostDevice = calibration.device == "cpu";
-    const std::int64_t queued =
-        hostDevice ? kQueuedBatches * imageBytes(rankBatch, config.imgsz) : 0;
-    const std::int64_t valQueued =
-        hostDevice ? kQueuedBatches * imageBytes(valBatch, config.imgsz) : 0;
+    // The batches the loader queues are host memory, on a GPU and under a CPU budget alike
+    // (docs/decisions.md, 2026-12-01): only the batch the step moves to the device counts, and
+    // the probe steps measured it with the step.
     // ZeRO-1 keeps the optimizer state of the owned parameters only; the calibration's
     // intercepts hold all of it.
     const double stateShare = config.zero == 1 ? largestStateShare(calibration, ranks) : 1.0;
@@ -575,19 +579,16 @@ MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibr
             peakPart = part;
     const double stepPeak = lines[peakPart].at(rankBatch);
     estimate.perImageTrain = std::llround(lines[peakPart].slope);
-    estimate.stepPeak = std::llround(stepPeak) + bucketCopies - stateSaved;
-    estimate.trainPeak = estimate.stepPeak + queued;
-    estimate.valStepPeak = std::llround(val.at(valBatch)) - stateSaved;
-    estimate.valPeak = estimate.valStepPeak + valQueued;
+    estimate.trainPeak = std::llround(stepPeak) + bucketCopies - stateSaved;
+    estimate.valPeak = std::llround(val.at(valBatch)) - stateSaved;
 
     MemoryBreakdown& b = estimate.breakdown;
     b = calibration.resident;
     b.optimizerState -= stateSaved;
     if (accumulate > 1)
         b.gradients = std::max(b.gradients, calibration.gradientBytes);
-    b.batchData = imageBytes(rankBatch, config.imgsz) + queued;
-    b.activations = std::max<std::int64_t>(0, estimate.stepPeak - b.resident() -
-                                                  imageBytes(rankBatch, config.imgsz));
+    b.batchData = imageBytes(rankBatch, config.imgsz);
+    b.activations = std::max<std::int64_t>(0, estimate.trainPeak - b.resident() - b.batchData);
     b.other =
         std::max<std::int64_t>(0, estimate.trainPeak - b.resident() - b.batchData - b.activations);
     b.total = estimate.trainPeak;
@@ -599,8 +600,7 @@ MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibr
     static const char* const kPartNames[kStepParts] = {"forward pass", "loss", "backward pass",
                                                        "optimizer step"};
     note << "; the step peaks in its " << kPartNames[peakPart];
-    if (hostDevice)
-        note << "; includes " << kQueuedBatches << " batches queued by the loader";
+    note << "; counts the batch on the device, not the loader's queued batches (host memory)";
     if (ranks > 1) {
         note << "; per rank of " << ranks << ": training batch " << rankBatch
              << ", gradients' all-reduce copies counted";
@@ -622,7 +622,6 @@ MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibr
     how.probeBatchLarge = kProbeBatchLarge;
     how.probeDevice = calibration.device;
     how.peakPart = static_cast<MemoryEstimate::How::PeakPart>(peakPart);
-    how.queuedBatches = hostDevice ? kQueuedBatches : 0;
     how.stateShare = ranks > 1 && config.zero == 1 ? stateShare : 1.0;
     if (valBatch >= kValLargeFrom && calibration.valLargeProbed) {
         how.valProbeSmall = kValProbeSmall;
@@ -778,19 +777,23 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
         ProbeSession session(config, facts, batch, error);
         if (!session.ready())
             return std::nullopt;
-        const Batch train = probeBatch(batch, config.imgsz, facts.objectsPerImage, facts.nc);
-        session.step().step(train); // optimizer state now exists
         MeasuredPeaks peaks;
         const int accumulate = accumulateSteps(config.nbs, batch);
-        if (accumulate > 1) {
-            // As in a run that accumulates: the batch before leaves its gradients, the measured
-            // one runs forward and backward on top of them and then the optimizer step.
-            StepSchedule schedule = session.step().schedule();
-            schedule.accumulate = 2;
-            session.step().setSchedule(schedule);
-            session.step().step(train);
+        {
+            // Freed before validation, as a run's last training batch is.
+            const Batch train = probeBatch(batch, config.imgsz, facts.objectsPerImage, facts.nc);
+            session.step().step(train); // optimizer state now exists
+            if (accumulate > 1) {
+                // As in a run that accumulates: the batch before leaves its gradients, the
+                // measured one runs forward and backward on top of them and then the optimizer
+                // step.
+                StepSchedule schedule = session.step().schedule();
+                schedule.accumulate = 2;
+                session.step().setSchedule(schedule);
+                session.step().step(train);
+            }
+            peaks.stepPeak = session.trainPeak(train);
         }
-        peaks.stepPeak = session.trainPeak(train);
         const Batch val =
             probeBatch(validationBatch(config), config.imgsz, facts.objectsPerImage, facts.nc);
         peaks.valPeak = session.valPeak(val);
@@ -799,6 +802,7 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
             schedule.accumulate = 2;
             session.step().setSchedule(schedule);
             std::vector<double> work, optimizer;
+            const Batch train = probeBatch(batch, config.imgsz, facts.objectsPerImage, facts.nc);
             timePairs(session, train, timedPairs, work, optimizer);
             peaks.time.accumulate = accumulate;
             peaks.time.stepSeconds = median(work);

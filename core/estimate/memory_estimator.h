@@ -13,11 +13,11 @@ namespace hr {
 
 /// A prediction of a run's device memory, before it starts. LibTorch-free (the GUI includes it).
 struct MemoryEstimate {
-    std::int64_t trainPeak =
-        0;                     ///< peak of a training step at config.batch, queued batches included
-    std::int64_t valPeak = 0;  ///< peak of a validation batch at the validation batch size
-    std::int64_t stepPeak = 0; ///< trainPeak without the loader's queued batches
-    std::int64_t valStepPeak = 0;   ///< valPeak without the loader's queued batches
+    /// Peak of a training step at config.batch: the run's state, the batch once the step has
+    /// moved it to the device, the step's activations. The loader's queued batches are host
+    /// memory and not in it (docs/decisions.md), on a GPU and under a CPU budget alike.
+    std::int64_t trainPeak = 0;
+    std::int64_t valPeak = 0;       ///< peak of a validation batch at the validation batch size
     MemoryBreakdown breakdown;      ///< at config.batch; total = trainPeak
     std::int64_t perImageTrain = 0; ///< bytes one more image adds to a training step
     std::int64_t perImageVal = 0;   ///< bytes one more image adds to a validation batch
@@ -39,7 +39,6 @@ struct MemoryEstimate {
             Backward,
             OptimizerStep
         } peakPart = PeakPart::Forward; ///< the part of a training step that peaks
-        int queuedBatches = 0;          ///< loader batches counted in (host device), 0 = none
         double stateShare = 1.0;        ///< optimizer state a rank keeps (ZeRO-1), 1 = all
         int valProbeSmall = 0, valProbeLarge = 0; ///< validation probes, 0 = none used
         bool scaledFromOtherSize = false;         ///< per-image memory scaled by the pixel count

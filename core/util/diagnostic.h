@@ -17,6 +17,11 @@ struct Diagnostic {
     std::string key;     ///< the setting or field concerned, may be empty
     std::string message; ///< what is wrong, in plain English
     std::string fix;     ///< what the user can do about it, may be empty
+    /// What is wrong as a code and its values, for a UI that words the message in its own
+    /// language (message and fix above are the CLI's English). Empty when not coded; the
+    /// codes and their values are listed where train_config.cpp reports them.
+    std::string code;
+    std::vector<std::string> args;
 
     /// "file:line: error: key: message (fix: ...)" - the form compilers use, so editors can jump.
     std::string toString() const;

@@ -576,25 +576,25 @@ void sectionEstimate(const Setup& s) {
                     check(false, "estimate " + what + ": " + error);
                     continue;
                 }
-                const double trainError = double(e.stepPeak) / double(peaks.stepPeak) - 1.0;
-                const double valError = double(e.valStepPeak) / double(peaks.valPeak) - 1.0;
+                const double trainError = double(e.trainPeak) / double(peaks.stepPeak) - 1.0;
+                const double valError = double(e.valPeak) / double(peaks.valPeak) - 1.0;
                 const double rowWorst = std::max(std::fabs(trainError), std::fabs(valError));
                 ++rows;
                 within += rowWorst <= 0.10;
                 worst = std::max(worst, rowWorst);
                 check(rowWorst <= 0.10,
-                      "estimate " + what + ": training " + hr::formatBytes(e.stepPeak) + " vs " +
+                      "estimate " + what + ": training " + hr::formatBytes(e.trainPeak) + " vs " +
                           hr::formatBytes(peaks.stepPeak) + " (" +
                           format("%+.1f%%", trainError * 100) + "), validation " +
-                          hr::formatBytes(e.valStepPeak) + " vs " + hr::formatBytes(peaks.valPeak) +
+                          hr::formatBytes(e.valPeak) + " vs " + hr::formatBytes(peaks.valPeak) +
                           " (" + format("%+.1f%%", valError * 100) + ")");
                 record("| " + model.substr(0, model.find('.')) + " | " + std::to_string(batch) +
-                       " | " + (amp ? "AMP" : "fp32") + " | " + hr::formatBytes(e.stepPeak) +
+                       " | " + (amp ? "AMP" : "fp32") + " | " + hr::formatBytes(e.trainPeak) +
                        " | " + hr::formatBytes(peaks.stepPeak) + " | " +
-                       format("%+.1f%%", trainError * 100) + " | " +
-                       hr::formatBytes(e.valStepPeak) + " | " + hr::formatBytes(peaks.valPeak) +
-                       " | " + format("%+.1f%%", valError * 100) + " | " +
-                       format("%.0f s", seconds) + " |");
+                       format("%+.1f%%", trainError * 100) + " | " + hr::formatBytes(e.valPeak) +
+                       " | " + hr::formatBytes(peaks.valPeak) + " | " +
+                       format("%+.1f%%", valError * 100) + " | " + format("%.0f s", seconds) +
+                       " |");
             }
     record("estimator: " + std::to_string(within) + " of " + std::to_string(rows) +
            " configurations within +-10% (largest error " + format("%.1f%%", worst * 100) + ")");

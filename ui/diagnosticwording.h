@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "util/diagnostic.h"
+
+#include <QCoreApplication>
+#include <QString>
+
+namespace hr::ui {
+
+/// A settings problem in the UI's language, from the code and values core's parser returns
+/// (Diagnostic::code, args). The message stands under its field, so it need not name it.
+/// Uncoded diagnostics keep core's English message and fix.
+class DiagnosticWording {
+    Q_DECLARE_TR_FUNCTIONS(DiagnosticWording)
+public:
+    static QString message(const Diagnostic& diagnostic);
+};
+
+} // namespace hr::ui
