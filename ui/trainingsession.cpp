@@ -30,7 +30,7 @@ AdvisorOptions advisorOptions(const TrainConfig& config) {
     // person is waiting for the dialog, or the run for the automatic fix).
     // The larger of the training and validation peaks: a fix must fit both phases.
     options.quickPredictor = predictPeakWithoutProbing;
-    options.predictionSeconds = config.on_oom == OomPolicy::Ask ? 15.0 : 3.0;
+    options.predictionSeconds = predictionSecondsFor(config.on_oom);
     // Speeds timed by the same probe steps, corrected by this machine's earlier fixes.
     options.timePredictor = secondsPerImageWithoutProbing;
     options.useSpeedChecks = true;

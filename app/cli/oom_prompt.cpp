@@ -55,7 +55,7 @@ OomHandler makeOomHandler(const TrainConfig& config, PeakPredictor predictor) {
         // Calibrations already made (and their pixel-count scaling) answer first; new probe
         // steps only within a few seconds when the run continues unattended.
         options.quickPredictor = predictPeakWithoutProbing;
-        options.predictionSeconds = effective == OomPolicy::Ask ? 15.0 : 3.0;
+        options.predictionSeconds = predictionSecondsFor(effective);
         options.timePredictor = secondsPerImageWithoutProbing;
     }
     options.useSpeedChecks = true;

@@ -8,6 +8,10 @@
 
 namespace hr {
 
+double predictionSecondsFor(OomPolicy policy) {
+    return policy == OomPolicy::Ask ? 15.0 : 3.0;
+}
+
 OomDecision decisionFor(const FixSuggestion& fix) {
     OomDecision d;
     d.stop = false;

@@ -34,6 +34,11 @@ OomHandler makeAdvisorHandler(OomPolicy policy, PeakPredictor predictor, FixChoo
                               AdvisorOptions options = AdvisorOptions{}, OomObserver observer = {},
                               FixProgress progress = {});
 
+/// Seconds the advisor may run probe steps for one report under `policy`
+/// (AdvisorOptions::predictionSeconds): a person choosing (ask) sees the fixes as they are
+/// found and may pick one earlier; a run continuing on its own (auto, stop) waits briefly.
+double predictionSecondsFor(OomPolicy policy);
+
 /// The decision that applies `fix` (stop = false).
 OomDecision decisionFor(const FixSuggestion& fix);
 

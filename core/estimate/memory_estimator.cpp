@@ -100,8 +100,10 @@ struct StepSeconds {
     double optimizer = 0.0;
 };
 
-/// The median of at least one value.
+/// The median of the values; 0 for none.
 double median(std::vector<double> values) {
+    if (values.empty())
+        return 0.0;
     std::sort(values.begin(), values.end());
     const std::size_t n = values.size();
     return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
@@ -396,30 +398,36 @@ bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& o
     StepSchedule schedule = session.step().schedule();
     schedule.accumulate = 2;
     session.step().setSchedule(schedule);
-    // The memory probes are the first pair at each batch; the time is the median of the steps
-    // after the first at each batch shape (the first prepares its kernels): 4 at the small
-    // batch (a warm-up step ran above), 3 at the large one.
+    // The memory probes are the first pair at each batch; one more step at each batch (after
+    // the validation probes) makes three timed steps there, after the warm-up step above (at
+    // the large batch the median leaves out the first step at its shape, which prepares the
+    // kernels).
     std::vector<double> workSmall, workLarge, optimizer;
-    StepPeaks fresh1 = session.trainPeaks(small);
-    workSmall.push_back(session.lastSeconds().work);
-    const StepPeaks held1 = session.trainPeaks(small);
-    workSmall.push_back(session.lastSeconds().work);
-    optimizer.push_back(session.lastSeconds().optimizer);
-    timePairs(session, small, 1, workSmall, optimizer);
-    StepPeaks fresh2 = session.trainPeaks(large);
-    const StepPeaks held2 = session.trainPeaks(large);
-    workLarge.push_back(session.lastSeconds().work);
-    optimizer.push_back(session.lastSeconds().optimizer);
-    timePairs(session, large, 1, workLarge, optimizer);
-    out.times.work =
-        timeLine(kProbeBatchSmall, median(workSmall), kProbeBatchLarge, median(workLarge));
-    out.times.optimizer = median(optimizer);
-    out.times.steps = static_cast<int>(workLarge.size());
+    auto timed = [&session](const Batch& batch, std::vector<double>& work,
+                            std::vector<double>& optimizerSeconds) {
+        const StepPeaks peaks = session.trainPeaks(batch);
+        work.push_back(session.lastSeconds().work);
+        if (session.lastSeconds().optimizer > 0)
+            optimizerSeconds.push_back(session.lastSeconds().optimizer);
+        return peaks;
+    };
+    StepPeaks fresh1 = timed(small, workSmall, optimizer);
+    const StepPeaks held1 = timed(small, workSmall, optimizer);
+    StepPeaks fresh2 = timed(large, workLarge, optimizer);
+    const StepPeaks held2 = timed(large, workLarge, optimizer);
     // Without accumulation every step runs the optimizer as the second of a pair does.
     fresh1[PartOptimizer] = held1[PartOptimizer];
     fresh2[PartOptimizer] = held2[PartOptimizer];
     const auto v1 = double(session.valPeak(small));
     const auto v2 = double(session.valPeak(large));
+    // The timing's extra steps come after every memory probe, which they would change (the
+    // validation probes measured after them predicted more).
+    timed(large, workLarge, optimizer);
+    timed(small, workSmall, optimizer);
+    out.times.work =
+        timeLine(kProbeBatchSmall, median(workSmall), kProbeBatchLarge, median(workLarge));
+    out.times.optimizer = median(optimizer);
+    out.times.steps = static_cast<int>(workLarge.size());
     for (int part = 0; part < kStepParts; ++part) {
         out.fresh[part] =
             fitLine(kProbeBatchSmall, double(fresh1[part]), kProbeBatchLarge, double(fresh2[part]));
