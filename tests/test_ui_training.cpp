@@ -232,7 +232,8 @@ void TestUiTraining::forcedOomOpensAdvisorAndContinues() {
     QCOMPARE(needed.count(), 1);
     QVERIFY(window.advisor()->isVisible());
     QTRY_VERIFY_WITH_TIMEOUT(window.advisor()->searchDone(), 120000);
-    QVERIFY(!window.advisor()->fixes().empty());
+    QVERIFY2(!window.advisor()->fixes().empty(),
+             qPrintable(window.trainPage()->log()->toPlainText()));
     // The memory curve goes on while the dialog waits: the plot marks the wait and keeps
     // receiving samples (the sampler's, not the stopped trainer's).
     hr::ui::TrainPage* page = window.trainPage();

@@ -3647,6 +3647,26 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <source>Stopping after the current step…</source>
         <translation>将在当前步骤后停止…</translation>
     </message>
+    <message>
+        <source>waiting for your choice</source>
+        <translation>等待您的选择</translation>
+    </message>
+    <message>
+        <source>waiting for your choice · training peak %1%2</source>
+        <translation>等待您的选择 · 训练峰值 %1%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>After the fix an image takes %1 ms (over %n step(s)).</source>
+        <translation>
+            <numerusform>应用修复后每张图像耗时 %1 毫秒（共 %n 步）。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>After the fix an image takes %1 ms, predicted %2 ms (%3%, over %n step(s)).</source>
+        <translation>
+            <numerusform>应用修复后每张图像耗时 %1 毫秒，预测 %2 毫秒（%3%，共 %n 步）。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::TrainingSession</name>

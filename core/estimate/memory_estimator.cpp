@@ -98,8 +98,10 @@ struct StepSeconds {
     double optimizer = 0.0;
 };
 
-/// The median of at least one value.
+/// The median of the values; 0 for none.
 double median(std::vector<double> values) {
+    if (values.empty())
+        return 0.0;
     std::sort(values.begin(), values.end());
     const std::size_t n = values.size();
     return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
@@ -391,10 +393,19 @@ bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& o
     // and leaving the batch's own bytes out of the per-image slope.
     StepPeaks fresh1, held1, fresh2, held2;
     double v1 = 0, v2 = 0;
-    // The memory probes are the first pair at each batch; the time is the median of the steps
-    // after the first at each batch shape (the first prepares its kernels): 4 at the small
-    // batch (a warm-up step ran before), 3 at the large one.
+    // The memory probes are the first pair at each batch; one more step at each batch, after
+    // every memory probe (they would change the validation probes measured after them), makes
+    // three timed steps there after the warm-up step (at the large batch the median leaves out
+    // the first step at its shape, which prepares the kernels).
     std::vector<double> workSmall, workLarge, optimizer;
+    auto timed = [&session](const Batch& batch, std::vector<double>& work,
+                            std::vector<double>& optimizerSeconds) {
+        const StepPeaks peaks = session.trainPeaks(batch);
+        work.push_back(session.lastSeconds().work);
+        if (session.lastSeconds().optimizer > 0)
+            optimizerSeconds.push_back(session.lastSeconds().optimizer);
+        return peaks;
+    };
     {
         const Batch small = probeBatch(kProbeBatchSmall, config.imgsz, objects, nc);
         session.step().step(small); // creates gradients, optimizer state: the steady state
@@ -403,30 +414,28 @@ bool calibrate(const TrainConfig& config, const DataFacts& facts, Calibration& o
         StepSchedule schedule = session.step().schedule();
         schedule.accumulate = 2;
         session.step().setSchedule(schedule);
-        fresh1 = session.trainPeaks(small);
-        workSmall.push_back(session.lastSeconds().work);
-        held1 = session.trainPeaks(small);
-        workSmall.push_back(session.lastSeconds().work);
-        optimizer.push_back(session.lastSeconds().optimizer);
-        timePairs(session, small, 1, workSmall, optimizer);
+        fresh1 = timed(small, workSmall, optimizer);
+        held1 = timed(small, workSmall, optimizer);
         v1 = double(session.valPeak(small));
     }
     {
         const Batch large = probeBatch(kProbeBatchLarge, config.imgsz, objects, nc);
-        fresh2 = session.trainPeaks(large);
-        held2 = session.trainPeaks(large);
-        workLarge.push_back(session.lastSeconds().work);
-        optimizer.push_back(session.lastSeconds().optimizer);
-        timePairs(session, large, 1, workLarge, optimizer);
+        fresh2 = timed(large, workLarge, optimizer);
+        held2 = timed(large, workLarge, optimizer);
         v2 = double(session.valPeak(large));
+        timed(large, workLarge, optimizer);
     }
+    {
+        const Batch small = probeBatch(kProbeBatchSmall, config.imgsz, objects, nc);
+        timed(small, workSmall, optimizer);
+    }
+    // Without accumulation every step runs the optimizer as the second of a pair does.
+    fresh1[PartOptimizer] = held1[PartOptimizer];
+    fresh2[PartOptimizer] = held2[PartOptimizer];
     out.times.work =
         timeLine(kProbeBatchSmall, median(workSmall), kProbeBatchLarge, median(workLarge));
     out.times.optimizer = median(optimizer);
     out.times.steps = static_cast<int>(workLarge.size());
-    // Without accumulation every step runs the optimizer as the second of a pair does.
-    fresh1[PartOptimizer] = held1[PartOptimizer];
-    fresh2[PartOptimizer] = held2[PartOptimizer];
     for (int part = 0; part < kStepParts; ++part) {
         out.fresh[part] =
             fitLine(kProbeBatchSmall, double(fresh1[part]), kProbeBatchLarge, double(fresh2[part]));
