@@ -763,6 +763,28 @@ std::vector<std::vector<const Lever*>> subsetsOfSize(const std::vector<const Lev
     return subsets;
 }
 
+/// The device levers for an OOM in `phase`, in the decision flow's order (ARCHITECTURE.md),
+/// which breaks ties in the ranking.
+std::vector<Lever> deviceLevers(const TrainConfig& c, bool cuda, Phase phase, int objectsPerImage,
+                                int deviceCount) {
+    std::vector<Lever> levers;
+    if (phase == Phase::Validation)
+        levers.push_back(validationBatchLever(c));
+    // No accuracy cost and a small speed cost: ranked ahead of every lever that changes
+    // training, as the decision flow does with other free fixes.
+    levers.push_back(assignChunkLever(c, phase, objectsPerImage));
+    levers.push_back(distributedLever(c, deviceCount));
+    levers.push_back(imageSizeLever(c));
+    levers.push_back(batchLever(c, cuda));
+    levers.push_back(ampLever(c, cuda));
+    levers.push_back(checkpointingLever(c));
+    levers.push_back(freezeLever(c));
+    levers.push_back(scaleLever(c));
+    levers.push_back(sgdLever(c));
+    levers.push_back(offloadLever(c, cuda));
+    return levers;
+}
+
 } // namespace
 
 std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredictor& predictor,
@@ -778,22 +800,8 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
     const TrainConfig& c = report.config;
     const bool cuda = isCuda(report.device);
 
-    // Levers in the decision flow's order (ARCHITECTURE.md); it breaks ties in the ranking.
-    std::vector<Lever> levers;
-    if (report.phase == Phase::Validation)
-        levers.push_back(validationBatchLever(c));
-    // No accuracy cost and a small speed cost: ranked ahead of every lever that changes
-    // training, as the decision flow does with other free fixes.
-    levers.push_back(assignChunkLever(c, report.phase, options.objectsPerImage));
-    levers.push_back(distributedLever(c, options.deviceCount));
-    levers.push_back(imageSizeLever(c));
-    levers.push_back(batchLever(c, cuda));
-    levers.push_back(ampLever(c, cuda));
-    levers.push_back(checkpointingLever(c));
-    levers.push_back(freezeLever(c));
-    levers.push_back(scaleLever(c));
-    levers.push_back(sgdLever(c));
-    levers.push_back(offloadLever(c, cuda));
+    std::vector<Lever> levers =
+        deviceLevers(c, cuda, report.phase, options.objectsPerImage, options.deviceCount);
     std::vector<const Lever*> usable;
     for (const Lever& l : levers)
         if (!l.steps.empty())
@@ -890,17 +898,9 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
 
 std::vector<LeverChange> leverFirstSteps(const TrainConfig& config, const std::string& device,
                                          int objectsPerImage) {
-    const bool cuda = isCuda(device);
-    std::vector<Lever> levers;
-    levers.push_back(batchLever(config, cuda));
-    levers.push_back(ampLever(config, cuda));
-    levers.push_back(checkpointingLever(config));
-    levers.push_back(imageSizeLever(config));
-    levers.push_back(scaleLever(config));
-    levers.push_back(freezeLever(config));
-    levers.push_back(sgdLever(config));
-    levers.push_back(offloadLever(config, cuda));
-    levers.push_back(assignChunkLever(config, Phase::Loss, objectsPerImage));
+    // Chunked assignment as for a loss-phase OOM; one device: no data-parallel lever.
+    const std::vector<Lever> levers =
+        deviceLevers(config, isCuda(device), Phase::Loss, objectsPerImage, 1);
     std::vector<LeverChange> out;
     for (const Lever& lever : levers) {
         // Both checkpointing settings are levers of their own in practice; others: the first.
