@@ -894,13 +894,14 @@ void TestAdvisor::leversForTheBench() {
     QStringList names;
     for (const auto& l : levers)
         names << QString::fromStdString(l.lever);
-    // Offload is a CUDA lever; the others all apply to yolov8s at 640 px.
-    QCOMPARE(names, QStringList({"batch", "amp", "checkpointing", "checkpointing", "imgsz", "scale",
-                                 "freeze", "sgd", "assign_chunk"}));
-    QCOMPARE(levers[0].config.batch, 4);
-    QCOMPARE(levers[2].config.checkpointing, hr::Checkpointing::Backbone);
-    QCOMPARE(levers[3].config.checkpointing, hr::Checkpointing::All);
-    QCOMPARE(levers[4].config.imgsz, 608);
+    // The advisor's own levers in its decision flow's order. Offload is a CUDA lever; the
+    // others all apply to yolov8s at 640 px.
+    QCOMPARE(names, QStringList({"assign_chunk", "imgsz", "batch", "amp", "checkpointing",
+                                 "checkpointing", "freeze", "scale", "sgd"}));
+    QCOMPARE(levers[1].config.imgsz, 608);
+    QCOMPARE(levers[2].config.batch, 4);
+    QCOMPARE(levers[4].config.checkpointing, hr::Checkpointing::Backbone);
+    QCOMPARE(levers[5].config.checkpointing, hr::Checkpointing::All);
     QVERIFY(hr::leverFirstSteps(c, "cuda:0", 200).size() == levers.size() + 1);
 }
 

@@ -248,6 +248,19 @@ void TestUiJourney::startAndApplyBestFix(MainWindow& window, std::int64_t budget
     clickButton(window.advisor(), QStringLiteral("apply0"));
     QTRY_VERIFY(window.advisor() == nullptr); // the dialog closes on the click
 
+    // Once the fix is in Settings, the memory panel shows no prediction made for the settings
+    // it replaced (the estimate the panel had when the run started was for batch 32).
+    const int fixedBatch = best.config.batch;
+    QTRY_VERIFY_WITH_TIMEOUT(window.settingsPage()->form()->config().batch == fixedBatch, 60000);
+    clickTab(window, MainWindow::Page::Settings);
+    hr::ui::MemoryPanel* panel = window.memoryPanel();
+    const bool stillTraining = session->isRunning();
+    QVERIFY2(!stillTraining || !panel->hasEstimate() ||
+                 panel->outcome().estimate.batch == fixedBatch,
+             qPrintable(panel->statusText()));
+    if (!stillTraining)
+        qInfo("the run ended before the memory panel could be checked during it");
+
     // Every epoch runs once; no second OOM; the run finishes.
     QTRY_VERIFY2_WITH_TIMEOUT(!session->isRunning() || ooms.count() > 1,
                               qPrintable(window.trainPage()->log()->toPlainText()), 300000);

@@ -1610,8 +1610,8 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <translation>设备容量</translation>
     </message>
     <message>
-        <source>Weights, gradients, optimizer state and EMA hold %1; activations %2; the batch itself %3.</source>
-        <translation>权重、梯度、优化器状态和 EMA 占用 %1；激活值 %2；批数据本身 %3。</translation>
+        <source>With the request, weights, gradients, optimizer state and EMA hold %1; activations %2; the batch itself %3.</source>
+        <translation>连同这次请求：权重、梯度、优化器状态和 EMA 占用 %1；激活值 %2；批数据本身 %3。</translation>
     </message>
     <message>
         <source>Out of memory: choose how to continue</source>

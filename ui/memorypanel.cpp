@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "memorypanel.h"
 
+#include "config/train_rules.h"
 #include "plotpalette.h"
 #include "settingsform.h"
-#include "config/train_rules.h"
 #include "util/bytes.h"
 
 #include <QEvent>
@@ -254,14 +254,17 @@ bool MemoryPanel::autoFit() {
     return true;
 }
 
+QString MemoryPanel::runWaitText() {
+    return tr("Predictions wait while a run trains: the estimator's probe steps would share the "
+              "device with it.");
+}
+
 void MemoryPanel::setRunActive(bool active) {
     m_runActive = active;
     m_service->setHeld(active);
     m_autoFit->setEnabled(!active && !m_fitting);
     if (active)
-        setStatus(tr("Predictions wait while a run trains: the estimator's probe steps would "
-                     "share the device with it."),
-                  false);
+        setStatus(runWaitText(), false);
     else
         configChanged(); // now if visible, else when shown
 }
@@ -282,8 +285,15 @@ void MemoryPanel::refresh() {
         return;
     }
     m_service->requestEstimate(config);
-    if (m_runActive)
+    if (m_runActive) {
+        // What is shown was predicted for other settings (the advisor's fix changed them): it
+        // would contradict the form until the held prediction runs after the run.
+        m_hasEstimate = false;
+        m_note->clear();
+        updateChart();
+        setStatus(runWaitText(), false);
         return;
+    }
     // Replace any earlier problem at once: the estimator may still be busy with older settings.
     if (m_service->isBusy())
         showBusy(true);

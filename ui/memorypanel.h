@@ -97,6 +97,7 @@ private:
     QLabel* m_note;
 
     EstimateOutcome m_outcome;
+    static QString runWaitText();
     bool m_hasEstimate = false;
     bool m_stale = true;
     bool m_fitting = false;

@@ -94,8 +94,8 @@ QString OomAdvisorDialog::describe(const OomReport& r) {
     const MemoryBreakdown& b = r.breakdown;
     if (b.total > 0 || b.resident() > 0)
         text += QLatin1Char(' ') +
-                tr("Weights, gradients, optimizer state and EMA hold %1; activations %2; the batch "
-                   "itself %3.")
+                tr("With the request, weights, gradients, optimizer state and EMA hold %1; "
+                   "activations %2; the batch itself %3.")
                     .arg(bytes(b.resident()), bytes(b.activations), bytes(b.batchData));
     return text;
 }
