@@ -285,6 +285,8 @@ void MemoryPanel::refresh() {
         return;
     }
     m_service->requestEstimate(config);
+    if (!m_hasEstimate)
+        updateChart(); // the typed budget, while the first estimate is made
     if (m_runActive) {
         // What is shown was predicted for other settings (the advisor's fix changed them): it
         // would contradict the form until the held prediction runs after the run.
@@ -441,7 +443,9 @@ void MemoryPanel::updateChart() {
         train = trainParts(m_outcome.estimate.breakdown);
         val = valParts(m_outcome.estimate);
     }
-    const std::int64_t budget = m_hasEstimate ? m_outcome.budget : 0;
+    // Without an estimate (calibrating, waiting for a run) the budget is still the one typed.
+    const std::int64_t budget =
+        m_hasEstimate ? m_outcome.budget : (m_form->isValid() ? m_form->config().memory_budget : 0);
     const std::int64_t top = std::max({m_hasEstimate ? m_outcome.estimate.trainPeak : 0,
                                        m_hasEstimate ? m_outcome.estimate.valPeak : 0, budget});
     // MiB for most runs; GiB for big GPUs, where MiB tick labels get long.
