@@ -15,6 +15,7 @@
 #include <QMetaObject>
 #include <QThread>
 #include <algorithm>
+#include <utility>
 
 namespace hr::ui {
 
@@ -134,6 +135,7 @@ bool TrainingSession::start(const TrainConfig& config) {
     m_paused = false;
     m_failureReported = false;
     m_rankZeroStarted = false;
+    m_earlySamples.clear();
     m_runConfig = config;
     m_processes = 1;
     LaunchEnv launch;
@@ -157,7 +159,16 @@ bool TrainingSession::start(const TrainConfig& config) {
     // the advisor waits for a choice (the event stream's copies are for the run folder).
     trainer->setLiveSampleSink([this](const MemorySample& sample) {
         QMetaObject::invokeMethod(
-            this, [this, sample] { emit memorySampled(sample); }, Qt::QueuedConnection);
+            this,
+            [this, sample] {
+                // The sampler starts before RunStarted is sent, and the pages clear their
+                // curves on RunStarted: earlier samples wait for it.
+                if (!m_rankZeroStarted)
+                    m_earlySamples.push_back(sample);
+                else
+                    emit memorySampled(sample);
+            },
+            Qt::QueuedConnection);
     });
     // Runs on the trainer thread; lets an impossible budget end in one sentence naming the minimum.
     trainer->setMinimumBudget(hr::smallestWorkingBudget);
@@ -385,6 +396,8 @@ void TrainingSession::dispatch(const TrainEvent& event) {
         if (m_processes > 1)
             m_workers->followMemory(QString::fromStdString(e->runDir));
         emit started(*e);
+        for (const MemorySample& sample : std::exchange(m_earlySamples, {}))
+            emit memorySampled(sample);
     } else if (const auto* e = std::get_if<BatchEnd>(&event)) {
         emit batchEnded(*e);
     } else if (const auto* e = std::get_if<EpochEnd>(&event)) {

@@ -128,8 +128,9 @@ private:
     // Data parallel (GUI thread only).
     WorkerProcesses* m_workers = nullptr; ///< ranks 1..N-1
     int m_processes = 1;
-    bool m_rankZeroStarted = false; ///< RunStarted arrived: rank 0 has joined every rank
-    bool m_failureReported = false; ///< failRun() has emitted failed() for this run
+    bool m_rankZeroStarted = false;           ///< RunStarted arrived: rank 0 has joined every rank
+    std::vector<MemorySample> m_earlySamples; ///< live samples taken before RunStarted arrived
+    bool m_failureReported = false;           ///< failRun() has emitted failed() for this run
 
     // Shared with the trainer thread.
     mutable std::mutex m_mutex;
