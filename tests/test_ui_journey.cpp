@@ -86,6 +86,9 @@ private:
     /// The Runs page row of the run: finished, peak within the budget and equal to the Train
     /// page's training peak.
     void checkRunsPage(MainWindow& window, const JourneyResult& run, std::int64_t budget);
+    /// The journey: built-in sample, budget 160 MiB, batch 32, 320 px, "ask me",
+    /// Start, the best fix, then the run on the Runs page.
+    void journeyAt160MiB(MainWindow& window, const QString& name, JourneyResult& run);
 
     QTemporaryDir m_dir;
 };
@@ -343,19 +346,25 @@ void TestUiJourney::checkRunsPage(MainWindow& window, const JourneyResult& run,
     QVERIFY(item->text(hr::ui::RunsPage::TrainPeakColumn).contains(QStringLiteral("/")));
 }
 
+void TestUiJourney::journeyAt160MiB(MainWindow& window, const QString& name, JourneyResult& run) {
+    chooseBuiltinAndType(window, name, QStringLiteral("160 MiB"));
+    if (QTest::currentTestFailed())
+        return;
+    startAndApplyBestFix(window, 160 * kMiB, run);
+    if (QTest::currentTestFailed())
+        return;
+    checkRunsPage(window, run, 160 * kMiB);
+}
+
 void TestUiJourney::builtinSampleOomAdvisorBestFixRunsPage() {
     MainWindow window;
     window.resize(1280, 720);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    chooseBuiltinAndType(window, QStringLiteral("journey"), QStringLiteral("160 MiB"));
-    if (QTest::currentTestFailed())
-        return;
     JourneyResult run;
-    startAndApplyBestFix(window, 160 * kMiB, run);
+    journeyAt160MiB(window, QStringLiteral("journey"), run);
     if (QTest::currentTestFailed())
         return;
-    checkRunsPage(window, run, 160 * kMiB);
     // No message ever widened the window.
     QVERIFY2(window.width() <= 1280, qPrintable(QString::number(window.width())));
 }
@@ -396,14 +405,10 @@ void TestUiJourney::afterEarlierRunAndCalibration() {
     QTRY_VERIFY_WITH_TIMEOUT(!estimated.isEmpty() && !panel->service()->isBusy(), 180000);
 
     // The journey: nothing from the earlier work counts toward the new run's budget.
-    chooseBuiltinAndType(window, QStringLiteral("after"), QStringLiteral("160 MiB"));
-    if (QTest::currentTestFailed())
-        return;
     JourneyResult run;
-    startAndApplyBestFix(window, 160 * kMiB, run);
+    journeyAt160MiB(window, QStringLiteral("after"), run);
     if (QTest::currentTestFailed())
         return;
-    checkRunsPage(window, run, 160 * kMiB);
     QTreeWidgetItem* earlier = nullptr;
     for (int i = 0; i < window.runsPage()->runList()->topLevelItemCount(); ++i)
         if (window.runsPage()->runList()->topLevelItem(i)->text(0) == QLatin1String("earlier"))
