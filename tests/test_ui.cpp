@@ -22,6 +22,7 @@
 
 #include <QCheckBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
@@ -386,11 +387,28 @@ void TestUi::advisorDialogAppliesChosenFix() {
     fixes[1].predictedPeak = 700 << 20;
     fixes[1].speedFactor = 0.9;
     fixes[1].fits = true;
+    fixes[0].memoryBasis = {hr::FigureSource::MeasuredHere, "the estimator's probe steps"};
+    fixes[0].speedBasis = {hr::FigureSource::FlopCount, "activations scale with the batch"};
+    fixes[0].accuracyBasis = {hr::FigureSource::Published, "YOLOv9-c table"};
+    fixes[1].memoryBasis = {hr::FigureSource::Assumption, "scaled from the failed step"};
+    fixes[1].speedBasis = {hr::FigureSource::MeasuredHere, "timed on this machine"};
 
     const QString text = hr::ui::OomAdvisorDialog::describe(report);
     QVERIFY2(text.contains("backward") && text.contains("1.00 GiB"), qPrintable(text));
 
     hr::ui::OomAdvisorDialog dialog(report, fixes);
+    // Every figure on a card names its source in the tooltip; a figure without one says so.
+    auto* figures0 = dialog.findChild<QLabel*>("fixFigures0");
+    auto* figures1 = dialog.findChild<QLabel*>("fixFigures1");
+    QVERIFY(figures0 && figures1);
+    QCOMPARE(figures0->toolTip(),
+             QString("Memory figure: measured here (the estimator's probe steps)\n"
+                     "Speed figure: FLOP count (activations scale with the batch)\n"
+                     "Accuracy figure: published figure (YOLOv9-c table)"));
+    QVERIFY2(figures1->toolTip().contains("Memory figure: assumption, not measured (scaled") &&
+                 figures1->toolTip().contains("Speed figure: measured here (timed") &&
+                 figures1->toolTip().contains("Accuracy figure: not measured"),
+             qPrintable(figures1->toolTip()));
     QSignalSpy chosen(&dialog, &hr::ui::OomAdvisorDialog::fixChosen);
     QSignalSpy stopped(&dialog, &hr::ui::OomAdvisorDialog::stopChosen);
     dialog.findChild<QCheckBox*>("alwaysBest")->setChecked(true);
