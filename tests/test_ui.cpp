@@ -22,6 +22,7 @@
 
 #include <QCheckBox>
 #include <QFile>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -96,6 +97,7 @@ private slots:
     void typedFieldsUseCoresChecks();
     void startWithoutDataSetAsks();
     void plotsShowSinglePointsAndKeepAxesAndLegendClear();
+    void legendWrapsLongNamesInsideANarrowPlot();
     void logFollowsUntilScrolledUp();
     void menusListEveryPageAndHelp();
     void windowFitsSmallScreen();
@@ -692,6 +694,39 @@ void TestUi::plotsShowSinglePointsAndKeepAxesAndLegendClear() {
                             .arg(inner.height())));
 }
 
+void TestUi::legendWrapsLongNamesInsideANarrowPlot() {
+    // The Compare page's small plots: five long strategy names in a plot 320 px wide. Every
+    // legend entry is drawn whole inside the plot (the entries wrap to more rows).
+    hr::ui::PlotWidget plot("mAP50-95");
+    plot.resize(320, 240);
+    const QStringList names = {"native-with-a-long-name", "quarter-acc4-and-more",
+                               "quarter-amp-long-name", "eighth-amp-acc8-long",
+                               "quarter-amp-ckpt-long"};
+    for (int i = 0; i < names.size(); ++i)
+        plot.setData(plot.addSeries(names[i], i), {1, 2}, {0.1 * i, 0.2 * i});
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    QTRY_VERIFY(!plot.replotPending());
+    plot.plot()->replot();
+    QCPLegend* legend = plot.plot()->legend;
+    const QRect whole = plot.plot()->rect();
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        QCPAbstractLegendItem* item = legend->item(i);
+        if (!item)
+            continue;
+        const QRect r = item->outerRect();
+        QVERIFY2(whole.contains(r) && r.width() >= item->minimumOuterSizeHint().width(),
+                 qPrintable(QString("entry %1 at %2..%3 of %4 px, needs %5 px")
+                                .arg(i)
+                                .arg(r.left())
+                                .arg(r.right())
+                                .arg(whole.width())
+                                .arg(item->minimumOuterSizeHint().width())));
+    }
+    QVERIFY(legend->rowCount() > 1);
+    QVERIFY(!legend->outerRect().intersects(plot.plot()->axisRect()->rect()));
+}
+
 void TestUi::logFollowsUntilScrolledUp() {
     hr::ui::LogView log;
     log.resize(400, 120);
@@ -802,6 +837,20 @@ void TestUi::windowFitsSmallScreen() {
                                         .arg(area->widget()->width())
                                         .arg(area->viewport()->width())));
             QVERIFY(!area->horizontalScrollBar()->isVisible());
+        }
+        // Every column header is wide enough for its words and its sort arrow.
+        for (QHeaderView* header : page->findChildren<QHeaderView*>()) {
+            if (!header->isVisible() || header->orientation() != Qt::Horizontal)
+                continue;
+            for (int s = 0; s < header->count(); ++s)
+                QVERIFY2(
+                    header->isSectionHidden(s) ||
+                        header->sectionSize(s) >= header->sectionSizeHint(s),
+                    qPrintable(QString("%1: header \"%2\" is %3 px of the %4 it needs")
+                                   .arg(tabs->tabText(i))
+                                   .arg(header->model()->headerData(s, Qt::Horizontal).toString())
+                                   .arg(header->sectionSize(s))
+                                   .arg(header->sectionSizeHint(s))));
         }
     }
     // Settings: every field of both columns (or of the one) lies inside the visible width.

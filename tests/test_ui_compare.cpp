@@ -236,16 +236,17 @@ void TestUiCompare::editsSavesLoadsAndRunsStrategies() {
     QCOMPARE(editor->strategies()[2].name, std::string("tiny"));
     QCOMPARE(list->item(2, 0)->text(), QString("tiny"));
 
-    // A batch of 0: core's message, the row marked, the matrix refuses to run.
+    // A batch of 0: the message worded from core's check, the row marked, the matrix refuses to
+    // run.
     editor->batchEdit()->setText("0");
     QVERIFY(hr::hasErrors(editor->problems()));
     QVERIFY2(editor->problemsLabel()->text().contains("strategy 'tiny'"),
              qPrintable(editor->problemsLabel()->text()));
-    QVERIFY2(editor->problemsLabel()->text().contains("batch must be a positive number"),
+    QVERIFY2(editor->problemsLabel()->text().contains("batch: must be a positive number"),
              qPrintable(editor->problemsLabel()->text()));
     QVERIFY(!list->item(2, 0)->icon().isNull());
     QVERIFY(!page.runMatrix(tinyBase("ed")));
-    QVERIFY(page.statusLabel()->text().contains("batch must be a positive number"));
+    QVERIFY(page.statusLabel()->text().contains("batch: must be a positive number"));
     const QString shots = qEnvironmentVariable("HEADROOM_SCREENSHOT_DIR");
     if (!shots.isEmpty()) {
         QTest::qWait(200); // the layout makes room for the problem text

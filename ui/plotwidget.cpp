@@ -8,6 +8,7 @@
 #include <QFontMetrics>
 #include <QMenu>
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
@@ -242,7 +243,37 @@ void PlotWidget::scheduleReplot() {
         m_replotTimer.start();
 }
 
+void PlotWidget::fitLegend() {
+    // As many columns as the widest entry allows at this width: a long strategy name wraps to
+    // its own row instead of being cut by the plot's edge (its full text is also in the hover).
+    QCPLegend* legend = m_plot->legend;
+    if (!legend->layout())
+        return;
+    int widest = 0, items = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPLayoutElement* item = legend->item(i)) {
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+            ++items;
+        }
+    if (items == 0)
+        return;
+    const QMargins margins = legend->margins();
+    const int room = width() - margins.left() - margins.right() - 8;
+    const int spacing = legend->columnSpacing();
+    const int columns = std::clamp((room + spacing) / std::max(1, widest + spacing), 1, items);
+    if (columns != legend->wrap()) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+}
+
+void PlotWidget::resizeEvent(QResizeEvent* event) {
+    fitLegend();
+    QWidget::resizeEvent(event);
+}
+
 void PlotWidget::replotNow() {
+    fitLegend();
     const bool any = hasData();
     // An empty plot says what will appear instead of drawing made-up 0..5 axes.
     m_empty->setVisible(!any);

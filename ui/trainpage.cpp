@@ -2,6 +2,7 @@
 #include "trainpage.h"
 
 #include "elidedlabel.h"
+#include "failurewording.h"
 #include "plotwidget.h"
 #include "runspage.h"
 #include "trainingsession.h"
@@ -387,7 +388,10 @@ void TrainPage::onFinished(const hr::RunFinished& event) {
             how = tr("finished early (no improvement)");
     }
     m_progress->setFormat(how);
-    const QString reason = QString::fromStdString(event.reason);
+    const QString reason =
+        event.reason.empty()
+            ? QString()
+            : FailureWording::reason(event.reasonCode, event.reasonArgs, event.reason);
     m_progress->setToolTip(reason);
     if (!reason.isEmpty()) {
         // A failure keeps its message on the status line; the reason is also the tooltip.
