@@ -3804,6 +3804,10 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
             <numerusform>应用修复后每张图像耗时 %1 毫秒，预测 %2 毫秒（%3%，共 %n 步）。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Starting: waiting for any memory calibration to finish, then reading the data set and building the model…</source>
+        <translation>正在开始：先等待内存校准完成，然后读取数据集并构建模型…</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::TrainingSession</name>
