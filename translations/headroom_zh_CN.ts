@@ -606,14 +606,6 @@
         <translation>mAP50-95 随实际时间变化</translation>
     </message>
     <message>
-        <source>Training loss</source>
-        <translation>训练损失</translation>
-    </message>
-    <message>
-        <source>box + cls + dfl</source>
-        <translation>box + cls + dfl</translation>
-    </message>
-    <message>
         <source>Strategy %1: %2 → %3</source>
         <translation>策略 %1：%2 → %3</translation>
     </message>
@@ -756,6 +748,14 @@
     <message>
         <source>One curve per compared run appears here.</source>
         <translation>每个被比较的运行会在这里显示一条曲线。</translation>
+    </message>
+    <message>
+        <source>Training loss (box + cls + dfl)</source>
+        <translation>训练损失（box + cls + dfl）</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
     </message>
 </context>
 <context>
