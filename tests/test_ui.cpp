@@ -725,6 +725,20 @@ void TestUi::legendWrapsLongNamesInsideANarrowPlot() {
     }
     QVERIFY(legend->rowCount() > 1);
     QVERIFY(!legend->outerRect().intersects(plot.plot()->axisRect()->rect()));
+    QCOMPARE(plot.plot()->graph(0)->name(), names[0]); // it fits: not shortened
+
+    // A name wider than the plot is shortened in the middle; the series keeps its whole name.
+    const QString huge = "quarter-amp-ckpt-" + QString("x").repeated(80) + "-end";
+    const int last = plot.addSeries(huge, 5);
+    plot.setData(last, {1, 2}, {0.3, 0.4});
+    QTRY_VERIFY(!plot.replotPending());
+    QCOMPARE(plot.seriesName(last), huge);
+    const QString shown = plot.plot()->graph(last)->name();
+    QVERIFY2(shown.startsWith("quarter-amp") && shown.endsWith("-end") &&
+                 shown.contains(QChar(0x2026)),
+             qPrintable(shown));
+    QCPAbstractLegendItem* item = legend->itemWithPlottable(plot.plot()->graph(last));
+    QVERIFY(item && whole.contains(item->outerRect()));
 }
 
 void TestUi::logFollowsUntilScrolledUp() {

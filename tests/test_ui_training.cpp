@@ -116,6 +116,9 @@ void TestUiTraining::trainingUpdatesPlotsAndStaysResponsive() {
         last = now;
     });
     QVERIFY(window.startTraining());
+    // Start answers at once, before the trainer's first event: the page says it is starting.
+    QVERIFY2(window.trainPage()->statusLine()->text().startsWith("Starting"),
+             qPrintable(window.trainPage()->statusLine()->text()));
     clock.start();
     probe.start();
     QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 120000);

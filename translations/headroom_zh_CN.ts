@@ -606,14 +606,6 @@
         <translation>mAP50-95 随实际时间变化</translation>
     </message>
     <message>
-        <source>Training loss</source>
-        <translation>训练损失</translation>
-    </message>
-    <message>
-        <source>box + cls + dfl</source>
-        <translation>box + cls + dfl</translation>
-    </message>
-    <message>
         <source>Strategy %1: %2 → %3</source>
         <translation>策略 %1：%2 → %3</translation>
     </message>
@@ -756,6 +748,14 @@
     <message>
         <source>One curve per compared run appears here.</source>
         <translation>每个被比较的运行会在这里显示一条曲线。</translation>
+    </message>
+    <message>
+        <source>Training loss (box + cls + dfl)</source>
+        <translation>训练损失（box + cls + dfl）</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
     </message>
 </context>
 <context>
@@ -3803,6 +3803,10 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <translation>
             <numerusform>应用修复后每张图像耗时 %1 毫秒，预测 %2 毫秒（%3%，共 %n 步）。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Starting: waiting for any memory calibration to finish, then reading the data set and building the model…</source>
+        <translation>正在开始：先等待内存校准完成，然后读取数据集并构建模型…</translation>
     </message>
 </context>
 <context>

@@ -295,7 +295,7 @@ PlotWidget* ComparePage::makePlot(Chart chart) {
         t = {tr("mAP50-95 over wall time"), tr("seconds"), tr("mAP50-95")};
         break;
     case Chart::Loss:
-        t = {tr("Training loss"), tr("epoch"), tr("box + cls + dfl")};
+        t = {tr("Training loss (box + cls + dfl)"), tr("epoch"), tr("loss")};
         break;
     case Chart::Scatter:
         t = {tr("Training peak vs mAP50-95"), tr("training peak (MiB)"), tr("mAP50-95")};
