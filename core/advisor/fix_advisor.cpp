@@ -3,6 +3,7 @@
 
 #include "advisor/fix_cost_model.h"
 #include "config/model_name.h"
+#include "config/settings_table.h"
 #include "config/train_rules.h"
 #include "model/model_builder.h"
 #include "util/bytes.h"
@@ -60,16 +61,9 @@ std::int64_t observedNeed(const OomReport& r) {
     return std::max(r.peakBytes, r.allocatedBytes + r.requestedBytes);
 }
 
-/// The fields any lever changes: enough to tell two candidate configs apart.
+/// The settings a step's memory depends on (every lever is one): tells candidate configs apart.
 std::string cacheKey(const TrainConfig& c) {
-    std::ostringstream key;
-    key << c.model << '|' << c.scale << '|' << c.batch << '|' << c.nbs << '|' << c.imgsz << '|'
-        << c.amp << '|' << static_cast<int>(c.checkpointing) << '|' << c.optimizer << '|'
-        << c.optimizer_offload << '|' << c.val_batch << '|' << c.nproc << '|' << c.zero << '|'
-        << c.assign_chunk << '|';
-    for (int f : c.freeze)
-        key << f << ',';
-    return key.str();
+    return settingsKey(c, kAffectsMemory);
 }
 
 /// Model family (8 or 9), scale letter and where the letter sits in `model` (npos when the
@@ -86,8 +80,8 @@ ModelScale parseModelScale(const TrainConfig& c) {
     if (scaleLettersOf(name.family).empty())
         return m;
     m.family = name.family;
-    if (!c.scale.empty())
-        m.scale = static_cast<char>(std::tolower(static_cast<unsigned char>(c.scale[0])));
+    if (!c.model_scale.empty())
+        m.scale = static_cast<char>(std::tolower(static_cast<unsigned char>(c.model_scale[0])));
     else {
         m.scale = name.scale;
         m.letterPos = name.scalePos;
@@ -354,15 +348,15 @@ Lever scaleLever(const TrainConfig& c) {
             changed.model[m.letterPos] = to;
             s.changes = {{"model", changed.model}};
         } else {
-            changed.scale = std::string(1, to);
-            s.changes = {{"model_scale", changed.scale}};
+            changed.model_scale = std::string(1, to);
+            s.changes = {{"model_scale", changed.model_scale}};
         }
         s.title = "model scale " + std::string(1, to) + " instead of " + std::string(1, m.scale);
         const std::string model = changed.model;
-        const std::string scale = changed.scale;
+        const std::string scale = changed.model_scale;
         s.apply = [model, scale](TrainConfig& t) {
             t.model = model;
-            t.scale = scale;
+            t.model_scale = scale;
         };
         s.effect = fixcost::smallerScale(m.family, m.scale, to);
         s.values = {{"to", std::string(1, to)}, {"from", std::string(1, m.scale)}};
@@ -961,7 +955,7 @@ PeakPredictor reportScalingPredictor(const OomReport& report) {
                                       stateTensors(base) * w * stateShare(base));
     return [=](const TrainConfig& c) -> std::optional<std::int64_t> {
         if (c.checkpointing != base.checkpointing || c.freeze != base.freeze ||
-            c.model != base.model || c.scale != base.scale || c.assign_chunk != base.assign_chunk ||
+            c.model != base.model || c.model_scale != base.model_scale || c.assign_chunk != base.assign_chunk ||
             (base.optimizer_offload && !c.optimizer_offload))
             return std::nullopt;
         if (base.batch <= 0 || base.imgsz <= 0)

@@ -4,6 +4,7 @@
 #include "util/user_message.h"
 
 #include "config/data_config.h"
+#include "config/settings_table.h"
 #include "data/batch.h"
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
@@ -191,12 +192,8 @@ bool dataFacts(const TrainConfig& config, DataFacts& facts, std::string* error) 
 std::string calibrationFamily(const TrainConfig& c, const DataFacts& facts,
                               const std::string& device) {
     std::ostringstream key;
-    key << c.model << '|' << c.scale << '|' << c.amp << '|' << toString(c.checkpointing) << '|'
-        << c.optimizer << '|' << c.optimizer_offload << '|' << facts.nc << '|'
-        << facts.objectsPerImage << '|' << c.assign_chunk << '|' << device << '|' << c.weights
-        << '|';
-    for (int layer : c.freeze)
-        key << layer << ',';
+    key << settingsKey(c, kCalibrationKey, "imgsz") << facts.nc << '|' << facts.objectsPerImage
+        << '|' << device;
     return key.str();
 }
 
@@ -256,7 +253,7 @@ public:
         m_savedBudget = m_probe->budget();
         m_probe->setBudget(0);
         m_baseline = m_probe->allocated();
-        ModelBuild build = buildModel(config.model, facts.nc, config.scale);
+        ModelBuild build = buildModel(config.model, facts.nc, config.model_scale);
         if (!build.model) {
             if (error)
                 *error = build.diagnostics.empty() ? "cannot build " + config.model
