@@ -31,7 +31,7 @@ struct FakeModel {
 
     std::int64_t peak(const hr::TrainConfig& c) {
         ++calls;
-        const bool small = c.model.find("yolov8n") != std::string::npos || c.scale == "n";
+        const bool small = c.model.find("yolov8n") != std::string::npos || c.model_scale == "n";
         const double w = weightsMiB * (small ? 0.3 : 1.0);
         const double grads = c.freeze.empty() ? w : w * 0.5;
         const bool sgd = c.optimizer == "SGD";

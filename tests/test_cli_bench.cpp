@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // headroom-cli bench fixes as a user runs it: the usage on missing options, and the --json
 // object of a tiny configuration (every lever predicted and measured).
+#include "config/settings_table.h"
 #include "data/synthetic_dataset.h"
 
 #include <QJsonArray>
@@ -38,6 +39,7 @@ class TestCliBench : public QObject {
 private slots:
     void initTestCase();
     void missingOptionsShowTheUsage();
+    void trainHelpListsEverySetting();
     void badBatchIsOneLine();
     void jsonHasEveryLever();
 
@@ -56,6 +58,19 @@ void TestCliBench::initTestCase() {
     const std::string dir = m_dir.filePath("data").toStdString();
     QVERIFY2(hr::makeSyntheticDataset(dir, options, &error), error.c_str());
     m_data = QString::fromStdString(dir + "/data.yaml");
+}
+
+void TestCliBench::trainHelpListsEverySetting() {
+    const CliResult r = runCli({"train", "--help"});
+    QCOMPARE(r.exitCode, 0);
+    const QString out = QString::fromUtf8(r.out);
+    const hr::TrainConfig defaults;
+    for (const hr::SettingRow& row : hr::settingRows()) {
+        const QString line = QStringLiteral("\n  %1 (default %2")
+                                 .arg(row.key, QString::fromStdString(settingText(defaults, row)));
+        QVERIFY2(out.contains(line), qPrintable(line));
+        QVERIFY2(out.simplified().contains(QString::fromUtf8(row.help).simplified()), row.key);
+    }
 }
 
 void TestCliBench::missingOptionsShowTheUsage() {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "config/data_config.h"
 #include "config/model_name.h"
+#include "config/settings_table.h"
 #include "config/train_config.h"
 #include "config/train_rules.h"
 #include "util/atomic_file.h"
@@ -58,7 +59,7 @@ TrainConfig everythingChanged() {
     TrainConfig c;
     c.model = "yolov9c.yaml";
     c.data = "/data/my set/data.yaml";
-    c.scale = "m";
+    c.model_scale = "m";
     c.weights = "runs/a/weights/last.pt";
     c.epochs = 7;
     c.patience = 3;
@@ -96,7 +97,7 @@ TrainConfig everythingChanged() {
     c.hsv_v = 0.3;
     c.degrees = 10.0;
     c.translate = 0.2;
-    c.scale_aug = 0.25;
+    c.scale = 0.25;
     c.shear = 2.0;
     c.perspective = 0.0005;
     c.flipud = 0.5;
@@ -135,6 +136,10 @@ private slots:
     void loadsUltralyticsArgs();
     void loadsHeadroomKeys();
     void scaleIsOverloaded();
+    void renamedFieldsReadBothWays();
+    void tableDrivesTheChecks();
+    void tableFlagsDriveTheKeys();
+    void tableListsEverySetting();
     void overrides_data();
     void overrides();
     void badOverrideLeavesConfigUnchanged();
@@ -175,7 +180,7 @@ void TestConfig::defaultsFollowUltralytics() {
     QCOMPARE(c.lr0, 0.01);
     QCOMPARE(c.momentum, 0.937);
     QCOMPARE(c.nbs, 64);
-    QCOMPARE(c.scale_aug, 0.5);
+    QCOMPARE(c.scale, 0.5);
     QCOMPARE(c.close_mosaic, 10);
     QCOMPARE(hr::trainConfigKeys().size(), size_t(64));
     QCOMPARE(QString::fromStdString(hr::trainConfigKeys().front()), QString("model"));
@@ -261,8 +266,8 @@ void TestConfig::loadsUltralyticsArgs() {
     QCOMPARE(QString::fromStdString(c.cache), QString("none"));
     QCOMPARE(c.conf, 0.001);
     QCOMPARE(c.lr0, 0.02);
-    QCOMPARE(c.scale_aug, 0.5);
-    QVERIFY(c.scale.empty());
+    QCOMPARE(c.scale, 0.5);
+    QVERIFY(c.model_scale.empty());
     QVERIFY(c.freeze.empty());
 }
 
@@ -271,8 +276,8 @@ void TestConfig::loadsHeadroomKeys() {
     const auto result = hr::loadTrainConfig(file);
     QVERIFY2(result.config.has_value(), hr::formatDiagnostics(result.diagnostics).c_str());
     const TrainConfig& c = *result.config;
-    QCOMPARE(QString::fromStdString(c.scale), QString("m"));
-    QCOMPARE(c.scale_aug, 0.5);
+    QCOMPARE(QString::fromStdString(c.model_scale), QString("m"));
+    QCOMPARE(c.scale, 0.5);
     QCOMPARE(c.batch, -1);
     QCOMPARE(c.memory_budget, std::int64_t(3) << 30);
     QVERIFY(c.checkpointing == hr::Checkpointing::Backbone);
@@ -293,12 +298,172 @@ void TestConfig::loadsHeadroomKeys() {
 void TestConfig::scaleIsOverloaded() {
     auto r = hr::parseTrainConfig("scale: 0.9\n", "a.yaml");
     QVERIFY(r.config);
-    QCOMPARE(r.config->scale_aug, 0.9);
-    QVERIFY(r.config->scale.empty());
+    QCOMPARE(r.config->scale, 0.9);
+    QVERIFY(r.config->model_scale.empty());
     r = hr::parseTrainConfig("scale: X\nmodel_scale: n\nscale_aug: 0.1\n", "b.yaml");
     QVERIFY(r.config);
-    QCOMPARE(QString::fromStdString(r.config->scale), QString("n")); // the later key wins
-    QCOMPARE(r.config->scale_aug, 0.1);
+    QCOMPARE(QString::fromStdString(r.config->model_scale), QString("n")); // the later key wins
+    QCOMPARE(r.config->scale, 0.1);
+}
+
+void TestConfig::renamedFieldsReadBothWays() {
+    // A saved run config as Headroom wrote it before the fields took their YAML keys' names
+    // (model_scale was TrainConfig::scale, scale was TrainConfig::scale_aug): same keys.
+    auto r = hr::parseTrainConfig("model: yolov8.yaml\nmodel_scale: s\nscale: 0.25\n", "old.yaml");
+    QVERIFY(r.config && r.diagnostics.empty());
+    QCOMPARE(QString::fromStdString(r.config->model_scale), QString("s"));
+    QCOMPARE(r.config->scale, 0.25);
+    // The old C++ name is still read, and a letter as `scale` is the model scale.
+    r = hr::parseTrainConfig("scale_aug: 0.4\n", "alias.yaml");
+    QVERIFY(r.config && r.diagnostics.empty());
+    QCOMPARE(r.config->scale, 0.4);
+    r = hr::parseTrainConfig("scale: m\n", "letter.yaml");
+    QVERIFY(r.config && r.diagnostics.empty());
+    QCOMPARE(QString::fromStdString(r.config->model_scale), QString("m"));
+    QCOMPARE(r.config->scale, 0.5);
+    // The command line, both ways.
+    TrainConfig c;
+    QVERIFY(hr::applyOverride(c, "scale_aug", "0.3").empty());
+    QVERIFY(hr::applyOverride(c, "model-scale", "S").empty());
+    QCOMPARE(c.scale, 0.3);
+    QCOMPARE(QString::fromStdString(c.model_scale), QString("s"));
+    QVERIFY(hr::applyOverride(c, "scale", "0.6").empty());
+    QCOMPARE(c.scale, 0.6);
+    // Written under the field names, read back the same.
+    const std::string yaml = hr::toYaml(c);
+    QVERIFY(yaml.find("\nmodel_scale: s\n") != std::string::npos);
+    QVERIFY(yaml.find("\nscale: 0.6\n") != std::string::npos);
+    QVERIFY(yaml.find("scale_aug") == std::string::npos);
+    r = hr::parseTrainConfig(yaml, "new.yaml");
+    QVERIFY(r.config && *r.config == c);
+}
+
+namespace {
+
+// A value of the row's member one step away from `c`'s.
+void changeSetting(TrainConfig& c, const hr::SettingRow& row) {
+    std::visit(
+        [&c](auto member) {
+            using T = std::decay_t<decltype(c.*member)>;
+            if constexpr (std::is_same_v<T, bool>)
+                c.*member = !(c.*member);
+            else if constexpr (std::is_same_v<T, std::string>)
+                c.*member += "x";
+            else if constexpr (std::is_same_v<T, std::vector<int>>)
+                (c.*member).push_back(7);
+            else if constexpr (std::is_same_v<T, hr::Checkpointing>)
+                c.*member = hr::Checkpointing::All;
+            else if constexpr (std::is_same_v<T, hr::OomPolicy>)
+                c.*member = hr::OomPolicy::Stop;
+            else
+                c.*member = c.*member + 1;
+        },
+        row.member);
+}
+
+} // namespace
+
+void TestConfig::tableDrivesTheChecks() {
+    int checked = 0;
+    for (const hr::SettingRow& row : hr::settingRows()) {
+        QVERIFY2(*row.label && *row.help, row.key);
+        // A number just outside the row's bound is refused with the row's words and fix.
+        double bad = 0;
+        switch (row.bound) {
+        case hr::SettingBound::AtLeast:
+        case hr::SettingBound::Closed:
+        case hr::SettingBound::ClosedOpen:
+            bad = row.lo - 1;
+            break;
+        case hr::SettingBound::NotNegative:
+            bad = -1;
+            break;
+        case hr::SettingBound::Above:
+        case hr::SettingBound::OpenClosed:
+            bad = row.lo;
+            break;
+        default:
+            continue;
+        }
+        TrainConfig c;
+        if (const auto* i = std::get_if<int TrainConfig::*>(&row.member))
+            c.** i = static_cast<int>(bad);
+        else if (const auto* d = std::get_if<double TrainConfig::*>(&row.member))
+            c.** d = bad;
+        else
+            QFAIL(row.key);
+        const Diagnostics found = hr::validate(c);
+        const Diagnostic* d = findKey(found, row.key);
+        QVERIFY2(d, row.key);
+        QVERIFY2(d->message.rfind(row.what, 0) == 0, d->message.c_str());
+        QCOMPARE(QString::fromStdString(d->fix), QString(row.fix));
+        QVERIFY(!d->code.empty());
+        // The same value read from a file is refused there too, at its line.
+        const auto file = hr::parseTrainConfig(
+            std::string(row.key) + ": " + hr::settingText(c, row) + "\n", "bad.yaml");
+        QVERIFY2(!file.config, row.key);
+        QCOMPARE(file.diagnostics.front().line, 1);
+        ++checked;
+    }
+    QVERIFY(checked >= 30);
+    // A choice row refuses what is not among its choices.
+    TrainConfig c;
+    const auto bad = hr::applyOverride(c, "cache", "tape");
+    QCOMPARE(bad.size(), size_t(1));
+    QCOMPARE(QString::fromStdString(bad.front().code), QString("unknown_choice"));
+}
+
+void TestConfig::tableFlagsDriveTheKeys() {
+    const TrainConfig base;
+    const std::pair<hr::SettingFlag, int> flags[] = {{hr::kAffectsLoader, 0},
+                                                     {hr::kAffectsMemory, 0},
+                                                     {hr::kRuntime, 0},
+                                                     {hr::kCalibrationKey, 0}};
+    for (auto [flag, rows] : flags) {
+        for (const hr::SettingRow& row : hr::settingRows()) {
+            TrainConfig changed = base;
+            changeSetting(changed, row);
+            QVERIFY2(changed != base, row.key);
+            const bool flagged = (row.flags & flag) != 0;
+            rows += flagged ? 1 : 0;
+            // The key and the comparison see exactly the rows with the flag.
+            QCOMPARE(hr::settingsKey(changed, flag) != hr::settingsKey(base, flag), flagged);
+            QCOMPARE(!hr::sameSettings(changed, base, flag), flagged);
+            // Copying takes exactly those rows.
+            TrainConfig copy = base;
+            hr::copySettings(copy, changed, flag);
+            QCOMPARE(copy == changed, flagged);
+        }
+        QVERIFY(rows > 0);
+    }
+    // The calibration key leaves the image size to the caller (scaled calibrations).
+    const hr::SettingRow* imgsz = hr::findSettingRow("imgsz");
+    QVERIFY(imgsz && (imgsz->flags & hr::kCalibrationKey));
+    TrainConfig larger = base;
+    larger.imgsz = 320;
+    QCOMPARE(hr::settingsKey(larger, hr::kCalibrationKey, "imgsz"),
+             hr::settingsKey(base, hr::kCalibrationKey, "imgsz"));
+    // What each key holds (the advisor's levers, the estimator's calibration, resume).
+    for (const char* key : {"batch", "imgsz", "amp", "checkpointing", "nproc", "zero", "freeze"})
+        QVERIFY2(hr::findSettingRow(key)->flags & hr::kAffectsMemory, key);
+    for (const char* key : {"memory_budget", "on_oom", "threads", "workers", "device"})
+        QVERIFY2(hr::findSettingRow(key)->flags & hr::kRuntime, key);
+    QVERIFY(!(hr::findSettingRow("epochs")->flags & hr::kRuntime));
+}
+
+void TestConfig::tableListsEverySetting() {
+    const QString help = QString::fromStdString(hr::settingsHelp());
+    const TrainConfig defaults;
+    for (const hr::SettingRow& row : hr::settingRows()) {
+        const QString line =
+            QStringLiteral("  %1 (default %2")
+                .arg(row.key, QString::fromStdString(hr::settingText(defaults, row)));
+        QVERIFY2(help.contains(line), qPrintable(line));
+        QVERIFY2(help.simplified().contains(QString::fromUtf8(row.help).simplified()), row.key);
+    }
+    QVERIFY(help.contains("  imgsz (default 640"));
+    QVERIFY(help.contains("  mosaic (default 1.0; 0 to 1)"));
+    QVERIFY(help.contains("  cache (default none; one of none ram disk)"));
 }
 
 void TestConfig::overrides_data() {

@@ -349,7 +349,7 @@ void TestDataLoader::optionsFromTrainConfig() {
     c.batch = 8;
     c.workers = 64;
     c.mosaic = 0.5;
-    c.scale_aug = 0.25;
+    c.scale = 0.25;
     c.close_mosaic = 3;
     c.cache = "ram";
     const auto train = hr::LoaderOptions::fromConfig(c, true);

@@ -16,11 +16,14 @@
 #include "trainingsession.h"
 #include "ui_test_env.h"
 
+#include "config/settings_table.h"
 #include "config/train_config.h"
 #include "data/synthetic_dataset.h"
 #include "util/bytes.h"
 
 #include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QHeaderView>
 #include <QLabel>
@@ -43,6 +46,7 @@
 #include <QtTest>
 #include <qcustomplot.h>
 
+#include <cmath>
 #include <functional>
 
 using hr::TrainConfig;
@@ -81,6 +85,7 @@ class TestUi : public QObject {
 private slots:
     void initTestCase();
     void formCoversEveryKey();
+    void formFollowsTheTable();
     void formRoundTrip();
     void formEditEmitsChange();
     void budgetText();
@@ -126,11 +131,59 @@ void TestUi::formCoversEveryKey() {
     QCOMPARE(keys.size(), int(hr::trainConfigKeys().size()));
 }
 
+void TestUi::formFollowsTheTable() {
+    hr::ui::SettingsForm form;
+    const auto translated = [](const char* text) {
+        return QCoreApplication::translate(hr::kSettingsContext, text);
+    };
+    for (const hr::SettingRow& row : hr::settingRows()) {
+        QWidget* editor = form.editor(row.key);
+        QVERIFY2(editor, row.key);
+        // The row's help and its effects are the tooltip; its label names the field.
+        const QString tip = editor->toolTip();
+        QVERIFY2(tip.contains(translated(row.help).toHtmlEscaped()), row.key);
+        for (const char* effect : {row.memory, row.speed, row.accuracy})
+            if (effect)
+                QVERIFY2(tip.contains(translated(effect).toHtmlEscaped()), row.key);
+        bool labelled = false;
+        for (QLabel* label : form.findChildren<QLabel*>())
+            labelled |= label->buddy() == editor && label->text() == translated(row.label);
+        QVERIFY2(labelled, row.key);
+        // The row's range is the editor's, its choices the list's.
+        if (auto* spin = qobject_cast<QSpinBox*>(editor)) {
+            QCOMPARE(spin->minimum(), int(row.lo));
+            QCOMPARE(spin->maximum(), int(row.hi));
+        } else if (auto* spin = qobject_cast<QDoubleSpinBox*>(editor)) {
+            // An open bound is one shown digit inside it.
+            const double digit = std::pow(10.0, -row.decimals) + 1e-9;
+            QVERIFY2(spin->minimum() >= row.lo && spin->minimum() - row.lo <= digit, row.key);
+            QVERIFY2(spin->maximum() <= row.hi && row.hi - spin->maximum() <= digit, row.key);
+            QCOMPARE(spin->decimals(), row.decimals);
+        } else if (auto* combo = qobject_cast<QComboBox*>(editor);
+                   combo && row.editor != hr::SettingEditor::ModelFile) {
+            QCOMPARE(combo->count(), int(row.choices.size()));
+        }
+    }
+    // A wrong input gets the check's words under the field, and the field is named invalid.
+    auto* imgsz = qobject_cast<QSpinBox*>(form.editor("imgsz"));
+    imgsz->setValue(100);
+    QVERIFY(!form.isValid());
+    QVERIFY(form.fieldMessage("imgsz").contains("96"));
+    QCOMPARE(form.invalidFields(), QStringList{translated(hr::findSettingRow("imgsz")->label)});
+    // The rows' texts are translated through their context.
+    QVERIFY(hr::ui::installTranslations("zh_CN"));
+    hr::ui::SettingsForm chinese;
+    const hr::SettingRow* batch = hr::findSettingRow("batch");
+    QVERIFY(!chinese.editor("batch")->toolTip().contains(batch->help));
+    QVERIFY(chinese.editor("batch")->toolTip().contains(translated(batch->help)));
+    QVERIFY(hr::ui::installTranslations("en"));
+}
+
 void TestUi::formRoundTrip() {
     TrainConfig c;
     c.model = "yolov8s.yaml";
     c.data = "/tmp/some/data.yaml";
-    c.scale = "m";
+    c.model_scale = "m";
     c.weights = "/tmp/w.pt";
     c.epochs = 7;
     c.patience = 3;
@@ -168,7 +221,7 @@ void TestUi::formRoundTrip() {
     c.hsv_v = 0.3;
     c.degrees = 10;
     c.translate = 0.2;
-    c.scale_aug = 0.4;
+    c.scale = 0.4;
     c.shear = 2;
     c.perspective = 0.0005;
     c.flipud = 0.1;

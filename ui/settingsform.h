@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "config/settings_table.h"
 #include "config/train_config.h"
 
 #include <QStringList>
@@ -17,10 +18,11 @@ class QVBoxLayout;
 
 namespace hr::ui {
 
-/// Every TrainConfig setting as a form, grouped (model and data, device and memory, schedule,
-/// loss, augmentation, validation, run folder, distributed). Each field's tooltip says what it
-/// does to memory, speed and accuracy. The form edits a copy: config() returns the values
-/// shown, setConfig() replaces them without emitting configChanged().
+/// Every TrainConfig setting as a form, made from the settings table (config/settings_table.h):
+/// one field per row, in the row's group (model and data, device and memory, schedule, loss,
+/// augmentation, validation, run folder, distributed), with the row's label, editor, range and
+/// tooltip (what it does to memory, speed and accuracy). The form edits a copy: config() returns
+/// the values shown, setConfig() replaces them without emitting configChanged().
 class SettingsForm : public QWidget {
     Q_OBJECT
 public:
@@ -72,30 +74,11 @@ private:
 
     /// A titled group in the left (0) or right (1) column.
     QFormLayout* addGroup(const QString& title, int column);
-    QString tip(const QString& what, const QString& memory, const QString& speed,
-                const QString& accuracy) const;
-    void addField(QFormLayout* form, const QString& key, const QString& label, QWidget* widget,
-                  const QString& tooltip, std::function<void(const TrainConfig&)> load,
-                  std::function<void(TrainConfig&)> store);
-    /// A free-text field: the text goes through core's parser (applyOverride); `quote` passes
-    /// it as one YAML string (paths, names) rather than as YAML (sizes, lists).
-    void addFreeText(QFormLayout* form, const QString& key, const QString& label, QWidget* widget,
-                     const QString& tooltip, std::function<void(const TrainConfig&)> load,
-                     std::function<QString()> text, bool quote);
-    void addInt(QFormLayout* form, const QString& key, const QString& label,
-                int TrainConfig::*member, int min, int max, const QString& tooltip,
-                const QString& special = {}, int step = 1);
-    void addDouble(QFormLayout* form, const QString& key, const QString& label,
-                   double TrainConfig::*member, double min, double max, int decimals,
-                   const QString& tooltip);
-    void addBool(QFormLayout* form, const QString& key, const QString& label,
-                 bool TrainConfig::*member, const QString& tooltip);
-    void addText(QFormLayout* form, const QString& key, const QString& label,
-                 std::string TrainConfig::*member, const QString& tooltip,
-                 const QString& placeholder = {});
-    void addChoice(QFormLayout* form, const QString& key, const QString& label,
-                   std::string TrainConfig::*member, const QStringList& values,
-                   const QStringList& labels, bool editable, const QString& tooltip);
+    /// The row's tooltip: its help and its memory, speed and accuracy effect, translated.
+    QString tip(const SettingRow& row) const;
+    /// The row's editor, made from its type, range and choices.
+    QWidget* makeEditor(const SettingRow& row, QWidget* parent);
+    void addField(QFormLayout* form, const SettingRow& row);
     void buildFields();
     void updateValidation();
 

@@ -7,7 +7,9 @@
 
 namespace hr::cli {
 
-bool ParsedArgs::has(const std::string& name) const { return m_values.count(name) > 0; }
+bool ParsedArgs::has(const std::string& name) const {
+    return m_values.count(name) > 0;
+}
 
 std::string ParsedArgs::value(const std::string& name, const std::string& fallback) const {
     const auto it = m_values.find(name);
@@ -39,8 +41,7 @@ std::optional<double> ParsedArgs::number(const std::string& name, std::string* e
 }
 
 bool parseArgs(const std::vector<std::string>& words, const std::vector<OptionSpec>& specs,
-               bool acceptOverrides, bool acceptPositionals, ParsedArgs& out,
-               std::string& error) {
+               bool acceptOverrides, bool acceptPositionals, ParsedArgs& out, std::string& error) {
     std::vector<std::string> known;
     for (const auto& s : specs)
         known.push_back(s.name);

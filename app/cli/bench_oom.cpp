@@ -34,7 +34,7 @@ std::int64_t measureStepPeak(const TrainConfig& config, int nc) {
     auto& tracker = CpuMemoryTracker::instance();
     tracker.install();
     tracker.setBudget(0);
-    ModelBuild build = buildModel(config.model, nc, config.scale);
+    ModelBuild build = buildModel(config.model, nc, config.model_scale);
     TORCH_CHECK(build.model, formatDiagnostics(build.diagnostics));
     TrainStep step(config, build.model, nc, torch::kCPU);
     Batch batch;

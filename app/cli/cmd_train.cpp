@@ -327,6 +327,7 @@ Command makeTrainCommand() {
     c.options.push_back(
         {"--master-port", "PORT", "rank 0's rendezvous port (default: a free one)"});
     c.acceptsOverrides = true;
+    c.listsSettings = true;
     c.run = runTrain;
     return c;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "command.h"
 
+#include "config/settings_table.h"
+
 #include <algorithm>
 
 namespace hr::cli {
@@ -42,6 +44,8 @@ std::string commandHelp(const Command& command) {
     if (command.acceptsOverrides)
         out += "\nSettings: any training setting as key=value (Ultralytics names), e.g.\n"
                "  imgsz=320 batch=8 epochs=30 amp=false memory_budget=3GiB on_oom=auto\n";
+    if (command.listsSettings)
+        out += "\nEvery setting, its default and range, and what it does:\n" + settingsHelp();
     return out;
 }
 

@@ -18,6 +18,7 @@ struct Command {
     std::string description; ///< paragraphs shown by `<name> --help`
     std::vector<OptionSpec> options;
     bool acceptsOverrides = false; ///< takes key=value TrainConfig overrides
+    bool listsSettings = false;    ///< its --help lists every setting (the settings table)
     bool acceptsPositionals = false;
     std::function<int(const ParsedArgs&)> run; ///< returns the process exit code
 };
@@ -44,6 +45,6 @@ enum ExitCode { ExitOk = 0, ExitFailure = 1, ExitUsage = 2 };
 #define HEADROOM_CLI_CONCAT2(a, b) a##b
 #define HEADROOM_CLI_CONCAT(a, b) HEADROOM_CLI_CONCAT2(a, b)
 /// Registers the Command returned by `factory()` at start-up.
-#define HEADROOM_REGISTER_COMMAND(factory)                                                      \
-    static const bool HEADROOM_CLI_CONCAT(headroomCommandRegistered, __LINE__) =                \
+#define HEADROOM_REGISTER_COMMAND(factory)                                                         \
+    static const bool HEADROOM_CLI_CONCAT(headroomCommandRegistered, __LINE__) =                   \
         ::hr::cli::CommandRegistry::instance().add(factory())

@@ -38,8 +38,8 @@ ModelScale parseModelScale(const TrainConfig& c) {
     if (scaleLettersOf(name.family).empty())
         return m;
     m.family = name.family;
-    if (!c.scale.empty())
-        m.scale = static_cast<char>(std::tolower(static_cast<unsigned char>(c.scale[0])));
+    if (!c.model_scale.empty())
+        m.scale = static_cast<char>(std::tolower(static_cast<unsigned char>(c.model_scale[0])));
     else {
         m.scale = name.scale;
         m.letterPos = name.scalePos;
@@ -304,15 +304,15 @@ Lever scaleLever(const TrainConfig& c) {
             changed.model[m.letterPos] = to;
             s.changes = {{"model", changed.model}};
         } else {
-            changed.scale = std::string(1, to);
-            s.changes = {{"model_scale", changed.scale}};
+            changed.model_scale = std::string(1, to);
+            s.changes = {{"model_scale", changed.model_scale}};
         }
         s.title = "model scale " + std::string(1, to) + " instead of " + std::string(1, m.scale);
         const std::string model = changed.model;
-        const std::string scale = changed.scale;
+        const std::string scale = changed.model_scale;
         s.apply = [model, scale](TrainConfig& t) {
             t.model = model;
-            t.scale = scale;
+            t.model_scale = scale;
         };
         s.effect = fixcost::smallerScale(m.family, m.scale, to);
         s.values = {{"to", std::string(1, to)}, {"from", std::string(1, m.scale)}};

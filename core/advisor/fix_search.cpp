@@ -4,6 +4,7 @@
 
 #include "advisor/fix_cost_model.h"
 #include "advisor/fix_levers.h"
+#include "config/settings_table.h"
 #include "util/bytes.h"
 #include "util/speed_checks.h"
 
@@ -24,16 +25,9 @@ using advisor::Lever;
 using advisor::observedNeed;
 using advisor::Step;
 
-/// The fields any lever changes: enough to tell two candidate configs apart.
+/// The settings a step's memory depends on (every lever is one): tells candidate configs apart.
 std::string cacheKey(const TrainConfig& c) {
-    std::ostringstream key;
-    key << c.model << '|' << c.scale << '|' << c.batch << '|' << c.nbs << '|' << c.imgsz << '|'
-        << c.amp << '|' << static_cast<int>(c.checkpointing) << '|' << c.optimizer << '|'
-        << c.optimizer_offload << '|' << c.val_batch << '|' << c.nproc << '|' << c.zero << '|'
-        << c.assign_chunk << '|';
-    for (int f : c.freeze)
-        key << f << ',';
-    return key.str();
+    return settingsKey(c, kAffectsMemory);
 }
 
 // --- search --------------------------------------------------------------------------------

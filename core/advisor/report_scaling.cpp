@@ -49,8 +49,8 @@ PeakPredictor reportScalingPredictor(const OomReport& report) {
                                       stateTensors(base) * w * stateShare(base));
     return [=](const TrainConfig& c) -> std::optional<std::int64_t> {
         if (c.checkpointing != base.checkpointing || c.freeze != base.freeze ||
-            c.model != base.model || c.scale != base.scale || c.assign_chunk != base.assign_chunk ||
-            (base.optimizer_offload && !c.optimizer_offload))
+            c.model != base.model || c.model_scale != base.model_scale ||
+            c.assign_chunk != base.assign_chunk || (base.optimizer_offload && !c.optimizer_offload))
             return std::nullopt;
         if (base.batch <= 0 || base.imgsz <= 0)
             return std::nullopt;

@@ -14,9 +14,10 @@ namespace {
 
 /// Whether two configs train the same way (what the accuracy of a run depends on).
 bool sameTraining(const TrainConfig& a, const TrainConfig& b) {
-    return a.data == b.data && a.model == b.model && a.scale == b.scale && a.weights == b.weights &&
-           a.epochs == b.epochs && a.imgsz == b.imgsz && a.batch == b.batch && a.nbs == b.nbs &&
-           a.amp == b.amp && a.checkpointing == b.checkpointing && a.freeze == b.freeze &&
+    return a.data == b.data && a.model == b.model && a.model_scale == b.model_scale &&
+           a.weights == b.weights && a.epochs == b.epochs && a.imgsz == b.imgsz &&
+           a.batch == b.batch && a.nbs == b.nbs && a.amp == b.amp &&
+           a.checkpointing == b.checkpointing && a.freeze == b.freeze &&
            a.optimizer == b.optimizer && a.assign_chunk == b.assign_chunk && a.seed == b.seed;
 }
 

@@ -2,6 +2,7 @@
 #include "config/train_config.h"
 #include "config/weights_source.h"
 
+#include "config/settings_table.h"
 #include "config/train_config_check.h"
 
 #include "config/yaml_read.h"
@@ -21,101 +22,10 @@ namespace {
 using namespace settings_check;
 using Severity = Diagnostic::Severity;
 
-// Every setting is one row: its YAML key and the member it fills. The table drives parsing,
-// validation, writing and comparison, so a new field needs one line here and nothing else.
-using Member = std::variant<int TrainConfig::*, double TrainConfig::*, bool TrainConfig::*,
-                            std::string TrainConfig::*, std::int64_t TrainConfig::*,
-                            std::vector<int> TrainConfig::*, Checkpointing TrainConfig::*,
-                            OomPolicy TrainConfig::*>;
-
-struct Field {
-    const char* key;
-    Member member;
-    const char* section = nullptr; ///< comment written before the first field of a section
-};
-
-const std::vector<Field>& fields() {
-    static const std::vector<Field> table = {
-        {"model", &TrainConfig::model, "task"},
-        {"data", &TrainConfig::data},
-        {"model_scale", &TrainConfig::scale},
-        {"weights", &TrainConfig::weights},
-        {"epochs", &TrainConfig::epochs},
-        {"patience", &TrainConfig::patience},
-        {"batch", &TrainConfig::batch},
-        {"imgsz", &TrainConfig::imgsz},
-        {"device", &TrainConfig::device},
-        {"workers", &TrainConfig::workers},
-        {"threads", &TrainConfig::threads},
-        {"project", &TrainConfig::project},
-        {"name", &TrainConfig::name},
-        {"exist_ok", &TrainConfig::exist_ok},
-        {"resume", &TrainConfig::resume},
-        {"seed", &TrainConfig::seed},
-        {"deterministic", &TrainConfig::deterministic},
-        {"fraction", &TrainConfig::fraction},
-        {"save_period", &TrainConfig::save_period},
-        {"optimizer", &TrainConfig::optimizer, "optimisation"},
-        {"lr0", &TrainConfig::lr0},
-        {"lrf", &TrainConfig::lrf},
-        {"momentum", &TrainConfig::momentum},
-        {"weight_decay", &TrainConfig::weight_decay},
-        {"warmup_epochs", &TrainConfig::warmup_epochs},
-        {"warmup_momentum", &TrainConfig::warmup_momentum},
-        {"warmup_bias_lr", &TrainConfig::warmup_bias_lr},
-        {"cos_lr", &TrainConfig::cos_lr},
-        {"nbs", &TrainConfig::nbs},
-        {"box", &TrainConfig::box},
-        {"cls", &TrainConfig::cls},
-        {"dfl", &TrainConfig::dfl},
-        {"amp", &TrainConfig::amp},
-        {"freeze", &TrainConfig::freeze},
-        {"single_cls", &TrainConfig::single_cls},
-        {"hsv_h", &TrainConfig::hsv_h, "augmentation"},
-        {"hsv_s", &TrainConfig::hsv_s},
-        {"hsv_v", &TrainConfig::hsv_v},
-        {"degrees", &TrainConfig::degrees},
-        {"translate", &TrainConfig::translate},
-        {"scale", &TrainConfig::scale_aug},
-        {"shear", &TrainConfig::shear},
-        {"perspective", &TrainConfig::perspective},
-        {"flipud", &TrainConfig::flipud},
-        {"fliplr", &TrainConfig::fliplr},
-        {"mosaic", &TrainConfig::mosaic},
-        {"mixup", &TrainConfig::mixup},
-        {"close_mosaic", &TrainConfig::close_mosaic},
-        {"cache", &TrainConfig::cache},
-        {"rect", &TrainConfig::rect},
-        {"val", &TrainConfig::val, "validation"},
-        {"conf", &TrainConfig::conf},
-        {"iou", &TrainConfig::iou},
-        {"max_det", &TrainConfig::max_det},
-        {"val_batch", &TrainConfig::val_batch},
-        {"memory_budget", &TrainConfig::memory_budget, "memory (Headroom)"},
-        {"checkpointing", &TrainConfig::checkpointing},
-        {"on_oom", &TrainConfig::on_oom},
-        {"optimizer_offload", &TrainConfig::optimizer_offload},
-        {"assign_chunk", &TrainConfig::assign_chunk},
-        {"memory_sample_hz", &TrainConfig::memory_sample_hz},
-        {"nproc", &TrainConfig::nproc, "distributed (Headroom)"},
-        {"zero", &TrainConfig::zero},
-        {"sync_bn", &TrainConfig::sync_bn},
-    };
-    return table;
-}
-
-const Field* findField(const std::string& key) {
-    for (const Field& field : fields())
-        if (key == field.key)
-            return &field;
-    return nullptr;
-}
-
-// Other spellings Headroom accepts for its own keys.
+// The key a row is written as (aliases read as their row's key).
 std::string canonicalKey(const std::string& key) {
-    if (key == "scale_aug")
-        return "scale";
-    return key;
+    const SettingRow* row = findSettingRow(key);
+    return row ? row->key : key;
 }
 
 // Ultralytics train/val/predict/export arguments that have no meaning in Headroom. A user's
@@ -210,17 +120,13 @@ std::optional<Checkpointing> checkpointingFromText(const std::string& text) {
     return std::nullopt;
 }
 
-std::string budgetText(std::int64_t bytes) {
-    return bytes == 0 ? "none" : exactByteSize(bytes, false);
-}
-
 std::string scalarText(const YAML::Node& node) {
     return node.IsScalar() ? node.Scalar() : "";
 }
 
 // Reads `value` into `field` of `config`. Null restores the default (Ultralytics writes
 // `conf: null`, `device: null` ... for "not set").
-std::optional<Problem> readValue(TrainConfig& config, const Field& field, const std::string& key,
+std::optional<Problem> readValue(TrainConfig& config, const SettingRow& field,
                                  const YAML::Node& value) {
     static const TrainConfig defaults;
     const bool isNull = !value.IsDefined() || value.IsNull();
@@ -234,13 +140,9 @@ std::optional<Problem> readValue(TrainConfig& config, const Field& field, const 
             if constexpr (std::is_same_v<T, int>) {
                 const auto whole = yaml::toWhole(value);
                 if (!whole) {
-                    const auto number = yaml::toNumber(value);
-                    if (key == "batch" && number && *number > 0 && *number < 1)
-                        return Problem{"expected a whole number, got " + yaml::describe(value) +
-                                           " (Ultralytics' fraction of GPU memory)",
-                                       "use batch: -1 to fit the batch to memory_budget",
-                                       "batch_fraction",
-                                       {yaml::describe(value)}};
+                    if (field.readHint)
+                        if (auto hint = field.readHint(value))
+                            return hint;
                     return Problem{"expected a whole number, got " + yaml::describe(value),
                                    "write a number like " + std::to_string(defaults.*member),
                                    "expected_whole",
@@ -275,23 +177,8 @@ std::optional<Problem> readValue(TrainConfig& config, const Field& field, const 
                                    "expected_text",
                                    {yaml::describe(value)}};
                 std::string text = trim(value.Scalar());
-                if (key == "cache") {
-                    // Ultralytics: cache: true means RAM, false means no cache.
-                    if (const auto flag = yaml::toBool(value))
-                        text = *flag ? "ram" : "none";
-                    text = toLower(text);
-                } else if (key == "optimizer") {
-                    for (const auto& name : optimizerNames())
-                        if (toLower(name) == toLower(text))
-                            text = name;
-                } else if (key == "model_scale") {
-                    text = toLower(text);
-                } else if (key == "device") {
-                    text = toLower(text);
-                    // Ultralytics' `device: 0` is the first CUDA device.
-                    if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos)
-                        text = "cuda:" + text;
-                }
+                if (field.normalise)
+                    text = field.normalise(text);
                 config.*member = text;
             } else if constexpr (std::is_same_v<T, std::int64_t>) {
                 const std::string text = toLower(trim(scalarText(value)));
@@ -393,7 +280,7 @@ void applyEntry(TrainConfig& config, const std::string& rawKey, const YAML::Node
                                          "use a detection data set and model"));
         return;
     }
-    const Field* field = findField(key);
+    const SettingRow* field = findSettingRow(key);
     if (!field) {
         const std::string near = nearestMatch(key, allKnownKeys());
         out.push_back(makeDiagnostic(unknownSeverity, file, keyLine, rawKey, "unknown setting",
@@ -408,8 +295,8 @@ void applyEntry(TrainConfig& config, const std::string& rawKey, const YAML::Node
     std::optional<Problem> problem;
     // `scale` is Ultralytics' augmentation gain when numeric; a letter is the model scale.
     if (key == "scale" && value.IsScalar() && !yaml::toNumber(value)) {
-        const Field* scaleField = findField("model_scale");
-        problem = readValue(updated, *scaleField, "model_scale", value);
+        const SettingRow* scaleField = findSettingRow("model_scale");
+        problem = readValue(updated, *scaleField, value);
         if (!problem)
             problem = checkValue(updated, "model_scale");
         if (problem) {
@@ -420,9 +307,9 @@ void applyEntry(TrainConfig& config, const std::string& rawKey, const YAML::Node
             problem->args = {yaml::describe(value)};
         }
     } else {
-        problem = readValue(updated, *field, key, value);
+        problem = readValue(updated, *field, value);
         if (!problem)
-            problem = checkValue(updated, key);
+            problem = checkValue(updated, *field);
     }
     if (problem) {
         out.push_back(problemDiagnostic(*problem, file, valueLine, rawKey));
@@ -436,20 +323,17 @@ void applyEntry(TrainConfig& config, const std::string& rawKey, const YAML::Node
 const std::vector<std::string>& trainConfigKeys() {
     static const std::vector<std::string> keys = [] {
         std::vector<std::string> out;
-        for (const Field& field : fields())
-            out.push_back(field.key);
+        for (const SettingRow& row : settingRows())
+            out.push_back(row.key);
         return out;
     }();
     return keys;
 }
 
 bool TrainConfig::operator==(const TrainConfig& other) const {
-    for (const Field& field : fields()) {
-        const bool same =
-            std::visit([&](auto member) { return this->*member == other.*member; }, field.member);
-        if (!same)
+    for (const SettingRow& row : settingRows())
+        if (!std::visit([&](auto member) { return this->*member == other.*member; }, row.member))
             return false;
-    }
     return true;
 }
 
@@ -569,35 +453,12 @@ Diagnostics applyOverride(TrainConfig& config, const std::string& key, const std
 std::string toYaml(const TrainConfig& config) {
     std::string out = "# Headroom training settings (Ultralytics names where they match)\n";
     bool firstSection = true;
-    for (const Field& field : fields()) {
-        if (field.section) {
-            out += std::string(firstSection ? "" : "\n") + "# --- " + field.section + "\n";
+    for (const SettingRow& row : settingRows()) {
+        if (row.section) {
+            out += std::string(firstSection ? "" : "\n") + "# --- " + row.section + "\n";
             firstSection = false;
         }
-        const std::string value = std::visit(
-            [&](auto member) -> std::string {
-                using T = std::decay_t<decltype(config.*member)>;
-                const T& v = config.*member;
-                if constexpr (std::is_same_v<T, int>)
-                    return std::to_string(v);
-                else if constexpr (std::is_same_v<T, double>)
-                    return yaml::formatNumber(v);
-                else if constexpr (std::is_same_v<T, bool>)
-                    return v ? "true" : "false";
-                else if constexpr (std::is_same_v<T, std::string>)
-                    return yaml::quoteIfNeeded(v);
-                else if constexpr (std::is_same_v<T, std::int64_t>)
-                    return budgetText(v);
-                else if constexpr (std::is_same_v<T, std::vector<int>>) {
-                    std::string list = "[";
-                    for (size_t i = 0; i < v.size(); ++i)
-                        list += (i ? ", " : "") + std::to_string(v[i]);
-                    return list + "]";
-                } else
-                    return toString(v);
-            },
-            field.member);
-        out += std::string(field.key) + ": " + value + "\n";
+        out += std::string(row.key) + ": " + settingText(config, row) + "\n";
     }
     return out;
 }

@@ -18,13 +18,14 @@ enum class Checkpointing { None, Backbone, All };
 
 /// Every setting of a training run, as a value. Names and defaults follow Ultralytics' train
 /// arguments where the concept is the same, so an existing Ultralytics YAML loads unchanged.
-/// The YAML key of each field is its name; Headroom's own keys are marked.
+/// The YAML key of each field is its name; Headroom's own keys are marked. What each one means,
+/// its range, its check and its effects are its row in config/settings_table.h.
 struct TrainConfig {
     // --- task -------------------------------------------------------------------------------
     std::string model = "yolov8n.yaml"; ///< model YAML (path, or a name under resources/models)
     std::string data;                   ///< data.yaml path; empty = the built-in sample
-    std::string scale;   ///< Headroom: scale letter (n/s/m/l/x, t/c/e); empty = from file name
-    std::string weights; ///< Headroom: start from these weights (a .pt written by Headroom)
+    std::string model_scale; ///< Headroom: scale letter (n/s/m/l/x, t/c/e); empty = file name
+    std::string weights;     ///< Headroom: start from these weights (a .pt written by Headroom)
     int epochs = 100;
     int patience = 100;          ///< epochs without fitness improvement before stopping early
     int batch = 16;              ///< images per step; -1 = auto-fit to the memory budget
@@ -65,7 +66,7 @@ struct TrainConfig {
     double hsv_v = 0.4;
     double degrees = 0.0;
     double translate = 0.1;
-    double scale_aug = 0.5; ///< YAML key "scale" when numeric (Ultralytics' augmentation gain)
+    double scale = 0.5; ///< augmentation zoom gain (a letter as `scale` sets model_scale)
     double shear = 0.0;
     double perspective = 0.0;
     double flipud = 0.0;
@@ -132,10 +133,9 @@ std::string toYaml(const TrainConfig& config);
 /// Writes toYaml() atomically. Returns false and fills `error` on failure.
 bool saveTrainConfig(const TrainConfig& config, const std::string& path, std::string* error);
 
-/// Every YAML key a TrainConfig understands, in the order toYaml() writes them. A field's key is
-/// its name, except: `scale` is `scale_aug` (Ultralytics' augmentation gain; a letter given as
-/// `scale` sets the model scale instead) and `model_scale` is `scale`. `scale_aug` is also
-/// accepted on input.
+/// Every YAML key a TrainConfig understands, in the order toYaml() writes them: each field's
+/// name. On input `scale_aug` (the C++ name of `scale` before) is read as `scale`, and a
+/// letter given as `scale` sets `model_scale`, as Ultralytics users write it.
 const std::vector<std::string>& trainConfigKeys();
 
 const char* toString(OomPolicy policy);

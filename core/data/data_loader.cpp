@@ -62,7 +62,7 @@ LoaderOptions LoaderOptions::fromConfig(const TrainConfig& c, bool training) {
     o.epochs = c.epochs;
     o.close_mosaic = c.close_mosaic;
     o.hyp.hsv_h = c.hsv_h, o.hyp.hsv_s = c.hsv_s, o.hyp.hsv_v = c.hsv_v;
-    o.hyp.degrees = c.degrees, o.hyp.translate = c.translate, o.hyp.scale = c.scale_aug;
+    o.hyp.degrees = c.degrees, o.hyp.translate = c.translate, o.hyp.scale = c.scale;
     o.hyp.shear = c.shear, o.hyp.perspective = c.perspective;
     o.hyp.flipud = c.flipud, o.hyp.fliplr = c.fliplr;
     o.hyp.mosaic = c.mosaic, o.hyp.mixup = c.mixup;

@@ -2,6 +2,7 @@
 #include "estimate/calibration_cache.h"
 
 #include "config/data_config.h"
+#include "config/settings_table.h"
 #include "config/train_rules.h"
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
@@ -22,12 +23,8 @@ namespace {
 std::string calibrationFamily(const TrainConfig& c, const DataFacts& facts,
                               const std::string& device) {
     std::ostringstream key;
-    key << c.model << '|' << c.scale << '|' << c.amp << '|' << toString(c.checkpointing) << '|'
-        << c.optimizer << '|' << c.optimizer_offload << '|' << facts.nc << '|'
-        << facts.objectsPerImage << '|' << c.assign_chunk << '|' << device << '|' << c.weights
-        << '|';
-    for (int layer : c.freeze)
-        key << layer << ',';
+    key << settingsKey(c, kCalibrationKey, "imgsz") << facts.nc << '|' << facts.objectsPerImage
+        << '|' << device;
     return key.str();
 }
 

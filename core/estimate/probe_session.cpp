@@ -22,7 +22,7 @@ ProbeSession::ProbeSession(const TrainConfig& config, const DataFacts& facts, in
     m_savedBudget = m_probe->budget();
     m_probe->setBudget(0);
     m_baseline = m_probe->allocated();
-    ModelBuild build = buildModel(config.model, facts.nc, config.scale);
+    ModelBuild build = buildModel(config.model, facts.nc, config.model_scale);
     if (!build.model) {
         if (error)
             *error = build.diagnostics.empty() ? "cannot build " + config.model

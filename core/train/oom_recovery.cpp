@@ -3,6 +3,7 @@
 // decision, and the new config applied to the live run.
 #include "train/trainer_impl.h"
 
+#include "config/settings_table.h"
 #include "memory/resident_memory.h"
 #include "util/bytes.h"
 #include "util/speed_checks.h"
@@ -18,11 +19,7 @@ namespace hr {
 namespace {
 
 bool sameTrainLoader(const TrainConfig& a, const TrainConfig& b) {
-    const LoaderOptions x = LoaderOptions::fromConfig(a, true);
-    const LoaderOptions y = LoaderOptions::fromConfig(b, true);
-    return x.imgsz == y.imgsz && x.batch == y.batch && x.workers == y.workers &&
-           x.cache == y.cache && x.rect == y.rect && x.hyp.mosaic == y.hyp.mosaic &&
-           x.hyp.mixup == y.hyp.mixup && x.close_mosaic == y.close_mosaic;
+    return sameSettings(a, b, kAffectsLoader);
 }
 
 bool sameValLoader(const TrainConfig& a, const TrainConfig& b) {

@@ -2,6 +2,8 @@
 // resume: which run continues, and with which settings.
 #include "train/trainer_impl.h"
 
+#include "config/settings_table.h"
+
 #include <filesystem>
 
 namespace hr {
@@ -43,12 +45,7 @@ std::string findResumeFolder(const TrainConfig& config) {
 
 /// Settings that only concern this process, taken from the new command line on resume.
 void keepRuntimeSettings(TrainConfig& stored, const TrainConfig& given) {
-    stored.memory_budget = given.memory_budget;
-    stored.on_oom = given.on_oom;
-    stored.threads = given.threads;
-    stored.workers = given.workers;
-    stored.device = given.device;
-    stored.memory_sample_hz = given.memory_sample_hz;
+    copySettings(stored, given, kRuntime);
     stored.resume = true;
 }
 

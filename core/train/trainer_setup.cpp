@@ -135,7 +135,7 @@ void Trainer::Impl::setUp() {
     }
 
     loadData();
-    ModelBuild build = buildModel(config.model, nc, config.scale);
+    ModelBuild build = buildModel(config.model, nc, config.model_scale);
     if (!build.model)
         throw RunError(formatDiagnostics(build.diagnostics));
     if (const std::string weights = startingWeights(config); !weights.empty() && !config.resume) {
