@@ -583,7 +583,10 @@ void TestAdvisor::autoPolicyAppliesTopFix() {
 void TestAdvisor::stopAndAskPolicies() {
     FakeModel model;
     const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
-    QVERIFY(hr::makeAdvisorHandler(hr::OomPolicy::Stop, model.predictor(), {})(r).stop);
+    const hr::OomDecision stopped =
+        hr::makeAdvisorHandler(hr::OomPolicy::Stop, model.predictor(), {})(r);
+    QVERIFY(stopped.stop);
+    QVERIFY(stopped.fixFits); // batch 8 fits: the trainer need not look for a smallest budget
 
     std::string diagnosisSeen;
     int offered = 0;
@@ -699,7 +702,10 @@ void TestAdvisor::autoNeverRestarts() {
     QVERIFY(!fixes.empty());
     for (const auto& f : fixes)
         QVERIFY(f.restarts);
-    QVERIFY(hr::makeAdvisorHandler(hr::OomPolicy::Auto, model.predictor(), {})(r).stop);
+    const hr::OomDecision none =
+        hr::makeAdvisorHandler(hr::OomPolicy::Auto, model.predictor(), {})(r);
+    QVERIFY(none.stop);
+    QVERIFY(!none.fixFits); // only another model fits: the budget is too small for this one
 }
 
 void TestAdvisor::costModelNumbers() {

@@ -3725,10 +3725,6 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <translation>修复后实测峰值为 %1，预测为 %2（%3%）。</translation>
     </message>
     <message>
-        <source>Out of memory in %1 at epoch %2, batch %3: %4 requested with %5 allocated.</source>
-        <translation>第 %2 轮第 %3 批在 %1 阶段显存不足：已分配 %5，请求 %4。</translation>
-    </message>
-    <message>
         <source>rank 0 allocated</source>
         <translation>rank 0 已分配</translation>
     </message>
@@ -3807,6 +3803,10 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>Starting: waiting for any memory calibration to finish, then reading the data set and building the model…</source>
         <translation>正在开始：先等待内存校准完成，然后读取数据集并构建模型…</translation>
+    </message>
+    <message>
+        <source>Out of memory in the %1 at epoch %2, batch %3: %4 requested with %5 allocated.</source>
+        <translation>第 %2 轮第 %3 批在%1时显存不足：已分配 %5，请求 %4。</translation>
     </message>
 </context>
 <context>

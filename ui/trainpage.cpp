@@ -3,6 +3,7 @@
 
 #include "elidedlabel.h"
 #include "failurewording.h"
+#include "oomadvisordialog.h"
 #include "plotwidget.h"
 #include "runspage.h"
 #include "trainingsession.h"
@@ -482,8 +483,8 @@ void TrainPage::onOom(const hr::OomReport& report) {
         addOomMark(report.seconds);
     else if (!report.timeline.empty())
         addOomMark(report.timeline.back().seconds);
-    appendLog(tr("Out of memory in %1 at epoch %2, batch %3: %4 requested with %5 allocated.")
-                  .arg(QString::fromLatin1(hr::toString(report.phase)))
+    appendLog(tr("Out of memory in the %1 at epoch %2, batch %3: %4 requested with %5 allocated.")
+                  .arg(phaseName(report.phase))
                   .arg(report.epoch + 1)
                   .arg(report.batch + 1)
                   .arg(bytesText(report.requestedBytes), bytesText(report.allocatedBytes)),

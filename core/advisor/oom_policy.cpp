@@ -51,6 +51,9 @@ OomHandler makeAdvisorHandler(OomPolicy policy, PeakPredictor predictor, FixChoo
         OomDecision stop;
         stop.stop = true;
         stop.config = report.config;
+        stop.fixFits = std::any_of(fixes.begin(), fixes.end(), [](const FixSuggestion& fix) {
+            return fix.fits && !fix.hostFix && !fix.restarts;
+        });
         switch (policy) {
         case OomPolicy::Stop:
             return stop;

@@ -156,8 +156,9 @@ bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, i
     const OomDecision decision = decideFix(report, phase);
     if (decision.stop) {
         // A person who stopped the run (or closed the studio) wants it ended now, not an
-        // estimate of the smallest budget first.
-        if (!stopRequested)
+        // estimate of the smallest budget first; and a fix that fits shows the budget is not
+        // too small.
+        if (!stopRequested && !decision.fixFits)
             if (auto why = budgetTooSmall())
                 throw *why;
         return false;

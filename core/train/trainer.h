@@ -23,6 +23,10 @@ struct OomDecision {
     /// The factor speedFactor already holds from an earlier check of this fix on this machine
     /// (the trainer's own check compounds it).
     double speedCorrection = 1.0;
+    /// With stop: the advisor found a device fix for this model predicted to fit, so the budget
+    /// is not too small and the trainer skips the search for the smallest one (minutes of probe
+    /// steps on a CPU).
+    bool fixFits = false;
 };
 
 /// Called on the trainer's thread after an OOM, once the failed step's memory is released.
