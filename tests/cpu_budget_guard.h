@@ -14,6 +14,8 @@ namespace hr::testing {
 class CpuBudgetGuard {
 public:
     explicit CpuBudgetGuard(std::int64_t bytes) { set(bytes); }
+    /// Only lifts the budget at the end: for a scope in which a run sets its memory_budget.
+    CpuBudgetGuard() = default;
     ~CpuBudgetGuard() { CpuMemoryTracker::instance().setBudget(0); }
     CpuBudgetGuard(const CpuBudgetGuard&) = delete;
     CpuBudgetGuard& operator=(const CpuBudgetGuard&) = delete;

@@ -74,7 +74,7 @@ hr::OomReport reportFor(FakeModel& model, hr::Phase phase, std::int64_t budget,
     r.budgetBytes = budget;
     r.device = "cpu";
     r.epoch = 2;
-    r.batch = 11;
+    r.batchIndex = 11;
     const std::int64_t need = model.peak(r.config);
     r.requestedBytes = 64 * MiB;
     r.allocatedBytes = need - r.requestedBytes;

@@ -257,8 +257,9 @@ void TestCompare::paretoFrontOnHandMadePoints() {
 }
 
 void TestCompare::peaksSplitTrainingFromValidation() {
-    // Epoch 0: training peaks at 100, validation (epoch peak 150) at 150. Epoch 1: training
-    // peaks at 120, its epoch peak 120 says nothing about validation; a validation sample says 90.
+    // The trainer records both peaks apart: batch_end and epoch_end's train_peak_bytes are the
+    // training steps', epoch_end's val_peak_bytes validation's. The combined peak_bytes and the
+    // memory samples decide nothing.
     hr::RunRecord run;
     const auto event = [&](const std::string& type, std::map<std::string, std::string> fields) {
         hr::EventRecord e;
@@ -269,51 +270,38 @@ void TestCompare::peaksSplitTrainingFromValidation() {
     event("run_started", {});
     event("batch_end", {{"epoch", "0"}, {"peak_bytes", "80"}});
     event("batch_end", {{"epoch", "0"}, {"peak_bytes", "100"}});
-    event("epoch_end", {{"epoch", "0"}, {"peak_bytes", "150"}});
+    event("epoch_end", {{"epoch", "0"},
+                        {"peak_bytes", "150"},
+                        {"train_peak_bytes", "100"},
+                        {"val_peak_bytes", "150"}});
     event("batch_end", {{"epoch", "1"}, {"peak_bytes", "120"}});
-    event("epoch_end", {{"epoch", "1"}, {"peak_bytes", "120"}});
-    hr::PeakSplit split = hr::splitPeaks(run);
-    QCOMPARE(split.trainPeak(), std::int64_t(120));
-    QCOMPARE(split.valPeak(), std::int64_t(150));
-    // The trainer's own validation peak, below the training peak where nothing else shows it.
-    event("epoch_end", {{"epoch", "1"}, {"peak_bytes", "120"}, {"val_peak_bytes", "70"}});
-    QCOMPARE(hr::splitPeaks(run).valPeak(), std::int64_t(150));
-    run.events.erase(run.events.begin() + 3); // without epoch 0's epoch_end: only the 70 is left
-    QCOMPARE(hr::splitPeaks(run).valPeak(), std::int64_t(70));
-    run.events.pop_back();
-    run.events.insert(run.events.begin() + 3, [] {
-        hr::EventRecord e;
-        e.type = "epoch_end";
-        e.fields = {{"epoch", "0"}, {"peak_bytes", "150"}};
-        return e;
-    }());
-    split = hr::splitPeaks(run);
-    QCOMPARE(split.valPeak(), std::int64_t(150));
-
-    // Samples: training phases count for training, validation for validation, idle for neither.
-    run.events.erase(run.events.begin() + 3); // no epoch_end for epoch 0 any more
+    event("epoch_end", {{"epoch", "1"},
+                        {"peak_bytes", "125"},
+                        {"train_peak_bytes", "125"},
+                        {"val_peak_bytes", "70"}});
     hr::MemorySample s;
     s.phase = hr::Phase::Validation;
-    s.allocated = 60;
-    s.peak = 90;
+    s.allocated = s.peakSinceLastStep = 900;
     run.memory.push_back(s);
-    s.phase = hr::Phase::Idle;
-    s.allocated = s.peak = 500; // set-up and teardown
-    run.memory.push_back(s);
-    s.phase = hr::Phase::Backward;
-    s.allocated = 110;
-    s.peak = 0;
-    run.memory.push_back(s);
-    split = hr::splitPeaks(run);
-    QCOMPARE(split.trainPeak(), std::int64_t(120));
-    QCOMPARE(split.valPeak(), std::int64_t(90));
+    hr::RunPeaks peaks = hr::runPeaks(run);
+    QCOMPARE(peaks.trainPeak(), std::int64_t(125));
+    QCOMPARE(peaks.valPeak(), std::int64_t(150));
+
+    // A run folder from before train_peak_bytes: batch_end says the training peak; one from
+    // before val_peak_bytes has no validation peak (not a guess from the combined one).
+    run.events.clear();
+    event("batch_end", {{"epoch", "0"}, {"peak_bytes", "100"}});
+    event("epoch_end", {{"epoch", "0"}, {"peak_bytes", "150"}});
+    peaks = hr::runPeaks(run);
+    QCOMPARE(peaks.trainPeak(), std::int64_t(100));
+    QCOMPARE(peaks.valPeak(), std::int64_t(0));
 
     // An OOM's peak counts where it happened.
     event("oom", {{"phase", "validation"}, {"peak_bytes", "400"}});
     event("oom", {{"phase", "forward"}, {"peak_bytes", "300"}});
-    split = hr::splitPeaks(run);
-    QCOMPARE(split.trainPeak(), std::int64_t(300));
-    QCOMPARE(split.valPeak(), std::int64_t(400));
+    peaks = hr::runPeaks(run);
+    QCOMPARE(peaks.trainPeak(), std::int64_t(300));
+    QCOMPARE(peaks.valPeak(), std::int64_t(400));
 
     // The row reads both, the memory ratio and the Pareto front use the training peak.
     hr::Comparison c;

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "cpu_budget_guard.h"
+
 #include "config/train_config.h"
 #include "data/data_loader.h"
 #include "data/synthetic_dataset.h"
@@ -373,7 +375,7 @@ void TestDataLoader::workersAllocateOutsideTheBudget() {
     auto& tracker = hr::CpuMemoryTracker::instance();
     tracker.install();
     const std::int64_t before = tracker.allocated();
-    tracker.setBudget(before + 64 * 1024);
+    const hr::testing::CpuBudgetGuard budget(before + 64 * 1024);
     for (int workers : {2, 0}) {
         hr::LoaderOptions o = trainOptions();
         o.workers = workers;
@@ -384,7 +386,6 @@ void TestDataLoader::workersAllocateOutsideTheBudget() {
         QCOMPARE(tracker.allocated(), before);
         QVERIFY(tracker.hostAllocated() >= 3 * batches.front().bytes());
     }
-    tracker.setBudget(0);
 }
 
 QTEST_APPLESS_MAIN(TestDataLoader)

@@ -437,7 +437,7 @@ void TestMemory::parseRequestedBytes() {
 void TestMemory::hostScopeAllocationsDoNotCount() {
     const std::int64_t before = tracker().allocated();
     const std::int64_t hostBefore = tracker().hostAllocated();
-    tracker().setBudget(before + 1024 * 1024); // 1 MiB of room
+    const hr::testing::CpuBudgetGuard budget(before + 1024 * 1024); // 1 MiB of room
     torch::Tensor host;
     {
         hr::HostAllocationScope scope;
@@ -467,7 +467,7 @@ void TestMemory::countOnDeviceEnforcesTheBudget() {
         batch = torch::ones({1024 * 1024}, torch::kFloat32); // 4 MiB
     }
     // Room for 2 MiB: "moving" the batch to the device fails there, with the batch's size.
-    tracker().setBudget(before + 2 * 1024 * 1024);
+    hr::testing::CpuBudgetGuard budget(before + 2 * 1024 * 1024);
     bool refused = false;
     try {
         tracker().countOnDevice(batch.storage().data_ptr());
@@ -478,7 +478,7 @@ void TestMemory::countOnDeviceEnforcesTheBudget() {
     QCOMPARE(tracker().allocated(), before);
     QCOMPARE(tracker().lastFailure().requested, std::int64_t(4 * 1024 * 1024));
     // With room it counts from then on, once, and stops counting when freed.
-    tracker().setBudget(before + 8 * 1024 * 1024);
+    budget.set(before + 8 * 1024 * 1024);
     tracker().countOnDevice(batch.storage().data_ptr());
     tracker().countOnDevice(batch.storage().data_ptr());
     QCOMPARE(tracker().allocated(), before + 4 * 1024 * 1024);
@@ -493,7 +493,7 @@ void TestMemory::newSessionIgnoresEarlierBlocks() {
     tracker().beginSession();
     QCOMPARE(tracker().allocated(), std::int64_t(0));
     QCOMPARE(tracker().peak(), std::int64_t(0));
-    tracker().setBudget(6 * 1024 * 1024); // smaller than the leftover: must not matter
+    const hr::testing::CpuBudgetGuard budget(6 * 1024 * 1024); // below the leftover: no matter
     auto mine = torch::zeros({1024 * 1024}, torch::kFloat32);
     QCOMPARE(tracker().allocated(), std::int64_t(4 * 1024 * 1024));
     leftover = torch::Tensor(); // freeing earlier work does not lower this session's figures
@@ -505,7 +505,7 @@ void TestMemory::newSessionIgnoresEarlierBlocks() {
 void TestMemory::failureSnapshotIsTakenAtTheRefusal() {
     const std::int64_t before = tracker().allocated();
     tracker().resetPeak();
-    tracker().setBudget(before + 10 * 1024 * 1024);
+    const hr::testing::CpuBudgetGuard budget(before + 10 * 1024 * 1024);
     const std::int64_t serial = tracker().lastFailure().serial;
     std::string message;
     {
@@ -543,7 +543,7 @@ void TestMemory::probeStepsAndOomMarkInTheTimeline() {
     QVERIFY(mark.oom);
     QCOMPARE(mark.phase, hr::Phase::Backward);
     QCOMPARE(mark.allocated, std::int64_t(123456789));
-    QCOMPARE(mark.peak, std::int64_t(987654321));
+    QCOMPARE(mark.peakSinceLastStep, std::int64_t(987654321));
     const auto parsed = hr::MemorySampler::parseCsv(hr::MemorySampler::csvHeader() + "\n" +
                                                     hr::MemorySampler::csvLine(mark) + "\n");
     QCOMPARE(parsed.size(), std::size_t(1));
@@ -648,7 +648,7 @@ void TestMemory::samplerCsvRoundTrip() {
         QCOMPARE(parsed[1].rank, 3);
         const auto original = sampler.timeline();
         QCOMPARE(parsed[1].allocated, original[1].allocated);
-        QCOMPARE(parsed[1].peak, original[1].peak);
+        QCOMPARE(parsed[1].peakSinceLastStep, original[1].peakSinceLastStep);
     }
     QVERIFY(
         !sampler.streamCsv(dir.filePath("missing/dir/memory.csv").toStdString(), false, &error));

@@ -25,11 +25,11 @@ void writeRun(const QString& dir, const std::string& results, const std::string&
     hr::MemorySample a;
     a.seconds = 0.5;
     a.allocated = 1000;
-    a.peak = 5000;
+    a.peakSinceLastStep = 5000;
     a.phase = hr::Phase::Forward;
     hr::MemorySample b = a;
     b.seconds = 1.0;
-    b.peak = 9000;
+    b.peakSinceLastStep = 9000;
     b.phase = hr::Phase::Backward;
     QVERIFY(hr::writeFileAtomically(base + "/memory.csv", hr::MemorySampler::csvHeader() + "\n" +
                                                               hr::MemorySampler::csvLine(a) + "\n" +
@@ -263,12 +263,12 @@ void TestRuns::probeStepsAreNotTheRunsPeak() {
     hr::MemorySample run;
     run.seconds = 1;
     run.allocated = 1000;
-    run.peak = 9000;
+    run.peakSinceLastStep = 9000;
     run.phase = hr::Phase::Forward;
     hr::MemorySample probe = run;
     probe.seconds = 2;
     probe.allocated = 270000;
-    probe.peak = 280000;
+    probe.peakSinceLastStep = 280000;
     probe.phase = hr::Phase::Probe;
     QVERIFY(hr::writeFileAtomically(dir.toStdString() + "/memory.csv",
                                     hr::MemorySampler::csvHeader() + "\n" +

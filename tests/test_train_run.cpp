@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The trainer on a real (tiny) detector and data set: gradient checkpointing through TrainStep,
 // an end-to-end run with its run folder, resume equivalence, and OOM recovery.
+#include "cpu_budget_guard.h"
+
 #include "config/train_config.h"
 #include "data/batch.h"
 #include "data/synthetic_dataset.h"
@@ -296,14 +298,16 @@ void TestTrainRun::oomInStepKeepsWeights() {
     std::vector<torch::Tensor> before;
     for (const auto& p : model->parameters())
         before.push_back(p.detach().clone());
-    probe->setBudget(probe->allocated() + 4 * 1024 * 1024); // far too small for a step
     bool threw = false;
-    try {
-        step.step(batch);
-    } catch (const c10::OutOfMemoryError&) {
-        threw = true;
+    {
+        // The CPU probe's budget is the tracker's: far too small for a step.
+        const hr::testing::CpuBudgetGuard budget(probe->allocated() + 4 * 1024 * 1024);
+        try {
+            step.step(batch);
+        } catch (const c10::OutOfMemoryError&) {
+            threw = true;
+        }
     }
-    probe->setBudget(0);
     QVERIFY(threw);
     const hr::Phase failed = step.currentPhase();
     QVERIFY(failed == hr::Phase::Forward || failed == hr::Phase::Loss ||
@@ -462,8 +466,11 @@ void TestTrainRun::oomRecoveryContinuesRun() {
         decision.speedFactor = 4.0;
         return decision;
     });
-    const int rc = trainer.run();
-    hr::CpuMemoryTracker::instance().setBudget(0);
+    int rc = -1;
+    {
+        const hr::testing::CpuBudgetGuard lift; // the run sets its memory_budget
+        rc = trainer.run();
+    }
     QVERIFY2(rc == 0, log.failure.c_str());
     QVERIFY(calls >= 1);
     QVERIFY(!log.ooms.empty());
@@ -498,8 +505,11 @@ void TestTrainRun::noHandlerStopsWithLastWeights() {
     hr::TrainConfig config = tinyConfig("nohandler", "train");
     config.memory_budget = 30 * 1024 * 1024; // model + EMA fit (~24 MB), a step does not
     hr::Trainer trainer(config, log.sink());
-    const int rc = trainer.run();
-    hr::CpuMemoryTracker::instance().setBudget(0);
+    int rc = -1;
+    {
+        const hr::testing::CpuBudgetGuard lift; // the run sets its memory_budget
+        rc = trainer.run();
+    }
     QCOMPARE(rc, 1);
     QVERIFY(!log.ooms.empty());
     QVERIFY2(log.failure.find("out of memory") != std::string::npos, log.failure.c_str());

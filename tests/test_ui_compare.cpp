@@ -249,7 +249,8 @@ void TestUiCompare::editsSavesLoadsAndRunsStrategies() {
     QVERIFY(page.statusLabel()->text().contains("batch: must be a positive number"));
     const QString shots = qEnvironmentVariable("HEADROOM_SCREENSHOT_DIR");
     if (!shots.isEmpty()) {
-        QTest::qWait(200); // the layout makes room for the problem text
+        // The layout makes room for the problem text before the grab.
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
         QVERIFY(page.grab().save(QDir(shots).filePath("compare-problem.png")));
     }
     QVERIFY(!page.session()->isRunning());
@@ -368,7 +369,7 @@ void TestUiCompare::editsSavesLoadsAndRunsStrategies() {
     // HEADROOM_SCREENSHOT_DIR=DIR saves the page as it looks now, to check it by eye.
     if (!shots.isEmpty()) {
         editor->setCurrentIndex(1);
-        QTest::qWait(300);
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
         QVERIFY(page.grab().save(QDir(shots).filePath("compare.png")));
     }
 }

@@ -128,7 +128,7 @@ void TestUiTraining::trainingUpdatesPlotsAndStaysResponsive() {
              failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
     QCOMPARE(finished.count(), 1);
     QCOMPARE(epochs.count(), 2);
-    m_measuredPeak = epochs.last().first().value<hr::EpochEnd>().peakBytes;
+    m_measuredPeak = epochs.last().first().value<hr::EpochEnd>().peakBytes();
     QVERIFY(m_measuredPeak > 0);
     m_trainPagePeak = window.trainPage()->trainingPeak();
     QCOMPARE(window.trainPage()->runState(), QString("finished"));
@@ -184,7 +184,7 @@ void TestUiTraining::runsPageListsFinishedRun() {
     const std::optional<hr::RunRecord> record =
         hr::RunStore::load(run->data(0, Qt::UserRole).toString().toStdString());
     QVERIFY(record);
-    const hr::PeakSplit peaks = hr::splitPeaks(*record);
+    const hr::RunPeaks peaks = hr::runPeaks(*record);
     QVERIFY(peaks.trainPeak() > 0);
     QVERIFY(peaks.valPeak() > 0);
     QCOMPARE(run->data(Page::TrainPeakColumn, Qt::UserRole).toLongLong(),

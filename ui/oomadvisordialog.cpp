@@ -83,13 +83,13 @@ QString OomAdvisorDialog::describe(const OomReport& r) {
                   "memory.")
             .arg(phaseName(r.phase))
             .arg(r.epoch + 1)
-            .arg(r.batch + 1);
+            .arg(r.batchIndex + 1);
     QString text =
         tr("The %1 of epoch %2, batch %3 (batch %4 at %5 px) ran out of device memory: it asked "
            "for %6 more with %7 already allocated, against a budget of %8.")
             .arg(phaseName(r.phase))
             .arg(r.epoch + 1)
-            .arg(r.batch + 1)
+            .arg(r.batchIndex + 1)
             .arg(r.config.batch)
             .arg(r.config.imgsz)
             .arg(r.requestedBytes > 0 ? bytes(r.requestedBytes) : tr("an unknown amount"))

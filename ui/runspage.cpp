@@ -209,7 +209,7 @@ void RunsPage::refresh() {
         if (!record)
             continue;
         const RunSummary& run = record->summary;
-        const PeakSplit peaks = splitPeaks(*record);
+        const RunPeaks peaks = runPeaks(*record);
         auto* item = new RunItem(m_list);
         const QString path = QString::fromStdString(run.path);
         item->setData(RunColumn, Qt::UserRole, path);

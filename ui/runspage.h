@@ -16,7 +16,7 @@ class PlotWidget;
 /// The Runs page: the runs under a runs folder (runs/<name>/ with results.csv) with their state
 /// (finished / stopped / failed / stopped by OOM; a failure's reason is the cell's tooltip),
 /// model, image size, epochs done of planned, duration, the training peak against the budget
-/// and the validation peak apart as core's PeakSplit measures them (the Train page and the
+/// and the validation peak apart as core's RunPeaks measures them (the Train page and the
 /// Compare page use the same; their bytes are the cells' UserRole data), and the best mAP.
 /// Opening one shows its curves. A context menu opens the folder, resumes the run, compares
 /// the selected runs or deletes the run after asking.

@@ -218,8 +218,7 @@ void TrainPage::onStarted(const hr::RunStarted& event) {
     m_currentPhaseGroup = -2;
     m_inProbe = false;
     m_waiting = false;
-    m_peaks = PeakSplit();
-    m_peaks.batchEnd(-1, 0);
+    m_peaks = RunPeaks();
     m_state.clear();
     m_progress->setToolTip(QString());
     for (QCPAbstractItem* item : std::as_const(m_oomItems))
@@ -249,20 +248,20 @@ void TrainPage::onStarted(const hr::RunStarted& event) {
 }
 
 void TrainPage::onBatch(const hr::BatchEnd& event) {
-    m_peaks.batchEnd(event.epoch, event.peakBytes);
+    m_peaks.training(event.peakBytes);
     const int perEpoch = std::max(1, event.batchesPerEpoch);
-    const double x = event.epoch + double(event.batch + 1) / perEpoch;
+    const double x = event.epoch + double(event.batchIndex + 1) / perEpoch;
     m_loss->append(m_trainLoss[0], x, event.boxLoss);
     m_loss->append(m_trainLoss[1], x, event.clsLoss);
     m_loss->append(m_trainLoss[2], x, event.dflLoss);
     m_lr->append(m_lrSeries, x, event.lr);
     const int total = std::max(1, m_epochs * perEpoch);
     m_progress->setRange(0, total);
-    m_progress->setValue(std::min(total, event.epoch * perEpoch + event.batch + 1));
+    m_progress->setValue(std::min(total, event.epoch * perEpoch + event.batchIndex + 1));
     m_progress->setFormat(tr("epoch %1/%2 · batch %3/%4 · ETA %5")
                               .arg(event.epoch + 1)
                               .arg(m_epochs)
-                              .arg(event.batch + 1)
+                              .arg(event.batchIndex + 1)
                               .arg(perEpoch)
                               .arg(formatDuration(event.etaSeconds)));
     m_status->setText(tr("%1 images/s · box %2 · cls %3 · dfl %4")
@@ -273,7 +272,7 @@ void TrainPage::onBatch(const hr::BatchEnd& event) {
 }
 
 void TrainPage::onEpoch(const hr::EpochEnd& event) {
-    m_peaks.epochEnd(event.epoch, event.peakBytes);
+    m_peaks.training(event.trainPeakBytes);
     m_peaks.validation(event.valPeakBytes);
     const double x = event.epoch + 1;
     m_loss->append(m_valLoss[0], x, event.valBoxLoss);
@@ -290,7 +289,7 @@ void TrainPage::onEpoch(const hr::EpochEnd& event) {
                   .arg(event.map, 0, 'f', 4)
                   .arg(event.precision, 0, 'f', 3)
                   .arg(event.recall, 0, 'f', 3)
-                  .arg(bytesText(event.peakBytes))
+                  .arg(bytesText(event.peakBytes()))
                   .arg(formatDuration(event.epochSeconds))
                   .arg(event.best ? tr(" (best so far)") : QString()));
 }
@@ -324,7 +323,7 @@ void TrainPage::onMemory(const hr::MemorySample& sample) {
         m_memory->append(m_probeMemory, sample.seconds, sample.allocated / kMiB);
     } else {
         m_memory->append(m_allocated, sample.seconds, sample.allocated / kMiB);
-        m_memory->append(m_peak, sample.seconds, sample.peak / kMiB);
+        m_memory->append(m_peak, sample.seconds, sample.peakSinceLastStep / kMiB);
     }
     const int group = probe ? -1 : phaseGroup(sample.phase);
     if (group != m_currentPhaseGroup) {
@@ -336,7 +335,6 @@ void TrainPage::onMemory(const hr::MemorySample& sample) {
         m_budget = sample.budget;
         m_memory->setReferenceLine(m_budget / kMiB, tr("budget %1").arg(bytesText(m_budget)));
     }
-    m_peaks.sample(sample.phase, sample.peak, sample.allocated);
     updateMemoryStatus(sample);
 }
 
@@ -438,7 +436,7 @@ void TrainPage::onFixApplied(const hr::FixApplied& event) {
     setWaitingForChoice(false);
     appendLog(tr("Fix applied at epoch %1, batch %2: %3 (predicted peak %4). Training continues.")
                   .arg(event.epoch + 1)
-                  .arg(event.batch + 1)
+                  .arg(event.batchIndex + 1)
                   .arg(QString::fromStdString(event.description))
                   .arg(event.predictedPeak > 0 ? bytesText(event.predictedPeak) : tr("unknown")));
 }
@@ -486,7 +484,7 @@ void TrainPage::onOom(const hr::OomReport& report) {
     appendLog(tr("Out of memory in the %1 at epoch %2, batch %3: %4 requested with %5 allocated.")
                   .arg(phaseName(report.phase))
                   .arg(report.epoch + 1)
-                  .arg(report.batch + 1)
+                  .arg(report.batchIndex + 1)
                   .arg(bytesText(report.requestedBytes), bytesText(report.allocatedBytes)),
               int(LogMessage::Level::Warning));
 }

@@ -23,7 +23,7 @@ class TrainingSession;
 /// The Train page: start/pause/stop, a progress bar with ETA, live plots of device memory
 /// (budget line, phase shading, the advisor's probe steps as a band and a line of their own,
 /// a mark at each out-of-memory error), losses, mAP and learning rate, and the run's log.
-/// Its training peak is core's PeakSplit over the same events the run folder keeps, so the
+/// Its training peak is core's RunPeaks over the same events the run folder keeps, so the
 /// Runs page shows the same number.
 /// It only listens to a TrainingSession's signals; the window decides what to start.
 class TrainPage : public QWidget {
@@ -102,7 +102,7 @@ private:
     double m_lastSampleSeconds = 0;
     QVector<double> m_oomTimes;
     QList<QCPAbstractItem*> m_oomItems;
-    PeakSplit m_peaks;
+    RunPeaks m_peaks;
     QString m_state;
 };
 

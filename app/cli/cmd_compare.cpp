@@ -37,11 +37,9 @@ public:
         const std::string& name = m_strategies[index].name;
         char text[256];
         if (const auto* e = std::get_if<BatchEnd>(&event)) {
-            m_peaks.batchEnd(e->epoch, e->peakBytes);
-        } else if (const auto* e = std::get_if<MemorySample>(&event)) {
-            m_peaks.sample(e->phase, e->peak, e->allocated);
+            m_peaks.training(e->peakBytes);
         } else if (const auto* e = std::get_if<RunStarted>(&event)) {
-            m_peaks = PeakSplit();
+            m_peaks = RunPeaks();
             std::cout << "[" << index + 1 << "/" << m_strategies.size() << "] " << name
                       << ": batch " << e->config.batch << ", accumulate "
                       << accumulateSteps(e->config) << (e->config.amp ? ", AMP" : "")
@@ -51,7 +49,7 @@ public:
                       << " -> " << e->runDir << "\n"
                       << std::flush;
         } else if (const auto* e = std::get_if<EpochEnd>(&event)) {
-            m_peaks.epochEnd(e->epoch, e->peakBytes);
+            m_peaks.training(e->trainPeakBytes);
             m_peaks.validation(e->valPeakBytes);
             std::snprintf(text, sizeof text,
                           "  %s epoch %d/%d  mAP50 %.3f  mAP50-95 %.3f  %.1f s  %.1f img/s  "
@@ -64,7 +62,7 @@ public:
             m_peaks.oom(e->report.phase, e->report.peakBytes);
             std::cout << "  " << name << ": out of memory in the " << toString(e->report.phase)
                       << " phase (epoch " << e->report.epoch + 1 << ", batch "
-                      << e->report.batch + 1 << "); recorded as OOM\n"
+                      << e->report.batchIndex + 1 << "); recorded as OOM\n"
                       << std::flush;
         } else if (const auto* e = std::get_if<LogMessage>(&event)) {
             if (e->level != LogMessage::Level::Info)
@@ -74,7 +72,7 @@ public:
 
 private:
     const std::vector<Strategy>& m_strategies;
-    PeakSplit m_peaks; ///< of the running strategy
+    RunPeaks m_peaks; ///< of the running strategy
 };
 
 int finish(Comparison& comparison, const std::string& out) {

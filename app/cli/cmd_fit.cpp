@@ -65,7 +65,7 @@ CheckRun runUnderBudget(TrainConfig config, const std::string& project) {
         if (std::holds_alternative<OomOccurred>(event))
             ++out.ooms;
         else if (const auto* end = std::get_if<EpochEnd>(&event))
-            out.peak = std::max(out.peak, end->peakBytes);
+            out.peak = std::max(out.peak, end->peakBytes());
         else if (const auto* failed = std::get_if<RunFailed>(&event))
             out.failure = failed->message;
     });

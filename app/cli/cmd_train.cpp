@@ -84,15 +84,15 @@ private:
         std::cout << std::flush;
     }
     void show(const BatchEnd& e) {
-        const bool last = e.batch + 1 == e.batchesPerEpoch;
+        const bool last = e.batchIndex + 1 == e.batchesPerEpoch;
         if (!m_tty && !last)
             return;
         const double itPerSecond =
             e.imagesPerSecond > 0 && m_batchImages > 0 ? e.imagesPerSecond / m_batchImages : 0;
         std::ostringstream line;
         line << std::fixed << std::setprecision(3) << "epoch " << e.epoch + 1 << "/" << m_epochs
-             << "  " << e.batch + 1 << "/" << e.batchesPerEpoch << "  box " << e.boxLoss << " cls "
-             << e.clsLoss << " dfl " << e.dflLoss << std::setprecision(1) << "  "
+             << "  " << e.batchIndex + 1 << "/" << e.batchesPerEpoch << "  box " << e.boxLoss
+             << " cls " << e.clsLoss << " dfl " << e.dflLoss << std::setprecision(1) << "  "
              << e.imagesPerSecond << " img/s";
         if (itPerSecond > 0)
             line << " (" << std::setprecision(2) << itPerSecond << " it/s)";
@@ -115,7 +115,7 @@ private:
                   << " mAP50-95 " << e.map << "  val box " << e.valBoxLoss << " cls "
                   << e.valClsLoss << " dfl " << e.valDflLoss << std::setprecision(1) << "  "
                   << e.epochSeconds << " s, " << e.imagesPerSecond << " img/s, peak "
-                  << formatBytes(e.peakBytes) << (e.best ? "  *best" : "") << "\n"
+                  << formatBytes(e.peakBytes()) << (e.best ? "  *best" : "") << "\n"
                   << std::flush;
         m_lastWidth = 0;
     }
@@ -123,7 +123,7 @@ private:
     void show(const OomOccurred& e) {
         endLine();
         std::cout << "out of memory in the " << toString(e.report.phase) << " phase (epoch "
-                  << e.report.epoch + 1 << ", batch " << e.report.batch + 1
+                  << e.report.epoch + 1 << ", batch " << e.report.batchIndex + 1
                   << "): " << e.report.rawMessage << "\n"
                   << std::flush;
     }

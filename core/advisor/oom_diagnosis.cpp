@@ -75,8 +75,8 @@ int anchorsAt(int imgsz) {
 std::string describeOom(const OomReport& r) {
     const TrainConfig& c = r.config;
     std::ostringstream out;
-    const std::string where =
-        "(epoch " + std::to_string(r.epoch + 1) + ", step " + std::to_string(r.batch + 1) + ")";
+    const std::string where = "(epoch " + std::to_string(r.epoch + 1) + ", step " +
+                              std::to_string(r.batchIndex + 1) + ")";
 
     if (r.hostMemory) {
         out << "Host RAM ran out, not the device: " << phaseSubject(r.phase) << ' ' << where

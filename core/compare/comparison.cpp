@@ -33,66 +33,28 @@ void readSettings(const RunRecord& run, ComparisonRow& row) {
 
 } // namespace
 
-void PeakSplit::batchEnd(int epoch, std::int64_t peakBytes) {
-    if (epoch != m_epoch) {
-        m_epoch = epoch;
-        m_epochTrain = 0;
-    }
-    m_epochTrain = std::max(m_epochTrain, peakBytes);
-    m_train = std::max(m_train, peakBytes);
-}
-
-void PeakSplit::epochEnd(int epoch, std::int64_t peakBytes) {
-    // Without a batch_end for this epoch nothing tells the two apart: leave it to the samples.
-    if (epoch == m_epoch && peakBytes > m_epochTrain)
-        m_val = std::max(m_val, peakBytes);
-}
-
-void PeakSplit::validation(std::int64_t peakBytes) {
-    m_val = std::max(m_val, peakBytes);
-}
-
-void PeakSplit::sample(Phase phase, std::int64_t peak, std::int64_t allocated) {
-    // Probe steps measure other settings for the advisor or the estimator: not this run's.
-    if (phase == Phase::Probe)
-        return;
-    const std::int64_t bytes = std::max(peak, allocated);
+void RunPeaks::oom(Phase phase, std::int64_t bytes) {
     if (phase == Phase::Validation)
-        m_val = std::max(m_val, bytes);
-    else if (phase != Phase::Idle)
-        m_train = std::max(m_train, bytes);
-}
-
-void PeakSplit::oom(Phase phase, std::int64_t peakBytes) {
-    if (phase == Phase::Validation)
-        m_val = std::max(m_val, peakBytes);
+        validation(bytes);
     else
-        m_train = std::max(m_train, peakBytes);
+        training(bytes);
 }
 
-PeakSplit splitPeaks(const RunRecord& run) {
-    PeakSplit split;
+RunPeaks runPeaks(const RunRecord& run) {
+    RunPeaks peaks;
     for (const EventRecord& e : run.events) {
-        if (e.type == "run_started") {
-            split.batchEnd(-1, 0); // a resumed run counts its epochs afresh
-        } else if (e.type == "batch_end") {
-            split.batchEnd(static_cast<int>(e.number("epoch", -1)),
-                           static_cast<std::int64_t>(e.number("peak_bytes")));
+        if (e.type == "batch_end") {
+            peaks.training(static_cast<std::int64_t>(e.number("peak_bytes")));
         } else if (e.type == "epoch_end") {
-            split.epochEnd(static_cast<int>(e.number("epoch", -2)),
-                           static_cast<std::int64_t>(e.number("peak_bytes")));
-            // Measured by the trainer across every validation batch (runs from before it was
-            // recorded have none: the comparison and the samples decide for them).
-            split.validation(static_cast<std::int64_t>(e.number("val_peak_bytes")));
+            peaks.training(static_cast<std::int64_t>(e.number("train_peak_bytes")));
+            peaks.validation(static_cast<std::int64_t>(e.number("val_peak_bytes")));
         } else if (e.type == "oom") {
             Phase phase = Phase::Idle;
             parsePhase(e.text("phase"), phase);
-            split.oom(phase, static_cast<std::int64_t>(e.number("peak_bytes")));
+            peaks.oom(phase, static_cast<std::int64_t>(e.number("peak_bytes")));
         }
     }
-    for (const MemorySample& s : run.memory)
-        split.sample(s.phase, s.peak, s.allocated);
-    return split;
+    return peaks;
 }
 
 std::vector<std::pair<double, double>> ComparisonRow::mapOverWallTime() const {
@@ -138,7 +100,7 @@ ComparisonRow rowFromRun(const RunRecord& run, const Strategy* strategy) {
         if (!row.checkpointing.empty() && row.checkpointing != "none")
             row.description += " + checkpointing " + row.checkpointing;
     }
-    const PeakSplit peaks = splitPeaks(run);
+    const RunPeaks peaks = runPeaks(run);
     row.trainPeakBytes = peaks.trainPeak();
     row.valPeakBytes = peaks.valPeak();
     if (!run.epochs.empty()) {

@@ -5,6 +5,7 @@
 #include "memory/phase.h"
 #include "runs/run_store.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,37 +14,26 @@
 
 namespace hr {
 
-/// A run's training and validation peaks, kept apart. The trainer's per-epoch peak
-/// (results.csv, epoch_end) is the larger of the two, so a validation pass with a large val_batch
-/// can hide what a strategy saves in training. Fed from a run's events and memory samples (a
-/// run folder, or a live event stream):
-/// - training: each batch_end's peak (the allocator's exact peak of the epoch's steps so far;
-///   validation comes after the last one), samples taken in a training phase, and the peak of
-///   an OOM outside validation;
-/// - validation: the epoch_end event's val_peak_bytes (exact: the allocator's peak over the
-///   epoch's validation batches), samples taken in the validation phase, an epoch_end peak above
-///   that epoch's training peak (runs from before val_peak_bytes), and the peak of an OOM in
-///   validation.
-class PeakSplit {
+/// A run's training and validation peaks, kept apart as the trainer records them (the epoch's
+/// combined peak, results.csv's, can hide what a strategy saves in training behind a large
+/// val_batch): the training peak of each batch_end and epoch_end (the allocator's peak over the
+/// epoch's training steps), the validation peak of each epoch_end, and an OOM's peak in the
+/// phase that failed.
+class RunPeaks {
 public:
-    void batchEnd(int epoch, std::int64_t peakBytes);
-    void epochEnd(int epoch, std::int64_t peakBytes);
-    /// The validation peak an epoch_end event records (val_peak_bytes).
-    void validation(std::int64_t peakBytes);
-    void sample(Phase phase, std::int64_t peak, std::int64_t allocated);
-    void oom(Phase phase, std::int64_t peakBytes);
+    void training(std::int64_t bytes) { m_train = std::max(m_train, bytes); }
+    void validation(std::int64_t bytes) { m_val = std::max(m_val, bytes); }
+    void oom(Phase phase, std::int64_t bytes);
 
     std::int64_t trainPeak() const { return m_train; }
-    std::int64_t valPeak() const { return m_val; }
+    std::int64_t valPeak() const { return m_val; } ///< 0 = no validation measured
 
 private:
     std::int64_t m_train = 0, m_val = 0;
-    int m_epoch = -1;
-    std::int64_t m_epochTrain = 0; ///< training peak of m_epoch
 };
 
-/// The peaks of a loaded run folder (events.jsonl and memory.csv), as PeakSplit splits them.
-PeakSplit splitPeaks(const RunRecord& run);
+/// The peaks of a loaded run folder's events.jsonl.
+RunPeaks runPeaks(const RunRecord& run);
 
 /// One strategy (or one existing run) as measured from its run folder.
 struct ComparisonRow {
@@ -61,8 +51,8 @@ struct ComparisonRow {
     bool amp = false;
     std::string checkpointing;
 
-    std::int64_t trainPeakBytes = 0; ///< training steps' peak (see PeakSplit)
-    std::int64_t valPeakBytes = 0;   ///< validation's peak (see PeakSplit); 0 = none measured
+    std::int64_t trainPeakBytes = 0; ///< training steps' peak (see RunPeaks)
+    std::int64_t valPeakBytes = 0;   ///< validation's peak (see RunPeaks); 0 = none measured
     double meanEpochSeconds = 0;     ///< mean of results.csv's epoch_seconds
     double imagesPerSecond = 0;      ///< mean of results.csv's images_per_s
     double map50 = 0, map = 0;       ///< of the last epoch (map = mAP@0.5:0.95)

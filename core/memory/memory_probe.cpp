@@ -17,7 +17,7 @@ MemorySample MemoryProbe::sample() const {
     MemorySample s;
     s.allocated = allocated();
     s.reserved = reserved();
-    s.peak = peak();
+    s.peakSinceLastStep = peak();
     s.budget = budget();
     return s;
 }

@@ -116,7 +116,7 @@ MemorySample MemorySampler::markOom(Phase phase, std::int64_t allocated, std::in
     sample.phase = phase;
     sample.allocated = allocated;
     sample.reserved = std::max(sample.reserved, allocated);
-    sample.peak = std::max(sample.peak, peak);
+    sample.peakSinceLastStep = std::max(sample.peakSinceLastStep, peak);
     sample.oom = true;
     record(sample);
     return sample;
@@ -185,7 +185,7 @@ std::string MemorySampler::csvLine(const MemorySample& s) {
     char buffer[192];
     std::snprintf(buffer, sizeof buffer, "%.3f,%s,%lld,%lld,%lld,%lld,%d,%d", s.seconds,
                   toString(s.phase), static_cast<long long>(s.allocated),
-                  static_cast<long long>(s.reserved), static_cast<long long>(s.peak),
+                  static_cast<long long>(s.reserved), static_cast<long long>(s.peakSinceLastStep),
                   static_cast<long long>(s.budget), s.rank, s.oom ? 1 : 0);
     return buffer;
 }
@@ -203,7 +203,7 @@ std::vector<MemorySample> MemorySampler::parseCsv(const std::string& text) {
             continue; // the header, or a torn line
         s.allocated = std::strtoll(f[2].c_str(), nullptr, 10);
         s.reserved = std::strtoll(f[3].c_str(), nullptr, 10);
-        s.peak = std::strtoll(f[4].c_str(), nullptr, 10);
+        s.peakSinceLastStep = std::strtoll(f[4].c_str(), nullptr, 10);
         s.budget = std::strtoll(f[5].c_str(), nullptr, 10);
         s.rank = static_cast<int>(std::strtol(f[6].c_str(), nullptr, 10));
         s.oom = f.size() == 8 && f[7] == "1";

@@ -28,7 +28,7 @@ struct OomReport {
     std::vector<MemorySample> timeline; ///< the last seconds before the failure
     TrainConfig config;                 ///< the config of the failed step
     int epoch = 0;                      ///< 0-based
-    int batch = 0;                      ///< 0-based within the epoch
+    int batchIndex = 0;                 ///< 0-based within the epoch
     int rank = 0;
     std::string device;      ///< "cpu", "cuda:0"
     bool hostMemory = false; ///< host RAM ran out, not the device

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/detection_model.h"
 
+#include "model/activation_checkpointing.h"
 #include "model/blocks.h"
-#include "model/checkpoint.h"
 
 #include <torch/torch.h>
 

@@ -249,7 +249,8 @@ void summarise(RunRecord& run) {
         s.meanImagesPerSecond = speedSum / static_cast<double>(run.epochs.size());
     for (const MemorySample& m : run.memory)
         if (m.phase != Phase::Probe) // the advisor's probe steps are not the run's memory
-            s.peakMemoryBytes = std::max(s.peakMemoryBytes, std::max(m.peak, m.allocated));
+            s.peakMemoryBytes =
+                std::max(s.peakMemoryBytes, std::max(m.peakSinceLastStep, m.allocated));
     s.budgetBytes = parseByteSize(yamlValue(run.configYaml, "memory_budget")).value_or(0);
     double first = 0, last = 0;
     std::string failure; // the last run_failed message

@@ -90,17 +90,19 @@ std::string breakdownJson(const MemoryBreakdown& b) {
         .str();
 }
 
-std::string sampleJson(const MemorySample& s) {
-    return JsonObject()
-        .add("seconds", s.seconds)
+/// A memory sample's fields as both events.jsonl and an OOM report's timeline name them.
+JsonObject& addSample(JsonObject& o, const MemorySample& s) {
+    return o.add("seconds", s.seconds)
         .add("allocated", s.allocated)
         .add("reserved", s.reserved)
-        .add("peak", s.peak)
+        .add("peak", s.peakSinceLastStep)
         .add("budget", s.budget)
-        .add("phase", toString(s.phase))
-        .add("rank", s.rank)
-        .add("oom", s.oom)
-        .str();
+        .add("phase", toString(s.phase));
+}
+
+std::string sampleJson(const MemorySample& s) {
+    JsonObject o;
+    return addSample(o, s).add("rank", s.rank).add("oom", s.oom).str();
 }
 
 const char* levelName(LogMessage::Level level) {
@@ -142,7 +144,7 @@ std::string eventToJson(const TrainEvent& event, double unixSeconds) {
                     .add("model", e.config.model);
             } else if constexpr (std::is_same_v<T, BatchEnd>) {
                 o.add("epoch", e.epoch)
-                    .add("batch", e.batch)
+                    .add("batch", e.batchIndex)
                     .add("batches_per_epoch", e.batchesPerEpoch)
                     .add("step", e.step)
                     .add("box_loss", e.boxLoss)
@@ -170,23 +172,19 @@ std::string eventToJson(const TrainEvent& event, double unixSeconds) {
                     .add("lr2", e.lr2)
                     .add("epoch_seconds", e.epochSeconds)
                     .add("images_per_s", e.imagesPerSecond)
-                    .add("peak_bytes", e.peakBytes)
+                    .add("peak_bytes", e.peakBytes())
+                    .add("train_peak_bytes", e.trainPeakBytes)
                     .add("val_peak_bytes", e.valPeakBytes)
                     .add("best", e.best);
             } else if constexpr (std::is_same_v<T, MemorySample>) {
-                o.add("seconds", e.seconds)
-                    .add("allocated", e.allocated)
-                    .add("reserved", e.reserved)
-                    .add("peak", e.peak)
-                    .add("budget", e.budget)
-                    .add("phase", toString(e.phase));
+                addSample(o, e);
                 if (e.oom)
                     o.add("oom", true);
             } else if constexpr (std::is_same_v<T, OomOccurred>) {
                 o.add("phase", toString(e.report.phase))
                     .add("seconds", e.report.seconds)
                     .add("epoch", e.report.epoch)
-                    .add("batch", e.report.batch)
+                    .add("batch", e.report.batchIndex)
                     .add("requested_bytes", e.report.requestedBytes)
                     .add("allocated_bytes", e.report.allocatedBytes)
                     .add("budget_bytes", e.report.budgetBytes)
@@ -200,7 +198,7 @@ std::string eventToJson(const TrainEvent& event, double unixSeconds) {
                     .add("description", e.description)
                     .add("predicted_peak", e.predictedPeak)
                     .add("epoch", e.epoch)
-                    .add("batch", e.batch)
+                    .add("batch", e.batchIndex)
                     .add("batch_size", e.config.batch)
                     .add("imgsz", e.config.imgsz)
                     .add("amp", e.config.amp)
@@ -254,7 +252,7 @@ std::string oomReportToJson(const OomReport& report) {
         .add("seconds", report.seconds)
         .raw("breakdown", breakdownJson(report.breakdown))
         .add("epoch", report.epoch)
-        .add("batch", report.batch)
+        .add("batch", report.batchIndex)
         .add("rank", report.rank)
         .add("device", report.device)
         .add("host_memory", report.hostMemory)

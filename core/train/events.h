@@ -5,6 +5,7 @@
 #include "memory/memory_sample.h"
 #include "memory/oom_report.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -25,8 +26,8 @@ struct RunStarted {
 };
 
 struct BatchEnd {
-    int epoch = 0; ///< 0-based
-    int batch = 0; ///< 0-based within the epoch
+    int epoch = 0;      ///< 0-based
+    int batchIndex = 0; ///< 0-based within the epoch
     int batchesPerEpoch = 0;
     std::int64_t step = 0;                        ///< batches done since the run started
     double boxLoss = 0, clsLoss = 0, dflLoss = 0; ///< running means over the epoch
@@ -45,9 +46,12 @@ struct EpochEnd {
     double lr0 = 0, lr1 = 0, lr2 = 0;
     double epochSeconds = 0;
     double imagesPerSecond = 0;
-    std::int64_t peakBytes = 0;
-    std::int64_t valPeakBytes = 0; ///< peak while validating; 0 when the epoch did not validate
-    bool best = false;             ///< this epoch set a new best fitness
+    std::int64_t trainPeakBytes = 0; ///< the allocator's peak over the epoch's training steps
+    std::int64_t valPeakBytes = 0;   ///< peak while validating; 0 when the epoch did not validate
+    bool best = false;               ///< this epoch set a new best fitness
+
+    /// The epoch's peak, training and validation together (results.csv's peak_memory_bytes).
+    std::int64_t peakBytes() const { return std::max(trainPeakBytes, valPeakBytes); }
 };
 
 /// How a run ended. Written as "state" in events.jsonl's run_finished line:
@@ -130,7 +134,7 @@ struct FixApplied {
     TrainConfig config;             ///< the config now in force
     std::int64_t predictedPeak = 0; ///< the estimator's prediction, 0 = none
     int epoch = 0;
-    int batch = 0;
+    int batchIndex = 0; ///< 0-based within the epoch
 };
 
 /// After a fix, what the run measured against what was predicted: the peak through the end

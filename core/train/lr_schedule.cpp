@@ -65,10 +65,10 @@ void LrSchedule::setBatch(int batch, int batchesPerEpoch) {
         m_warmup = warmupLength(m_warmupEpochs, m_batchesPerEpoch);
 }
 
-LrSchedule::Point LrSchedule::at(int epoch, int batch) const {
+LrSchedule::Point LrSchedule::at(int epoch, int batchIndex) const {
     Point p;
     const double target = m_initialLr * factor(epoch);
-    const long long ni = static_cast<long long>(epoch) * m_batchesPerEpoch + batch;
+    const long long ni = static_cast<long long>(epoch) * m_batchesPerEpoch + batchIndex;
     p.lr = {target, target, target};
     p.momentum = m_momentum;
     p.accumulate = baseAccumulate(m_nbs, m_batch);

@@ -34,7 +34,7 @@ public:
         int accumulate = 1;
         bool warmingUp = false;
     };
-    Point at(int epoch, int batch) const;
+    Point at(int epoch, int batchIndex) const; ///< batchIndex: 0-based within the epoch
 
     /// Changes the batch size (after an OOM fix) keeping everything else; the accumulation target
     /// follows round(nbs / batch).

@@ -119,7 +119,7 @@ std::optional<OomStop> Trainer::Impl::budgetTooSmall(const std::string& held) {
                    "budget_too_small_for_model", {formatBytes(budget), config.model, imgsz});
 }
 
-bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, int batch) {
+bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, int batchIndex) {
     // Whatever the failed step held is gone with the unwound stack; drop the gradients of the
     // broken accumulation group too and give cached blocks back.
     step->resetAccumulation();
@@ -133,7 +133,7 @@ bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, i
     report.hostMemory = failure.hostMemory;
     report.config = config;
     report.epoch = epoch;
-    report.batch = batch;
+    report.batchIndex = batchIndex;
     report.device = device.str();
     fillSnapshot(report, failure);
     if (sampler) {
@@ -168,13 +168,13 @@ bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, i
         throw RunError("the fix '" + decision.fixId + "' gave an invalid config:\n" +
                            formatDiagnostics(problems),
                        "fix_invalid", {decision.fixId, formatDiagnostics(problems)});
-    applyFix(decision, epoch, batch);
+    applyFix(decision, epoch, batchIndex);
     if (probe)
         probe->resetPeak();
     return true;
 }
 
-void Trainer::Impl::applyFix(const OomDecision& decision, int epoch, int batch) {
+void Trainer::Impl::applyFix(const OomDecision& decision, int epoch, int batchIndex) {
     const TrainConfig previous = config;
     config = decision.config;
     // Process-level settings are not the fix's to change.
@@ -196,7 +196,7 @@ void Trainer::Impl::applyFix(const OomDecision& decision, int epoch, int batch) 
     applied.config = config;
     applied.predictedPeak = decision.predictedPeak;
     applied.epoch = epoch;
-    applied.batch = batch;
+    applied.batchIndex = batchIndex;
     emit(applied);
     double seconds = 0;
     std::int64_t images = 0;

@@ -114,7 +114,7 @@ bool RunFolder::writeEpoch(const EpochEnd& e) {
          {e.boxLoss, e.clsLoss, e.dflLoss, e.precision, e.recall, e.map50, e.map, e.valBoxLoss,
           e.valClsLoss, e.valDflLoss, e.lr0, e.lr1, e.lr2, e.epochSeconds, e.imagesPerSecond})
         line += "," + number(v);
-    line += "," + std::to_string(e.peakBytes);
+    line += "," + std::to_string(e.peakBytes());
     auto it = std::find_if(m_rows.begin(), m_rows.end(),
                            [&](const auto& row) { return row.first >= e.epoch; });
     if (it != m_rows.end() && it->first == e.epoch)

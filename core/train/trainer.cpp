@@ -117,7 +117,7 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
         drainSamples();
         BatchEnd end;
         end.epoch = epoch;
-        end.batch = index - 1;
+        end.batchIndex = index - 1;
         end.batchesPerEpoch = nb;
         end.step = globalStep;
         std::array<double, 3> sum{0, 0, 0};
@@ -257,6 +257,8 @@ int Trainer::Impl::runImpl() {
             finished.stoppedByUser = true;
             break;
         }
+        notePeak();
+        result.trainPeakBytes = epochPeak;
         const bool finalEpoch = epoch + 1 == config.epochs;
         if ((config.val || finalEpoch) && leader()) { // rank 0 validates
             const MetricsResult metrics = validate(epoch, result);
@@ -281,7 +283,6 @@ int Trainer::Impl::runImpl() {
             }
         }
         result.epochSeconds = secondsSince(start);
-        result.peakBytes = epochPeak;
         if (group) {
             if (epoch == startEpoch) {
                 const auto [buckets, overlapped] = step->gradientBuckets();

@@ -252,8 +252,8 @@ struct Trainer::Impl {
     EpochOutcome trainEpoch(int epoch, EpochEnd& result);
     MetricsResult validate(int epoch, EpochEnd& result);
     /// Returns true when a fix was applied (continue), false to stop the run.
-    bool recover(const OomFailure& failure, Phase phase, int epoch, int batch);
-    void applyFix(const OomDecision& decision, int epoch, int batch);
+    bool recover(const OomFailure& failure, Phase phase, int epoch, int batchIndex);
+    void applyFix(const OomDecision& decision, int epoch, int batchIndex);
     /// Writes last.pt (keeping the previous one as its backup); an OOM while writing goes to
     /// the advisor like any other, then the write is tried once more.
     void saveCheckpoint(const std::string& path, int completedEpochs);

@@ -633,7 +633,7 @@ void sectionFit(const Setup& s) {
             if (std::holds_alternative<hr::OomOccurred>(event))
                 ++ooms;
             else if (const auto* e = std::get_if<hr::EpochEnd>(&event))
-                peak = std::max(peak, e->peakBytes);
+                peak = std::max(peak, e->peakBytes());
             else if (const auto* e = std::get_if<hr::RunFailed>(&event))
                 failure = e->message;
             else if (std::holds_alternative<hr::RunFinished>(event))

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "model/checkpoint.h"
+#include "model/activation_checkpointing.h"
 
 #include "model/blocks.h"
 #include "util/torch_compat.h"

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+// Activation (gradient) checkpointing: a block recomputed in backward instead of kept. Not the
+// checkpoint file of a run (train/trainer_checkpoint.cpp).
 #pragma once
 
 #include <torch/types.h>
