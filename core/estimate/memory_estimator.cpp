@@ -107,6 +107,12 @@ double median(std::vector<double> values) {
     return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
+/// Seconds per image of steps of `images` images that accumulate `accumulate` batches: the
+/// optimizer step and EMA run once per accumulation group.
+double perImageSeconds(double stepSeconds, double optimizerSeconds, int accumulate, double images) {
+    return (stepSeconds + optimizerSeconds / std::max(accumulate, 1)) / images;
+}
+
 /// Time of training steps on this machine: seconds of forward + loss + backward against
 /// images (a line through the medians at the two probe batches) and the optimizer step + EMA.
 struct StepTimes {
@@ -115,7 +121,7 @@ struct StepTimes {
     int steps = 0; ///< timed steps per probe batch (after a warm-up step)
     /// Seconds per image of a run at `images` per step accumulating `accumulate` batches.
     double perImage(double images, int accumulate) const {
-        return (work.at(images) + optimizer / std::max(accumulate, 1)) / images;
+        return perImageSeconds(work.at(images), optimizer, accumulate, images);
     }
 };
 
@@ -816,8 +822,8 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
             peaks.time.accumulate = accumulate;
             peaks.time.stepSeconds = median(work);
             peaks.time.optimizerSeconds = median(optimizer);
-            peaks.time.secondsPerImage =
-                (peaks.time.stepSeconds + peaks.time.optimizerSeconds / accumulate) / batch;
+            peaks.time.secondsPerImage = perImageSeconds(
+                peaks.time.stepSeconds, peaks.time.optimizerSeconds, accumulate, batch);
             peaks.time.timedSteps = static_cast<int>(work.size());
         }
         return peaks;
@@ -827,6 +833,56 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
     } catch (const std::exception& e) {
         if (error)
             *error = "measuring step failed: " + userMessage(e);
+    }
+    return std::nullopt;
+}
+
+std::optional<std::vector<std::pair<double, double>>> timeStepsInTurns(const TrainConfig& first,
+                                                                       const TrainConfig& second,
+                                                                       int rounds,
+                                                                       std::string* error) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const std::array<const TrainConfig*, 2> configs = {&first, &second};
+    std::array<DataFacts, 2> facts;
+    for (std::size_t i = 0; i < 2; ++i)
+        if (!dataFacts(*configs[i], facts[i], error))
+            return std::nullopt;
+    try {
+        std::array<std::unique_ptr<ProbeSession>, 2> sessions;
+        std::array<Batch, 2> batches;
+        for (std::size_t i = 0; i < 2; ++i) {
+            const TrainConfig& c = *configs[i];
+            const int batch = std::max(c.batch, 1);
+            sessions[i] = std::make_unique<ProbeSession>(c, facts[i], batch, error);
+            if (!sessions[i]->ready())
+                return std::nullopt;
+            batches[i] = probeBatch(batch, c.imgsz, facts[i].objectsPerImage, facts[i].nc);
+            sessions[i]->step().step(batches[i]); // optimizer state now exists
+            StepSchedule schedule = sessions[i]->step().schedule();
+            schedule.accumulate = 2;
+            sessions[i]->step().setSchedule(schedule);
+            std::vector<double> work, optimizer;
+            timePairs(*sessions[i], batches[i], 1, work, optimizer); // warm-up, not counted
+        }
+        std::vector<std::pair<double, double>> out;
+        for (int round = 0; round < rounds; ++round) {
+            std::array<double, 2> perImage{};
+            for (std::size_t i = 0; i < 2; ++i) {
+                const int batch = std::max(configs[i]->batch, 1);
+                std::vector<double> work, optimizer;
+                timePairs(*sessions[i], batches[i], 1, work, optimizer);
+                perImage[i] = perImageSeconds(median(work), median(optimizer),
+                                              accumulateSteps(configs[i]->nbs, batch), batch);
+            }
+            out.emplace_back(perImage[0], perImage[1]);
+        }
+        return out;
+    } catch (const c10::Error& e) {
+        if (error)
+            *error = std::string("timing steps failed: ") + e.what_without_backtrace();
+    } catch (const std::exception& e) {
+        if (error)
+            *error = "timing steps failed: " + userMessage(e);
     }
     return std::nullopt;
 }
