@@ -3,6 +3,7 @@
 #include "estimate/auto_fit.h"
 #include "estimate/memory_estimator.h"
 #include "memory/cpu_memory_tracker.h"
+#include "train/compute_threads.h"
 
 #include <torch/torch.h>
 
@@ -11,6 +12,8 @@
 #include <QtTest>
 
 #include <cmath>
+
+#include <dlfcn.h>
 
 class TestEstimate : public QObject {
     Q_OBJECT
@@ -24,6 +27,7 @@ private slots:
     void fitRespectsBudget();
     void fitExplainsImpossibleBudget();
     void autoBatchLeavesExplicitBatch();
+    void computeThreadsReachOpenBlas();
 
 private:
     hr::TrainConfig baseConfig() const;
@@ -143,6 +147,36 @@ void TestEstimate::calibrationIsCachedAndLinear() {
     QCOMPARE(measured->time.timedSteps, 4);
     QVERIFY(measured->time.secondsPerImage > 0);
     QCOMPARE(hr::measurePeaks(c, &error)->time.timedSteps, 0);
+    // Two configs timed in turns (bench fixes): one (first, second) per round.
+    hr::TrainConfig recompute = c;
+    recompute.checkpointing = hr::Checkpointing::All;
+    const auto rounds = hr::timeStepsInTurns(c, recompute, 3, &error);
+    QVERIFY2(rounds.has_value(), error.c_str());
+    QCOMPARE(int(rounds->size()), 3);
+    for (const auto& [plain, checkpointed] : *rounds)
+        QVERIFY(plain > 0 && checkpointed > 0);
+    hr::TrainConfig broken = c;
+    broken.model = "no-such-model.yaml";
+    QVERIFY(!hr::timeStepsInTurns(c, broken, 1, &error).has_value());
+    QVERIFY2(!error.empty() && error.find("frame #") == std::string::npos, error.c_str());
+}
+
+void TestEstimate::computeThreadsReachOpenBlas() {
+    // Where LibTorch's matrix products run in OpenBLAS, its pool follows the thread setting:
+    // a second pool thread spinning beside "threads: 1" made CPU-time step timings depend on
+    // the machine's load.
+    using GetThreads = int (*)();
+    auto* get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    if (!get)
+        QSKIP("this LibTorch does not use OpenBLAS");
+    hr::setComputeThreads(1);
+    QCOMPARE(get(), 1);
+    QCOMPARE(at::get_num_threads(), 1);
+    hr::setComputeThreads(2);
+    QCOMPARE(get(), 2);
+    hr::setComputeThreads(0); // at least one
+    QCOMPARE(get(), 1);
+    hr::setComputeThreads(2); // as initTestCase left it
 }
 
 void TestEstimate::predictionIsPerRank() {

@@ -464,6 +464,12 @@ void TestUi::advisorDialogAppliesChosenFix() {
                  figures1->toolTip().contains("Speed figure: measured here (timed") &&
                  figures1->toolTip().contains("Accuracy figure: not measured"),
              qPrintable(figures1->toolTip()));
+    // The card itself says whether its speed was measured here.
+    QVERIFY2(figures0->text().contains("time per epoch ×1.00 (estimate: FLOP count, not measured "
+                                       "here)"),
+             qPrintable(figures0->text()));
+    QVERIFY2(figures1->text().contains("time per epoch ×0.90 (faster) (measured here)"),
+             qPrintable(figures1->text()));
     QSignalSpy chosen(&dialog, &hr::ui::OomAdvisorDialog::fixChosen);
     QSignalSpy stopped(&dialog, &hr::ui::OomAdvisorDialog::stopChosen);
     dialog.findChild<QCheckBox*>("alwaysBest")->setChecked(true);

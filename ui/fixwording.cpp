@@ -247,6 +247,22 @@ QString FixWording::basis(const FigureBasis& basis) {
     return tr("%1 (%2)").arg(source, QString::fromStdString(basis.detail));
 }
 
+QString FixWording::speedNote(const FixSuggestion& fix) {
+    switch (fix.speedBasis.source) {
+    case FigureSource::MeasuredHere:
+        return tr("(measured here)");
+    case FigureSource::NotMeasured:
+        return tr("(not measured)");
+    case FigureSource::Published:
+        return tr("(estimate: published figure, not measured here)");
+    case FigureSource::FlopCount:
+        return tr("(estimate: FLOP count, not measured here)");
+    case FigureSource::Assumption:
+        break;
+    }
+    return tr("(estimate: assumption, not measured here)");
+}
+
 QString FixWording::figuresTooltip(const FixSuggestion& fix) {
     QStringList lines;
     lines << tr("Memory figure: %1").arg(basis(fix.memoryBasis))

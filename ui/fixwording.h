@@ -22,6 +22,9 @@ public:
     static QString accuracyEffect(const FixSuggestion& fix);
     /// Where a figure comes from: its source kind, then core's detail (numbers, citations).
     static QString basis(const FigureBasis& basis);
+    /// "(measured here)" after the card's speed figure, or "(estimate: FLOP count, not measured
+    /// here)" and the like when it is not from this machine's timings.
+    static QString speedNote(const FixSuggestion& fix);
     /// The fix card's tooltip: where its memory, speed and accuracy figures come from.
     static QString figuresTooltip(const FixSuggestion& fix);
 };

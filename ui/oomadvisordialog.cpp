@@ -286,9 +286,11 @@ QWidget* OomAdvisorDialog::makeCard(int index) {
         memory = tr("Predicted peak %1").arg(bytes(fix.predictedPeak));
     else
         memory = tr("No memory prediction for this change");
-    const QString speed = fix.speedFactor >= 1.0
-                              ? tr("time per epoch ×%1").arg(fix.speedFactor, 0, 'f', 2)
-                              : tr("time per epoch ×%1 (faster)").arg(fix.speedFactor, 0, 'f', 2);
+    const QString speed =
+        (fix.speedFactor >= 1.0
+             ? tr("time per epoch ×%1").arg(fix.speedFactor, 0, 'f', 2)
+             : tr("time per epoch ×%1 (faster)").arg(fix.speedFactor, 0, 'f', 2)) +
+        QLatin1Char(' ') + FixWording::speedNote(fix);
     auto* numbers = new QLabel(
         QStringLiteral("%1 · %2 · %3").arg(memory, speed, accuracyWords(fix.accuracyCost)), card);
     numbers->setWordWrap(true);

@@ -8,6 +8,7 @@
 #include "advisor/fix_advisor.h"
 #include "estimate/memory_estimator.h"
 #include "memory/cpu_memory_tracker.h"
+#include "train/compute_threads.h"
 #include "util/bytes.h"
 #include "util/text.h"
 
@@ -23,21 +24,40 @@
 namespace hr::cli {
 namespace {
 
-// Pairs of timed steps per measured config (one without, one with the optimizer step), after
-// two warm-up steps: the median of 6 steps, and of 3 optimizer steps.
-constexpr int kMeasuredPairs = 3;
+// Rounds of timed steps per lever: each round a pair of base steps and then a pair of the
+// lever's (one without, one with the optimizer step), so that both see the same load; the
+// measured factor is the median of the rounds' ratios.
+constexpr int kTimedRounds = 5;
+
+std::string number(double value, const char* format) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, value);
+    return buffer;
+}
 
 struct LeverRow {
     std::string name;
     std::string changes; ///< "batch=4 nbs=64"
     std::int64_t predictedPeak = 0, measuredPeak = 0;
-    double predictedSeconds = 0, measuredSeconds = 0; ///< per image
-    double modelFactor = 1.0;                         ///< the cost model's figure
-    std::string error;                                ///< why it has no figures
+    double predictedSeconds = 0; ///< per image, from the estimator's probe steps
+    /// Per image over the base's, timed in turns with the base: median, lowest and highest of
+    /// the rounds.
+    double measuredFactor = 1.0, lowestFactor = 1.0, highestFactor = 1.0;
+    std::vector<double> baseSeconds; ///< the base's seconds per image in each round
+    double modelFactor = 1.0;        ///< the cost model's figure
+    std::string error;               ///< why it has no figures
 };
 
-/// Predicts (estimator) and measures (real steps) one config.
-LeverRow benchOne(const std::string& name, const std::string& changes, const TrainConfig& config) {
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n == 0 ? 0.0 : n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+/// Predicts (estimator) and measures (real steps) one config's peak and time per image; with
+/// `base`, times its steps in turns with the base's.
+LeverRow benchOne(const std::string& name, const std::string& changes, const TrainConfig& config,
+                  const TrainConfig* base) {
     LeverRow row;
     row.name = name;
     row.changes = changes;
@@ -46,16 +66,41 @@ LeverRow benchOne(const std::string& name, const std::string& changes, const Tra
     const std::optional<StepTimeEstimate> time =
         estimate.trainPeak > 0 ? predictStepTime(config, &error) : std::nullopt;
     const std::optional<MeasuredPeaks> measured =
-        time ? measurePeaks(config, &error, kMeasuredPairs) : std::nullopt;
-    if (!measured) {
+        time ? measurePeaks(config, &error) : std::nullopt;
+    const auto rounds =
+        measured && base ? timeStepsInTurns(*base, config, kTimedRounds, &error) : std::nullopt;
+    if (!measured || (base && !rounds)) {
         row.error = error.empty() ? "no figures" : error;
         return row;
     }
     row.predictedPeak = estimate.trainPeak;
     row.measuredPeak = measured->stepPeak;
     row.predictedSeconds = time->secondsPerImage;
-    row.measuredSeconds = measured->time.secondsPerImage;
+    if (rounds) {
+        std::vector<double> ratios;
+        for (const auto& [baseSeconds, seconds] : *rounds) {
+            ratios.push_back(seconds / baseSeconds);
+            row.baseSeconds.push_back(baseSeconds);
+        }
+        row.measuredFactor = median(ratios);
+        row.lowestFactor = *std::min_element(ratios.begin(), ratios.end());
+        row.highestFactor = *std::max_element(ratios.begin(), ratios.end());
+    }
     return row;
+}
+
+/// The base's measured seconds per image: the median of every round it was timed in.
+double baseSecondsMeasured(const std::vector<LeverRow>& rows) {
+    std::vector<double> all;
+    for (const LeverRow& r : rows)
+        all.insert(all.end(), r.baseSeconds.begin(), r.baseSeconds.end());
+    return median(all);
+}
+
+/// "load 3.2" from the system's one-minute load average, or "" where there is none.
+std::string loadText() {
+    double load[1] = {0.0};
+    return getloadavg(load, 1) == 1 ? number(load[0], "load %.1f") : std::string();
 }
 
 std::string changesText(const std::vector<std::pair<std::string, std::string>>& changes) {
@@ -65,18 +110,12 @@ std::string changesText(const std::vector<std::pair<std::string, std::string>>& 
     return out;
 }
 
-std::string number(double value, const char* format) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, format, value);
-    return buffer;
-}
-
 std::string json(const std::vector<LeverRow>& rows, const LeverRow& base) {
     std::ostringstream out;
     out << "{\"base\":{\"predicted_peak_bytes\":" << base.predictedPeak
         << ",\"measured_peak_bytes\":" << base.measuredPeak
         << ",\"predicted_seconds_per_image\":" << number(base.predictedSeconds, "%.6f")
-        << ",\"measured_seconds_per_image\":" << number(base.measuredSeconds, "%.6f")
+        << ",\"measured_seconds_per_image\":" << number(baseSecondsMeasured(rows), "%.6f")
         << "},\"levers\":[";
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const LeverRow& r = rows[i];
@@ -85,8 +124,7 @@ std::string json(const std::vector<LeverRow>& rows, const LeverRow& base) {
             << jsonEscape(r.changes) << "\",\"predicted_peak_bytes\":" << r.predictedPeak
             << ",\"measured_peak_bytes\":" << r.measuredPeak << ",\"predicted_time_factor\":"
             << (ok ? number(r.predictedSeconds / base.predictedSeconds, "%.4f") : "null")
-            << ",\"measured_time_factor\":"
-            << (ok ? number(r.measuredSeconds / base.measuredSeconds, "%.4f") : "null")
+            << ",\"measured_time_factor\":" << (ok ? number(r.measuredFactor, "%.4f") : "null")
             << ",\"model_time_factor\":" << number(r.modelFactor, "%.4f");
         if (!ok)
             out << ",\"error\":\"" << jsonEscape(r.error) << '"';
@@ -96,15 +134,17 @@ std::string json(const std::vector<LeverRow>& rows, const LeverRow& base) {
     return out.str();
 }
 
-void printTable(const std::vector<LeverRow>& rows, const LeverRow& base,
-                const TrainConfig& config) {
+void printTable(const std::vector<LeverRow>& rows, const LeverRow& base, const TrainConfig& config,
+                const std::string& loadBefore) {
     std::printf("%s, imgsz %d, batch %d (nbs %d), %d threads; base: peak predicted %s, measured "
-                "%s; %.1f ms CPU time per image predicted, %.1f ms measured\n",
+                "%s; %.1f ms CPU time per image predicted, %.1f ms measured; %s before, %s "
+                "after\n",
                 config.model.c_str(), config.imgsz, config.batch, config.nbs, at::get_num_threads(),
                 formatBytes(base.predictedPeak).c_str(), formatBytes(base.measuredPeak).c_str(),
-                base.predictedSeconds * 1e3, base.measuredSeconds * 1e3);
-    std::printf("%-14s %-28s | %10s %10s %7s | %6s %6s %7s | %6s\n", "lever", "changes",
-                "peak pred", "measured", "error", "time x", "meas x", "error", "model");
+                base.predictedSeconds * 1e3, baseSecondsMeasured(rows) * 1e3, loadBefore.c_str(),
+                loadText().c_str());
+    std::printf("%-14s %-28s | %10s %10s %7s | %6s %6s %11s %7s | %6s\n", "lever", "changes",
+                "peak pred", "measured", "error", "time x", "meas x", "rounds", "error", "model");
     int memoryWithin = 0, timeWithin = 0, counted = 0;
     for (const LeverRow& r : rows) {
         if (!r.error.empty()) {
@@ -114,21 +154,23 @@ void printTable(const std::vector<LeverRow>& rows, const LeverRow& base,
         }
         const double memoryError = double(r.predictedPeak) / double(r.measuredPeak) - 1.0;
         const double predicted = r.predictedSeconds / base.predictedSeconds;
-        const double measured = r.measuredSeconds / base.measuredSeconds;
+        const double measured = r.measuredFactor;
         const double timeError = predicted / measured - 1.0;
         ++counted;
         memoryWithin += std::fabs(memoryError) <= 0.10;
         timeWithin += std::fabs(timeError) <= 0.15;
-        std::printf("%-14s %-28s | %10s %10s %+6.1f%% | %6.2f %6.2f %+6.1f%% | %6.2f\n",
+        std::printf("%-14s %-28s | %10s %10s %+6.1f%% | %6.2f %6.2f %5.2f-%5.2f %+6.1f%% | "
+                    "%6.2f\n",
                     r.name.c_str(), r.changes.c_str(), formatBytes(r.predictedPeak).c_str(),
                     formatBytes(r.measuredPeak).c_str(), memoryError * 100.0, predicted, measured,
-                    timeError * 100.0, r.modelFactor);
+                    r.lowestFactor, r.highestFactor, timeError * 100.0, r.modelFactor);
     }
     std::printf(
         "%d of %d levers within +-10%% memory, %d of %d within +-15%% time (CPU time "
-        "per image, relative to the base; peaks are the training step's, without the loader's "
+        "per image, relative to the base; measured: the median of %d rounds timed in turns with "
+        "the base, \"rounds\" their range; peaks are the training step's, without the loader's "
         "queued batches; \"model\" is the cost model's factor before timing)\n",
-        memoryWithin, counted, timeWithin, counted);
+        memoryWithin, counted, timeWithin, counted, kTimedRounds);
 }
 
 int runBenchFixes(const ParsedArgs& args) {
@@ -160,14 +202,15 @@ int runBenchFixes(const ParsedArgs& args) {
         return ExitUsage;
     }
     const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    at::set_num_threads(config.threads > 0 ? config.threads : cores);
+    setComputeThreads(config.threads > 0 ? config.threads : cores);
     CpuMemoryTracker::instance().install();
     torch::manual_seed(0);
 
     const bool asJson = args.has("--json");
     const std::string device = config.device == "auto" ? "cpu" : config.device;
     const int objects = assignerObjectsPerImage(config);
-    const LeverRow base = benchOne("base", "", config);
+    const std::string loadBefore = loadText();
+    const LeverRow base = benchOne("base", "", config, nullptr);
     if (!base.error.empty()) {
         std::cerr << "bench fixes: the base settings cannot be measured: " << base.error << "\n";
         return ExitFailure;
@@ -177,14 +220,14 @@ int runBenchFixes(const ParsedArgs& args) {
         if (!asJson)
             std::fprintf(stderr, "bench fixes: %s (%s)...\n", lever.lever.c_str(),
                          changesText(lever.changes).c_str());
-        LeverRow row = benchOne(lever.lever, changesText(lever.changes), lever.config);
+        LeverRow row = benchOne(lever.lever, changesText(lever.changes), lever.config, &config);
         row.modelFactor = lever.speedFactor;
         rows.push_back(std::move(row));
     }
     if (asJson)
         std::cout << json(rows, base) << "\n";
     else
-        printTable(rows, base, config);
+        printTable(rows, base, config, loadBefore);
     const bool allRan =
         std::all_of(rows.begin(), rows.end(), [](const LeverRow& r) { return r.error.empty(); });
     return allRan ? ExitOk : ExitFailure;
@@ -203,9 +246,11 @@ Command makeBenchFixesCommand() {
         "the backbone, SGD, optimizer offload on CUDA, chunked assignment for crowded images) "
         "applies its first step to the base settings, predicts the training step's peak and "
         "time per image with the estimator's probe steps, then measures both with real steps "
-        "at the configured batch (median of 6 steps after warm-up). Time factors are per "
-        "image, relative to the base settings, in the process's CPU time (every thread), "
-        "which other processes' load does not stretch as it stretches wall time. The host-memory "
+        "at the configured batch. Time factors are per image, relative to the base settings, in "
+        "the process's CPU time (every thread), which other processes' load does not stretch "
+        "as it stretches wall time; each lever's steps are timed in turns with the base's (5 "
+        "rounds of a pair of steps each, the median of the rounds' ratios), so that a change "
+        "of load during the bench reaches both sides. The host-memory "
         "fixes (image cache, workers, "
         "mosaic) change the loader, which these steps on ready batches do not run: they are "
         "not measured here.\n\n"

@@ -5,6 +5,7 @@
 #include "common.h"
 
 #include "estimate/memory_estimator.h"
+#include "train/compute_threads.h"
 #include "util/bytes.h"
 #include "util/text.h"
 
@@ -22,7 +23,7 @@ namespace {
 
 void setThreads(const TrainConfig& config) {
     const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    at::set_num_threads(config.threads > 0 ? config.threads : cores);
+    setComputeThreads(config.threads > 0 ? config.threads : cores);
 }
 
 std::string estimateJson(const TrainConfig& c, const MemoryEstimate& e) {

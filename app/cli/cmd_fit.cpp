@@ -8,6 +8,7 @@
 #include "estimate/auto_fit.h"
 #include "estimate/memory_estimator.h"
 #include "memory/cpu_memory_tracker.h"
+#include "train/compute_threads.h"
 #include "train/trainer.h"
 #include "util/bytes.h"
 
@@ -146,7 +147,7 @@ int runFit(const ParsedArgs& args) {
         return ExitUsage;
     if (args.has("--check")) {
         const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-        at::set_num_threads(config.threads > 0 ? config.threads : cores);
+        setComputeThreads(config.threads > 0 ? config.threads : cores);
         return runFitCheck(config);
     }
     if (config.memory_budget <= 0) {
@@ -154,7 +155,7 @@ int runFit(const ParsedArgs& args) {
         return ExitUsage;
     }
     const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    at::set_num_threads(config.threads > 0 ? config.threads : cores);
+    setComputeThreads(config.threads > 0 ? config.threads : cores);
     std::string error;
     const FitResult fit = fitToBudget(config, config.memory_budget, &error);
     if (fit.summary.empty()) {

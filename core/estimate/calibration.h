@@ -64,6 +64,13 @@ struct StepSeconds {
 /// The median of the values; 0 for none.
 double median(std::vector<double> values);
 
+/// Seconds per image of steps of `images` images that accumulate `accumulate` batches: the
+/// optimizer step and EMA run once per accumulation group.
+inline double perImageSeconds(double stepSeconds, double optimizerSeconds, int accumulate,
+                              double images) {
+    return (stepSeconds + optimizerSeconds / std::max(accumulate, 1)) / images;
+}
+
 /// Time of training steps on this machine: seconds of forward + loss + backward against
 /// images (a line through the medians at the two probe batches) and the optimizer step + EMA.
 struct StepTimes {
@@ -72,7 +79,7 @@ struct StepTimes {
     int steps = 0; ///< timed steps per probe batch (after a warm-up step)
     /// Seconds per image of a run at `images` per step accumulating `accumulate` batches.
     double perImage(double images, int accumulate) const {
-        return (work.at(images) + optimizer / std::max(accumulate, 1)) / images;
+        return perImageSeconds(work.at(images), optimizer, accumulate, images);
     }
 };
 

@@ -12,6 +12,8 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <array>
+#include <memory>
 
 namespace hr {
 
@@ -100,8 +102,8 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
             peaks.time.accumulate = accumulate;
             peaks.time.stepSeconds = estimate::median(work);
             peaks.time.optimizerSeconds = estimate::median(optimizer);
-            peaks.time.secondsPerImage =
-                (peaks.time.stepSeconds + peaks.time.optimizerSeconds / accumulate) / batch;
+            peaks.time.secondsPerImage = estimate::perImageSeconds(
+                peaks.time.stepSeconds, peaks.time.optimizerSeconds, accumulate, batch);
             peaks.time.timedSteps = static_cast<int>(work.size());
         }
         return peaks;
@@ -111,6 +113,58 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
     } catch (const std::exception& e) {
         if (error)
             *error = "measuring step failed: " + userMessage(e);
+    }
+    return std::nullopt;
+}
+
+std::optional<std::vector<std::pair<double, double>>> timeStepsInTurns(const TrainConfig& first,
+                                                                       const TrainConfig& second,
+                                                                       int rounds,
+                                                                       std::string* error) {
+    CalibrationCache& cache = CalibrationCache::shared();
+    const std::unique_lock<std::mutex> held = cache.lock();
+    const std::array<const TrainConfig*, 2> configs = {&first, &second};
+    std::array<DataFacts, 2> facts;
+    for (std::size_t i = 0; i < 2; ++i)
+        if (!cache.dataFacts(*configs[i], facts[i], error, held))
+            return std::nullopt;
+    try {
+        std::array<std::unique_ptr<ProbeSession>, 2> sessions;
+        std::array<Batch, 2> batches;
+        for (std::size_t i = 0; i < 2; ++i) {
+            const TrainConfig& c = *configs[i];
+            const int batch = std::max(c.batch, 1);
+            sessions[i] = std::make_unique<ProbeSession>(c, facts[i], batch, error);
+            if (!sessions[i]->ready())
+                return std::nullopt;
+            batches[i] = probeBatch(batch, c.imgsz, facts[i].objectsPerImage, facts[i].nc);
+            sessions[i]->step().step(batches[i]); // optimizer state now exists
+            StepSchedule schedule = sessions[i]->step().schedule();
+            schedule.accumulate = 2;
+            sessions[i]->step().setSchedule(schedule);
+            std::vector<double> work, optimizer;
+            estimate::timePairs(*sessions[i], batches[i], 1, work, optimizer); // warm-up
+        }
+        std::vector<std::pair<double, double>> out;
+        for (int round = 0; round < rounds; ++round) {
+            std::array<double, 2> perImage{};
+            for (std::size_t i = 0; i < 2; ++i) {
+                const int batch = std::max(configs[i]->batch, 1);
+                std::vector<double> work, optimizer;
+                estimate::timePairs(*sessions[i], batches[i], 1, work, optimizer);
+                perImage[i] =
+                    estimate::perImageSeconds(estimate::median(work), estimate::median(optimizer),
+                                              accumulateSteps(configs[i]->nbs, batch), batch);
+            }
+            out.emplace_back(perImage[0], perImage[1]);
+        }
+        return out;
+    } catch (const c10::Error& e) {
+        if (error)
+            *error = std::string("timing steps failed: ") + e.what_without_backtrace();
+    } catch (const std::exception& e) {
+        if (error)
+            *error = "timing steps failed: " + userMessage(e);
     }
     return std::nullopt;
 }

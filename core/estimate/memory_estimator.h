@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace hr {
 
@@ -124,6 +126,16 @@ struct MeasuredPeaks {
 /// optimizer step). Nothing on failure (`error`).
 std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string* error,
                                           int timedPairs = 0);
+
+/// Seconds per image of real training steps of `first` and `second`, timed in turns so that
+/// both see the same load on a shared machine: each of `rounds` rounds times a pair of steps of
+/// `first` (one without, one with the optimizer step) and then a pair of `second`, after a
+/// warm-up pair of each. Element r holds round r's (first, second); seconds per image are
+/// StepTimeEstimate's, from the process's CPU time. Nothing on failure (`error`).
+std::optional<std::vector<std::pair<double, double>>> timeStepsInTurns(const TrainConfig& first,
+                                                                       const TrainConfig& second,
+                                                                       int rounds,
+                                                                       std::string* error);
 
 /// Forgets every cached calibration.
 void clearEstimateCache();

@@ -7,6 +7,7 @@
 #include "data/synthetic_dataset.h"
 #include "model/model_builder.h"
 #include "model/model_io.h"
+#include "train/compute_threads.h"
 #include "train/device_name.h"
 #include "util/user_message.h"
 
@@ -76,7 +77,7 @@ void Trainer::Impl::setUp() {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads =
         config.threads > 0 ? config.threads : std::max(1, cores / launch.localWorldSize);
-    at::set_num_threads(threads);
+    setComputeThreads(threads);
     if (config.nproc > 1 && !launch.distributed())
         log(LogMessage::Level::Warning,
             "nproc " + std::to_string(config.nproc) +

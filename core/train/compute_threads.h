@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+namespace hr {
+
+/// Makes this process compute with `threads` threads (at least 1): LibTorch's intra-op threads
+/// (OpenMP, for operations started from the calling thread) and, where LibTorch's matrix
+/// products run in OpenBLAS (Debian's LibTorch), OpenBLAS's own pool, which
+/// at::set_num_threads() leaves at every core. Never throws.
+void setComputeThreads(int threads);
+
+} // namespace hr
