@@ -80,6 +80,7 @@ private slots:
     void paretoFrontOnHandMadePoints();
     void peaksSplitTrainingFromValidation();
     void eventTimesKeepMilliseconds();
+    void failureReasonCodesRoundTrip();
     void checksStrategiesWithoutAFile();
     void strategiesYamlRoundTrip();
     void matrixRunEndToEnd();
@@ -340,6 +341,35 @@ void TestCompare::eventTimesKeepMilliseconds() {
     const auto parsed = hr::RunStore::parseEvent(line);
     QVERIFY(parsed);
     QCOMPARE(parsed->time, now);
+}
+
+void TestCompare::failureReasonCodesRoundTrip() {
+    // A failure's code and values reach events.jsonl and come back unchanged (quotes, slashes,
+    // line breaks and non-ASCII included), for the Runs page to word them.
+    hr::RunFailed failed{"out of memory",
+                         hr::RunState::StoppedByOom,
+                         "oom_no_fix",
+                         {"forward", "1", "2", "runs/训练 \"a\"\\b\nc/last.pt"}};
+    const auto parsed = hr::RunStore::parseEvent(hr::eventToJson(failed, 1.0));
+    QVERIFY(parsed);
+    QCOMPARE(parsed->text("reason_code"), failed.code);
+    QVERIFY(parsed->texts("reason_args") == failed.args);
+    hr::RunFinished finished;
+    finished.state = hr::RunState::Failed;
+    finished.reason = "x";
+    finished.reasonCode = "aborted";
+    finished.reasonArgs = {"y"};
+    const auto end = hr::RunStore::parseEvent(hr::eventToJson(finished, 1.0));
+    QVERIFY(end);
+    QCOMPARE(end->text("reason_code"), std::string("aborted"));
+    QVERIFY(end->texts("reason_args") == finished.reasonArgs);
+    // Uncoded reasons write no code.
+    hr::RunFailed uncoded;
+    uncoded.message = "bad";
+    const auto plain = hr::RunStore::parseEvent(hr::eventToJson(uncoded, 1.0));
+    QVERIFY(plain);
+    QVERIFY(plain->text("reason_code").empty());
+    QVERIFY(plain->texts("reason_args").empty());
 }
 
 void TestCompare::checksStrategiesWithoutAFile() {

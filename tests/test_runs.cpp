@@ -160,48 +160,65 @@ void TestRuns::runStateFromEvents_data() {
     QTest::addColumn<QString>("state");
     QTest::addColumn<QString>("reason");
     QTest::addColumn<bool>("failed");
+    // The reason as a code and its values ("" when not coded), joined by "|".
+    QTest::addColumn<QString>("code");
     const QString start = R"({"type":"run_started","time":1})"
                           "\n";
     QTest::newRow("finished") << start + R"({"type":"run_finished","time":5,"state":"finished"})"
                               << "finished"
-                              << "" << false;
+                              << "" << false << "";
     QTest::newRow("stopped") << start + R"({"type":"run_finished","time":5,"state":"stopped"})"
                              << "stopped"
-                             << "" << false;
+                             << "" << false << "";
     QTest::newRow("failed")
         << start +
                R"({"type":"run_failed","time":4,"message":"disk full"})"
                "\n"
                R"({"type":"run_finished","time":5,"state":"failed","reason":"disk full: free space"})"
         << "failed"
-        << "disk full: free space" << true;
+        << "disk full: free space" << true << "";
     QTest::newRow("stopped by OOM")
         << start +
                R"({"type":"oom","time":2})"
                "\n"
                R"({"type":"run_finished","time":5,"state":"stopped_by_oom","reason":"no fix fits"})"
         << "stopped_by_oom"
-        << "no fix fits" << true;
+        << "no fix fits" << true << "";
+    // The trainer writes the reason also as a code and its values (a UI words them).
+    QTest::newRow("coded")
+        << start +
+               R"({"type":"run_failed","time":4,"message":"out of memory","reason_code":"oom_no_fix","reason_args":["forward","1","2","w/last.pt"]})"
+               "\n"
+               R"({"type":"run_finished","time":5,"state":"stopped_by_oom","reason":"out of memory","reason_code":"oom_no_fix","reason_args":["forward","1","2","w/last \"a\".pt"]})"
+        << "stopped_by_oom"
+        << "out of memory" << true << "oom_no_fix|forward|1|2|w/last \"a\".pt";
+    QTest::newRow("coded failure, uncoded end")
+        << start +
+               R"({"type":"run_failed","time":4,"message":"disk full","reason_code":"checkpoint_write","reason_args":["last.pt","disk full"]})"
+               "\n"
+               R"({"type":"run_finished","time":5,"state":"failed"})"
+        << "failed"
+        << "disk full" << true << "checkpoint_write|last.pt|disk full";
     // Runs written before run states: the flags and run_failed decide.
     QTest::newRow("old stopped") << start +
                                         R"({"type":"run_finished","time":5,"stopped_by_user":true})"
                                  << "stopped"
-                                 << "" << false;
+                                 << "" << false << "";
     QTest::newRow("old failed") << start + R"({"type":"run_failed","time":5,"message":"bad"})"
                                 << "failed"
-                                << "bad" << true;
+                                << "bad" << true << "";
     QTest::newRow("old finished") << start + R"({"type":"run_finished","time":5})"
                                   << "finished"
-                                  << "" << false;
+                                  << "" << false << "";
     QTest::newRow("running or killed") << start << "unfinished"
-                                       << "" << false;
+                                       << "" << false << "";
     // A resumed run: only the last attempt's end counts.
     QTest::newRow("resumed") << start +
                                     R"({"type":"run_failed","time":2,"message":"killed"})"
                                     "\n" +
                                     start + R"({"type":"run_finished","time":5,"state":"finished"})"
                              << "finished"
-                             << "" << false;
+                             << "" << false << "";
 }
 
 void TestRuns::runStateFromEvents() {
@@ -209,6 +226,7 @@ void TestRuns::runStateFromEvents() {
     QFETCH(QString, state);
     QFETCH(QString, reason);
     QFETCH(bool, failed);
+    QFETCH(QString, code);
     QTemporaryDir tmp;
     writeRun(tmp.filePath("run"), kHeader, (events + "\n").toStdString(), "epochs: 3\n");
     const auto run = hr::RunStore::load(tmp.filePath("run").toStdString());
@@ -216,6 +234,12 @@ void TestRuns::runStateFromEvents() {
     QCOMPARE(QString::fromStdString(run->summary.state), state);
     QCOMPARE(QString::fromStdString(run->summary.reason), reason);
     QCOMPARE(run->summary.failed, failed);
+    QStringList coded;
+    if (!run->summary.reasonCode.empty())
+        coded << QString::fromStdString(run->summary.reasonCode);
+    for (const std::string& arg : run->summary.reasonArgs)
+        coded << QString::fromStdString(arg);
+    QCOMPARE(coded.join('|'), code);
 }
 
 void TestRuns::durationAndBudget() {

@@ -25,6 +25,8 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
@@ -100,6 +102,7 @@ private slots:
     void typedFieldsUseCoresChecks();
     void startWithoutDataSetAsks();
     void plotsShowSinglePointsAndKeepAxesAndLegendClear();
+    void legendWrapsLongNamesInsideANarrowPlot();
     void logFollowsUntilScrolledUp();
     void menusListEveryPageAndHelp();
     void windowFitsSmallScreen();
@@ -439,11 +442,28 @@ void TestUi::advisorDialogAppliesChosenFix() {
     fixes[1].predictedPeak = 700 << 20;
     fixes[1].speedFactor = 0.9;
     fixes[1].fits = true;
+    fixes[0].memoryBasis = {hr::FigureSource::MeasuredHere, "the estimator's probe steps"};
+    fixes[0].speedBasis = {hr::FigureSource::FlopCount, "activations scale with the batch"};
+    fixes[0].accuracyBasis = {hr::FigureSource::Published, "YOLOv9-c table"};
+    fixes[1].memoryBasis = {hr::FigureSource::Assumption, "scaled from the failed step"};
+    fixes[1].speedBasis = {hr::FigureSource::MeasuredHere, "timed on this machine"};
 
     const QString text = hr::ui::OomAdvisorDialog::describe(report);
     QVERIFY2(text.contains("backward") && text.contains("1.00 GiB"), qPrintable(text));
 
     hr::ui::OomAdvisorDialog dialog(report, fixes);
+    // Every figure on a card names its source in the tooltip; a figure without one says so.
+    auto* figures0 = dialog.findChild<QLabel*>("fixFigures0");
+    auto* figures1 = dialog.findChild<QLabel*>("fixFigures1");
+    QVERIFY(figures0 && figures1);
+    QCOMPARE(figures0->toolTip(),
+             QString("Memory figure: measured here (the estimator's probe steps)\n"
+                     "Speed figure: FLOP count (activations scale with the batch)\n"
+                     "Accuracy figure: published figure (YOLOv9-c table)"));
+    QVERIFY2(figures1->toolTip().contains("Memory figure: assumption, not measured (scaled") &&
+                 figures1->toolTip().contains("Speed figure: measured here (timed") &&
+                 figures1->toolTip().contains("Accuracy figure: not measured"),
+             qPrintable(figures1->toolTip()));
     QSignalSpy chosen(&dialog, &hr::ui::OomAdvisorDialog::fixChosen);
     QSignalSpy stopped(&dialog, &hr::ui::OomAdvisorDialog::stopChosen);
     dialog.findChild<QCheckBox*>("alwaysBest")->setChecked(true);
@@ -727,6 +747,53 @@ void TestUi::plotsShowSinglePointsAndKeepAxesAndLegendClear() {
                             .arg(inner.height())));
 }
 
+void TestUi::legendWrapsLongNamesInsideANarrowPlot() {
+    // The Compare page's small plots: five long strategy names in a plot 320 px wide. Every
+    // legend entry is drawn whole inside the plot (the entries wrap to more rows).
+    hr::ui::PlotWidget plot("mAP50-95");
+    plot.resize(320, 240);
+    const QStringList names = {"native-with-a-long-name", "quarter-acc4-and-more",
+                               "quarter-amp-long-name", "eighth-amp-acc8-long",
+                               "quarter-amp-ckpt-long"};
+    for (int i = 0; i < names.size(); ++i)
+        plot.setData(plot.addSeries(names[i], i), {1, 2}, {0.1 * i, 0.2 * i});
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    QTRY_VERIFY(!plot.replotPending());
+    plot.plot()->replot();
+    QCPLegend* legend = plot.plot()->legend;
+    const QRect whole = plot.plot()->rect();
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        QCPAbstractLegendItem* item = legend->item(i);
+        if (!item)
+            continue;
+        const QRect r = item->outerRect();
+        QVERIFY2(whole.contains(r) && r.width() >= item->minimumOuterSizeHint().width(),
+                 qPrintable(QString("entry %1 at %2..%3 of %4 px, needs %5 px")
+                                .arg(i)
+                                .arg(r.left())
+                                .arg(r.right())
+                                .arg(whole.width())
+                                .arg(item->minimumOuterSizeHint().width())));
+    }
+    QVERIFY(legend->rowCount() > 1);
+    QVERIFY(!legend->outerRect().intersects(plot.plot()->axisRect()->rect()));
+    QCOMPARE(plot.plot()->graph(0)->name(), names[0]); // it fits: not shortened
+
+    // A name wider than the plot is shortened in the middle; the series keeps its whole name.
+    const QString huge = "quarter-amp-ckpt-" + QString("x").repeated(80) + "-end";
+    const int last = plot.addSeries(huge, 5);
+    plot.setData(last, {1, 2}, {0.3, 0.4});
+    QTRY_VERIFY(!plot.replotPending());
+    QCOMPARE(plot.seriesName(last), huge);
+    const QString shown = plot.plot()->graph(last)->name();
+    QVERIFY2(shown.startsWith("quarter-amp") && shown.endsWith("-end") &&
+                 shown.contains(QChar(0x2026)),
+             qPrintable(shown));
+    QCPAbstractLegendItem* item = legend->itemWithPlottable(plot.plot()->graph(last));
+    QVERIFY(item && whole.contains(item->outerRect()));
+}
+
 void TestUi::logFollowsUntilScrolledUp() {
     hr::ui::LogView log;
     log.resize(400, 120);
@@ -837,6 +904,20 @@ void TestUi::windowFitsSmallScreen() {
                                         .arg(area->widget()->width())
                                         .arg(area->viewport()->width())));
             QVERIFY(!area->horizontalScrollBar()->isVisible());
+        }
+        // Every column header is wide enough for its words and its sort arrow.
+        for (QHeaderView* header : page->findChildren<QHeaderView*>()) {
+            if (!header->isVisible() || header->orientation() != Qt::Horizontal)
+                continue;
+            for (int s = 0; s < header->count(); ++s)
+                QVERIFY2(
+                    header->isSectionHidden(s) ||
+                        header->sectionSize(s) >= header->sectionSizeHint(s),
+                    qPrintable(QString("%1: header \"%2\" is %3 px of the %4 it needs")
+                                   .arg(tabs->tabText(i))
+                                   .arg(header->model()->headerData(s, Qt::Horizontal).toString())
+                                   .arg(header->sectionSize(s))
+                                   .arg(header->sectionSizeHint(s))));
         }
     }
     // Settings: every field of both columns (or of the one) lies inside the visible width.

@@ -31,6 +31,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -40,6 +41,7 @@
 #include <QTreeWidget>
 #include <QtTest>
 
+#include <algorithm>
 #include <functional>
 
 class TestUiCompare : public QObject {
@@ -50,6 +52,7 @@ private slots:
     void mainWindowComparesRunsPickedOnTheRunsPage();
     void editsSavesLoadsAndRunsStrategies();
     void matrixAsksFirstBlocksStartAndReloadsAfterRestart();
+    void everyTableNumberNamesItsSource();
 
 private:
     hr::TrainConfig tinyBase(const std::string& name) const;
@@ -233,16 +236,17 @@ void TestUiCompare::editsSavesLoadsAndRunsStrategies() {
     QCOMPARE(editor->strategies()[2].name, std::string("tiny"));
     QCOMPARE(list->item(2, 0)->text(), QString("tiny"));
 
-    // A batch of 0: core's message, the row marked, the matrix refuses to run.
+    // A batch of 0: the message worded from core's check, the row marked, the matrix refuses to
+    // run.
     editor->batchEdit()->setText("0");
     QVERIFY(hr::hasErrors(editor->problems()));
     QVERIFY2(editor->problemsLabel()->text().contains("strategy 'tiny'"),
              qPrintable(editor->problemsLabel()->text()));
-    QVERIFY2(editor->problemsLabel()->text().contains("batch must be a positive number"),
+    QVERIFY2(editor->problemsLabel()->text().contains("batch: must be a positive number"),
              qPrintable(editor->problemsLabel()->text()));
     QVERIFY(!list->item(2, 0)->icon().isNull());
     QVERIFY(!page.runMatrix(tinyBase("ed")));
-    QVERIFY(page.statusLabel()->text().contains("batch must be a positive number"));
+    QVERIFY(page.statusLabel()->text().contains("batch: must be a positive number"));
     const QString shots = qEnvironmentVariable("HEADROOM_SCREENSHOT_DIR");
     if (!shots.isEmpty()) {
         QTest::qWait(200); // the layout makes room for the problem text
@@ -448,6 +452,62 @@ void TestUiCompare::matrixAsksFirstBlocksStartAndReloadsAfterRestart() {
     for (int i = 0; i < 2; ++i)
         QCOMPARE(page->table()->item(i, 0)->data(Qt::UserRole).toString(), dirs[i]);
     QCOMPARE(page->memoryPlot()->seriesCount(), 2);
+}
+
+void TestUiCompare::everyTableNumberNamesItsSource() {
+    // Two rows as a finished matrix leaves them (no training needed for the table's words).
+    hr::Comparison comparison;
+    for (int i = 0; i < 2; ++i) {
+        hr::ComparisonRow row;
+        row.strategy = i == 0 ? "native" : "amp";
+        row.runDir = i == 0 ? "/runs/a-native" : "/runs/a-amp";
+        row.status = "done";
+        row.batch = 8;
+        row.accumulate = 1;
+        row.amp = i == 1;
+        row.checkpointing = "none";
+        row.trainPeakBytes = (300 - 100 * i) * 1024LL * 1024;
+        row.valPeakBytes = 120 * 1024LL * 1024;
+        row.meanEpochSeconds = 12.5;
+        row.imagesPerSecond = 40.0;
+        row.map50 = 0.5;
+        row.map = 0.3;
+        row.hasMetrics = true;
+        row.claim = hr::PublishedClaim{10.0 - 4.0 * i, 15, 0.68, "the cited table"};
+        comparison.rows.push_back(row);
+    }
+    hr::markParetoFront(comparison);
+    QSettings().remove(QStringLiteral("compare/runs")); // no earlier comparison comes back
+    hr::ui::ComparePage page;
+    page.showComparison(comparison);
+    QTableWidget* table = page.table();
+    QCOMPARE(table->rowCount(), 2);
+    const QStringList sources = {"Source: measured here", "Source: published figure",
+                                 "Source: FLOP count", "Source: assumption",
+                                 "Source: the run's settings"};
+    int numbers = 0;
+    for (int r = 0; r < table->rowCount(); ++r)
+        for (int c = 0; c < table->columnCount(); ++c) {
+            const QTableWidgetItem* item = table->item(r, c);
+            if (!item || !item->text().contains(QRegularExpression("[0-9★]")) || c == 0)
+                continue;
+            ++numbers;
+            const QString tip = item->toolTip();
+            QVERIFY2(
+                std::any_of(sources.begin(), sources.end(),
+                            [&tip](const QString& s) { return tip.startsWith(s); }),
+                qPrintable(
+                    QString("row %1 column %2 (%3): %4").arg(r).arg(c).arg(item->text(), tip)));
+        }
+    QVERIFY2(numbers >= 16, qPrintable(QString::number(numbers)));
+    // The measured peak names its run; a claim beside a measurement cites where it is from.
+    QVERIFY(table->item(1, 5)->toolTip().contains("(run /runs/a-amp)"));
+    QVERIFY2(table->item(1, 6)->text().contains("claim") &&
+                 table->item(1, 6)->toolTip().contains("published figure (the cited table)"),
+             qPrintable(table->item(1, 6)->toolTip()));
+    QVERIFY(table->item(0, 10)->toolTip().contains("published figure (the cited table)"));
+    QVERIFY(!table->item(0, 11)->toolTip().contains("published"));
+    QVERIFY(table->item(0, 2)->toolTip().startsWith("Source: the run's settings"));
 }
 
 QTEST_MAIN(TestUiCompare)

@@ -15,14 +15,17 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
+#include <qcustomplot.h>
 
 #include <algorithm>
 
@@ -48,6 +51,7 @@ private slots:
     void startWithAutoBatchFitsFirst();
     void guiStaysResponsiveWhileCalibrating();
     void typedBudgetNamesFieldAndLabelStaysWhole();
+    void everyNumberNamesItsSource();
 
 private:
     TrainConfig tinyConfig() const;
@@ -320,6 +324,65 @@ void TestUiMemory::typedBudgetNamesFieldAndLabelStaysWhole() {
                                 .arg(panel->plotRect().height())
                                 .arg(bytes)));
     }
+}
+
+void TestUiMemory::everyNumberNamesItsSource() {
+    hr::ui::MainWindow window;
+    window.resize(1300, 850);
+    window.show();
+    TrainConfig config = tinyConfig();
+    config.memory_budget = 512 * kMiB;
+    window.settingsPage()->form()->setConfig(config);
+    window.showPage(hr::ui::MainWindow::Page::Settings);
+    hr::ui::MemoryPanel* panel = window.memoryPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasEstimate() && !panel->service()->isBusy(), kWaitMs);
+
+    // Each source as the panel words it; a constant is never called measured.
+    const QStringList sources = {"Source: measured here", "Source: published figure",
+                                 "Source: FLOP count",    "Source: assumption",
+                                 "Source: byte count",    "Source: your setting"};
+    auto namesSource = [&sources](const QString& tip) {
+        return std::any_of(sources.begin(), sources.end(),
+                           [&tip](const QString& s) { return tip.contains(s); });
+    };
+    // Every label that shows a number (the parts, peaks, budget, status, note).
+    int numbers = 0;
+    for (QLabel* label : panel->findChildren<QLabel*>()) {
+        if (!label->isVisible() || !label->text().contains(QRegularExpression("[0-9]")))
+            continue;
+        ++numbers;
+        QVERIFY2(namesSource(label->toolTip()),
+                 qPrintable(label->text() + " has tooltip: " + label->toolTip()));
+    }
+    QVERIFY2(numbers >= 12, qPrintable(QString::number(numbers)));
+    auto* plot = panel->findChild<QCustomPlot*>();
+    QVERIFY(plot);
+    QVERIFY2(plot->toolTip().contains("Training peak: Source: measured here") &&
+                 plot->toolTip().contains("Budget: Source: your setting"),
+             qPrintable(plot->toolTip()));
+
+    // Row by row: the tooltip on a part's name is its figure's source.
+    auto tipOf = [panel](const QString& name) {
+        for (QLabel* label : panel->findChildren<QLabel*>())
+            if (label->text() == name || label->text() == "<b>" + name + "</b>")
+                return label->toolTip();
+        return QString();
+    };
+    for (const char* counted : {"Weights", "Gradients", "Optimizer state", "EMA"})
+        QVERIFY2(tipOf(counted).startsWith("Source: measured here. The bytes of"),
+                 qPrintable(tipOf(counted)));
+    QVERIFY2(tipOf("Training peak")
+                 .contains("training steps at batch 2 and 4 on cpu, on a line "
+                           "to batch 2"),
+             qPrintable(tipOf("Training peak")));
+    QVERIFY(tipOf("Validation peak").startsWith("Source: measured here"));
+    // The batch's bytes are arithmetic on its shape, not a measurement.
+    QVERIFY2(tipOf("Batch data").startsWith("Source: byte count. 2 images") &&
+                 !tipOf("Batch data").contains("measured"),
+             qPrintable(tipOf("Batch data")));
+    QVERIFY2(tipOf("Budget").contains("margin Auto-fit leaves for fragmentation and growth: "
+                                      "assumption, not measured"),
+             qPrintable(tipOf("Budget")));
 }
 
 QTEST_MAIN(TestUiMemory)

@@ -23,6 +23,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -54,6 +55,7 @@ private slots:
     void runsPageMenuAndStates();
     void longMessagesNeverWidenTheWindow();
     void startLeavesTheScanToTheTrainerThread();
+    void fixCheckIsLogged();
 
 private:
     TrainConfig tinyConfig(const QString& name) const;
@@ -114,6 +116,9 @@ void TestUiTraining::trainingUpdatesPlotsAndStaysResponsive() {
         last = now;
     });
     QVERIFY(window.startTraining());
+    // Start answers at once, before the trainer's first event: the page says it is starting.
+    QVERIFY2(window.trainPage()->statusLine()->text().startsWith("Starting"),
+             qPrintable(window.trainPage()->statusLine()->text()));
     clock.start();
     probe.start();
     QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 120000);
@@ -464,6 +469,26 @@ void TestUiTraining::startLeavesTheScanToTheTrainerThread() {
     QVERIFY2(!progress.isEmpty(), "a scan of seconds showed no progress");
     QVERIFY2(progress.last().endsWith(QStringLiteral(" of %1").arg(kImages)),
              qPrintable(progress.last()));
+}
+
+void TestUiTraining::fixCheckIsLogged() {
+    // The trainer's check after a fix, as the session delivers it: the Train page's log says
+    // the measured and predicted peak and time per image.
+    hr::ui::MainWindow window;
+    hr::FixChecked check;
+    check.fixId = "batch";
+    check.predictedPeak = 100 << 20;
+    check.measuredPeak = 95 << 20;
+    check.predictedSecondsPerImage = 0.010;
+    check.measuredSecondsPerImage = 0.011;
+    check.timedSteps = 20;
+    emit window.session()->fixChecked(check);
+    const QString log = window.trainPage()->log()->toPlainText();
+    QVERIFY2(log.contains("After the fix the measured peak is 95.0 MiB, predicted 100 MiB "
+                          "(-5.0%).") &&
+                 log.contains("After the fix an image takes 11.0 ms, predicted 10.0 ms (10.0%, "
+                              "over 20 step(s))."),
+             qPrintable(log));
 }
 
 QTEST_MAIN(TestUiTraining)

@@ -1,21 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The studio under zh_CN, offscreen: every page, the menus, the dialogs (getting started,
 // shortcuts, about, Start without a data set, the strategy matrix's question, the advisor with
-// core's real fixes) and the memory panel after a real estimate are walked, and every visible
-// string - labels, buttons, group titles, tabs, combo items, placeholders, table headers,
-// tooltips, plot titles, axes and legends - must be Chinese. Numbers, units, file names, model
-// names and a short list of technical terms (AMP, EMA, NMS, mAP ...) may stay as they are.
+// core's real fixes), the memory panel after a real estimate, the strategy editor with bad
+// entries, and real runs - one whose out-of-memory error the trainer fixes itself ("Fix
+// applied" in the log), one that stops for it (the status line, the Runs page's tooltip) - are
+// walked, and every visible string - labels, status lines, buttons, group titles, tabs, combo
+// items, placeholders, table headers, item tooltips, plot titles, axes and legends - must be
+// Chinese. Numbers, units, file names, model names and a short list of technical terms (AMP,
+// EMA, NMS, mAP ...) may stay as they are.
 #include "comparepage.h"
+#include "elidedlabel.h"
 #include "language.h"
 #include "mainwindow.h"
 #include "memorypanel.h"
 #include "oomadvisordialog.h"
 #include "plotwidget.h"
+#include "runspage.h"
 #include "settingsform.h"
 #include "settingspage.h"
+#include "strategyeditor.h"
+#include "trainingsession.h"
+#include "trainpage.h"
 #include "ui_test_env.h"
 
 #include "advisor/fix_advisor.h"
+#include "compare/strategy.h"
 #include "config/train_config.h"
 
 #include <qcustomplot.h>
@@ -73,13 +82,15 @@ bool hasChinese(const QString& text) {
 }
 
 /// True when `text` would show English to a Chinese reader: no Chinese at all and a word that
-/// is not a number, unit, file name, path, model name or allowed term.
+/// is not a number, unit, file name, path, model name, setting as typed (key=value) or allowed
+/// term.
 bool looksEnglish(QString text) {
     text = text.trimmed();
     if (text.isEmpty() || hasChinese(text))
         return false;
     static const QRegularExpression fileOrPath(
-        QStringLiteral(R"((\S*/\S*)|(\S+\.(yaml|yml|pt|csv|html|jsonl|png|pdf|txt))|(yolov\S*))"),
+        QStringLiteral(R"((\S*/\S*)|(\S+\.(yaml|yml|pt|csv|html|jsonl|png|pdf|txt))|(yolov\S*)|)"
+                       R"((\S+=[^\s,]*))"),
         QRegularExpression::CaseInsensitiveOption);
     text.replace(fileOrPath, QStringLiteral(" "));
     static const QRegularExpression word(QStringLiteral("[A-Za-z]{2,}"));
@@ -120,6 +131,8 @@ QStringList visibleStrings(QWidget* root) {
             add(where + " title", w->windowTitle());
         if (auto* label = qobject_cast<QLabel*>(w))
             add(where, label->text());
+        else if (auto* elided = qobject_cast<hr::ui::ElidedLabel*>(w))
+            add(where, elided->text());
         else if (auto* button = qobject_cast<QAbstractButton*>(w))
             add(where, button->text());
         else if (auto* group = qobject_cast<QGroupBox*>(w))
@@ -137,6 +150,22 @@ QStringList visibleStrings(QWidget* root) {
             add(where + " placeholder", text->placeholderText());
         } else if (auto* spin = qobject_cast<QAbstractSpinBox*>(w)) {
             add(where + " special", spin->specialValueText());
+        } else if (auto* tree = qobject_cast<QTreeWidget*>(w)) {
+            // The first column holds names (runs, strategies), chosen by the user.
+            for (int i = 0; i < tree->topLevelItemCount(); ++i)
+                for (int c = 0; c < tree->columnCount(); ++c) {
+                    if (c > 0)
+                        add(where + " item", tree->topLevelItem(i)->text(c));
+                    add(where + " item tooltip", tree->topLevelItem(i)->toolTip(c));
+                }
+        } else if (auto* table = qobject_cast<QTableWidget*>(w)) {
+            for (int r = 0; r < table->rowCount(); ++r)
+                for (int c = 0; c < table->columnCount(); ++c)
+                    if (const QTableWidgetItem* item = table->item(r, c)) {
+                        if (c > 0)
+                            add(where + " item", item->text());
+                        add(where + " item tooltip", item->toolTip());
+                    }
         } else if (auto* header = qobject_cast<QHeaderView*>(w)) {
             for (int i = 0; i < header->count(); ++i)
                 add(where, header->model()
@@ -206,6 +235,9 @@ void walkNextDialog(QStringList* found, QString* seen, const QString& button = {
 
 } // namespace
 
+/// A budget the first step at 256 px and batch 8 overflows and a smaller batch fits.
+constexpr int kOomBudgetMiB = 96;
+
 class TestUiZh : public QObject {
     Q_OBJECT
 private slots:
@@ -213,6 +245,8 @@ private slots:
     void checkerSeesEnglish();
     void everyPageAndDialogIsChinese();
     void advisorDialogIsChinese();
+    void strategyProblemsAreChinese();
+    void runsThatRunOutOfMemoryAreChinese();
 
 private:
     QTemporaryDir m_dir;
@@ -223,7 +257,7 @@ void TestUiZh::initTestCase() {
     QVERIFY(m_dir.isValid());
     hr::testing::isolateSettings(m_dir, "test_ui_zh");
     std::string error;
-    m_data = hr::testing::makeTinyDataset(m_dir, 4, 2, &error);
+    m_data = hr::testing::makeTinyDataset(m_dir, 8, 2, &error);
     QVERIFY2(!m_data.isEmpty(), error.c_str());
     QVERIFY(hr::ui::installTranslations("zh_CN"));
 }
@@ -239,6 +273,8 @@ void TestUiZh::checkerSeesEnglish() {
     QVERIFY(!looksEnglish("/tmp/runs/train3"));
     QVERIFY(!looksEnglish("mAP50-95"));
     QVERIFY(!looksEnglish("×1.25"));
+    QVERIFY(!looksEnglish("batch=B/4, amp=true"));
+    QVERIFY(looksEnglish("batch B/4 + accumulate 4"));
 }
 
 void TestUiZh::everyPageAndDialogIsChinese() {
@@ -339,6 +375,119 @@ void TestUiZh::advisorDialogIsChinese() {
     QVERIFY(QTest::qWaitForWindowExposed(&advisor));
     QStringList english = visibleStrings(&advisor);
     advisor.reject();
+    english.removeDuplicates();
+    QVERIFY2(english.isEmpty(),
+             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
+                        english.join('\n')));
+}
+
+void TestUiZh::strategyProblemsAreChinese() {
+    // Bad entries of every kind the editor checks: its problem list and each row's tooltip.
+    hr::ui::MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.showPage(hr::ui::MainWindow::Page::Compare);
+    hr::ui::StrategyEditor* editor = window.comparePage()->strategyEditor();
+    hr::Strategy badName{"bad name!", {{"batch", "0"}, {"lr0", "fast"}}, {}, {}};
+    hr::Strategy twice{"twice",
+                       {{"amp", "true"}, {"amp", "false"}, {"", "5"}, {"nosuch", "1"}},
+                       hr::PublishedClaim{},
+                       {}};
+    twice.claim->memoryGb = -1;
+    twice.claim->map50 = 68;
+    hr::Strategy unnamed{"", {{"imgsz", "100"}}, {}, {}};
+    editor->setStrategies({badName, twice, twice, unnamed});
+    QApplication::processEvents();
+    const QString problems = editor->problemsText();
+    QVERIFY2(problems.count(QLatin1Char('\n')) >= 8, qPrintable(problems));
+    QStringList english = visibleStrings(&window);
+    editor->setStrategies({});
+    QApplication::processEvents();
+    QVERIFY(!editor->problemsText().isEmpty());
+    english << visibleStrings(&window);
+    english.removeDuplicates();
+    QVERIFY2(english.isEmpty(),
+             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
+                        english.join('\n')));
+}
+
+void TestUiZh::runsThatRunOutOfMemoryAreChinese() {
+    // Real runs whose first step runs out of memory: 256 px and batch 8 under a small budget.
+    // With on_oom auto the trainer applies the best fix (the log says so); with stop the run
+    // ends "stopped by OOM" (the status line and the Runs page's tooltip say why).
+    hr::ui::MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    hr::TrainConfig c;
+    c.data = m_data.toStdString();
+    c.imgsz = 256;
+    c.batch = 8;
+    c.epochs = 1;
+    c.workers = 0;
+    c.threads = 1; // leave a core to the GUI thread on a 2-core machine
+    c.mosaic = 0.0;
+    c.close_mosaic = 0;
+    c.warmup_epochs = 0;
+    c.device = "cpu";
+    c.memory_budget = std::int64_t(kOomBudgetMiB) << 20;
+    c.project = m_dir.filePath("oomruns").toStdString();
+    hr::ui::TrainingSession* session = window.session();
+    hr::ui::TrainPage* page = window.trainPage();
+    QStringList english;
+    // The log lines the studio writes about fixes and failures (core's own progress notes are
+    // not among them).
+    const auto studioLines = [page] {
+        QStringList lines;
+        for (const QString& line : page->log()->toPlainText().split(QLatin1Char('\n')))
+            if (line.contains(QLatin1String("Fix applied")) ||
+                line.contains(QStringLiteral("修复")) || line.contains(QLatin1String("failed")) ||
+                line.contains(QStringLiteral("失败")) ||
+                line.contains(QLatin1String("out of memory")) ||
+                line.contains(QStringLiteral("内存不足")))
+                lines << line;
+        return lines;
+    };
+
+    c.name = "auto";
+    c.on_oom = hr::OomPolicy::Auto;
+    window.settingsPage()->form()->setConfig(c);
+    QSignalSpy applied(session, &hr::ui::TrainingSession::fixApplied);
+    QVERIFY(window.startTraining());
+    english << visibleStrings(page); // "starting", before the trainer's first event
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 300000);
+    QVERIFY2(applied.count() >= 1, qPrintable(page->log()->toPlainText()));
+    QVERIFY(!studioLines().isEmpty());
+    for (const QString& line : studioLines()) {
+        qInfo("log: %s", qPrintable(line));
+        if (looksEnglish(line))
+            english << "log: " + line;
+    }
+
+    c.name = "stop";
+    c.on_oom = hr::OomPolicy::Stop;
+    window.settingsPage()->form()->setConfig(c);
+    QSignalSpy finished(session, &hr::ui::TrainingSession::finished);
+    QVERIFY(window.startTraining());
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning() && finished.count() == 1, 300000);
+    const auto end = finished.first().first().value<hr::RunFinished>();
+    QVERIFY2(end.state == hr::RunState::StoppedByOom, end.reason.c_str());
+    QVERIFY(!end.reasonCode.empty());
+    window.showPage(hr::ui::MainWindow::Page::Train);
+    QVERIFY(!page->statusLine()->text().isEmpty());
+    qInfo("status: %s", qPrintable(page->statusLine()->text()));
+    english << visibleStrings(page);
+    for (const QString& line : studioLines())
+        if (looksEnglish(line))
+            english << "log: " + line;
+
+    window.showPage(hr::ui::MainWindow::Page::Runs);
+    hr::ui::RunsPage* runs = window.runsPage();
+    QTreeWidgetItem* item = nullptr;
+    QTRY_VERIFY((item = runs->itemOf(QString::fromStdString(end.runDir))) != nullptr);
+    QVERIFY(!item->toolTip(hr::ui::RunsPage::StateColumn).isEmpty());
+    english << visibleStrings(runs);
     english.removeDuplicates();
     QVERIFY2(english.isEmpty(),
              qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +

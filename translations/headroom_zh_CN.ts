@@ -119,6 +119,107 @@
         <source>sharding the optimizer state needs several processes; with one it has no effect</source>
         <translation>分片优化器状态需要多个进程；只有一个进程时不起作用</translation>
     </message>
+    <message>
+        <source>the strategy has no name; give it one of letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos;</source>
+        <translation>策略没有名称；请用字母、数字、“-”、“_”和“.”为它命名</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; cannot be part of a folder name; use letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos;</source>
+        <translation>“%1”不能用作文件夹名的一部分；请只用字母、数字、“-”、“_”和“.”</translation>
+    </message>
+    <message>
+        <source>a setting without a name (= %1); write key=value, e.g. lr0=0.005</source>
+        <translation>有一项设置没有名称（= %1）；请写成 键=值，例如 lr0=0.005</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is set twice; keep one</source>
+        <translation>“%1”设置了两次；请只保留一个</translation>
+    </message>
+    <message>
+        <source>the claimed mAP50 is a fraction between 0 and 1; write 0.68, not 68</source>
+        <translation>声称的 mAP50 是 0 到 1 之间的小数；请写 0.68，而不是 68</translation>
+    </message>
+    <message>
+        <source>no strategies to run; add one, or reset to the default matrix</source>
+        <translation>没有可运行的策略；请添加一个，或恢复默认矩阵</translation>
+    </message>
+    <message>
+        <source>a second strategy named &apos;%1&apos;; give each strategy its own name</source>
+        <translation>已有另一个名为“%1”的策略；请为每个策略取不同的名称</translation>
+    </message>
+</context>
+<context>
+    <name>FailureWording</name>
+    <message>
+        <source>Out of memory in the %1 of epoch %2, batch %3, and no fix was chosen. The last weights are in %4; lower batch or image size, or set &quot;on out of memory&quot; to apply the best fix, and resume.</source>
+        <translation>第 %2 轮第 %3 批在%1时内存不足，且未选择修复。最后的权重保存在 %4；请降低批大小或图像尺寸，或将“内存不足时”设为自动应用最佳修复，然后继续训练。</translation>
+    </message>
+    <message>
+        <source>Out of memory while validating epoch %1, and no fix was chosen. Lower the validation batch and resume.</source>
+        <translation>验证第 %1 轮时内存不足，且未选择修复。请降低验证批大小后继续训练。</translation>
+    </message>
+    <message>
+        <source>Out of memory while writing %1; the previous checkpoint is kept. Free host memory (fewer workers, no image cache) and resume.</source>
+        <translation>写入 %1 时内存不足；上一个检查点已保留。请释放主机内存（减少工作线程、不缓存图像）后继续训练。</translation>
+    </message>
+    <message>
+        <source>Out of memory while setting up the run: the model does not fit, so raise the memory budget or use a smaller model.</source>
+        <translation>准备训练时内存不足：模型放不下，请提高内存预算或换用更小的模型。</translation>
+    </message>
+    <message>
+        <source>Out of memory %1 times in a row without a completed step; the run gave up.</source>
+        <translation>连续 %1 次内存不足且没有完成任何一步；训练已放弃。</translation>
+    </message>
+    <message>
+        <source>A memory budget of %1 is too small for %2 at %3 px whatever the batch, AMP, checkpointing or image size: set the budget to %4 MiB or more (or use a smaller model) and start again.</source>
+        <translation>%1 的内存预算对 %3 px 的 %2 来说太小，无论批大小、AMP、检查点重计算或图像尺寸如何都放不下：请把预算设为 %4 MiB 或更多（或换用更小的模型）后重新开始。</translation>
+    </message>
+    <message>
+        <source>A memory budget of %1 is too small: the weights, optimizer state and EMA copy of %2 at %3 px do not fit in it, so raise the budget (or remove it) and start again.</source>
+        <translation>%1 的内存预算太小：%3 px 的 %2 的权重、优化器状态和 EMA 副本都放不下，请提高预算（或取消预算）后重新开始。</translation>
+    </message>
+    <message>
+        <source>Cannot resume: %1 does not exist.</source>
+        <translation>无法继续训练：%1 不存在。</translation>
+    </message>
+    <message>
+        <source>Cannot resume: no run with weights/last.pt under %1.</source>
+        <translation>无法继续训练：%1 下没有带 weights/last.pt 的训练。</translation>
+    </message>
+    <message>
+        <source>Cannot resume: the checkpoint %1 is damaged or incomplete (%2).</source>
+        <translation>无法继续训练：检查点 %1 已损坏或不完整（%2）。</translation>
+    </message>
+    <message>
+        <source>Cannot resume: the checkpoint %1 and its backup %2 are both damaged or incomplete, so start a new run (without resume).</source>
+        <translation>无法继续训练：检查点 %1 及其备份 %2 都已损坏或不完整，请开始新的训练（不继续）。</translation>
+    </message>
+    <message>
+        <source>Cannot write the checkpoint %1: %2</source>
+        <translation>无法写入检查点 %1：%2</translation>
+    </message>
+    <message>
+        <source>The data loader failed: %1</source>
+        <translation>数据加载失败：%1</translation>
+    </message>
+    <message>
+        <source>The validation data loader failed: %1</source>
+        <translation>验证数据加载失败：%1</translation>
+    </message>
+    <message>
+        <source>Cannot create the built-in data set: %1</source>
+        <translation>无法创建内置数据集：%1</translation>
+    </message>
+    <message>
+        <source>The fix &apos;%1&apos; gave invalid settings:
+%2</source>
+        <translation>修复“%1”得到了无效的设置：
+%2</translation>
+    </message>
+    <message>
+        <source>The run was ended: %1</source>
+        <translation>训练已被终止：%1</translation>
+    </message>
 </context>
 <context>
     <name>FixWording</name>
@@ -505,14 +606,6 @@
         <translation>mAP50-95 随实际时间变化</translation>
     </message>
     <message>
-        <source>Training loss</source>
-        <translation>训练损失</translation>
-    </message>
-    <message>
-        <source>box + cls + dfl</source>
-        <translation>box + cls + dfl</translation>
-    </message>
-    <message>
         <source>Strategy %1: %2 → %3</source>
         <translation>策略 %1：%2 → %3</translation>
     </message>
@@ -655,6 +748,14 @@
     <message>
         <source>One curve per compared run appears here.</source>
         <translation>每个被比较的运行会在这里显示一条曲线。</translation>
+    </message>
+    <message>
+        <source>Training loss (box + cls + dfl)</source>
+        <translation>训练损失（box + cls + dfl）</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
     </message>
 </context>
 <context>
@@ -3372,6 +3473,42 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <source>published YOLOv9-c table, RTX-class GPU (design notes)</source>
         <translation>YOLOv9-c 公开数据表，RTX 级 GPU（设计笔记）</translation>
     </message>
+    <message>
+        <source>a strategy</source>
+        <translation>某个策略</translation>
+    </message>
+    <message>
+        <source>strategy &apos;%1&apos;</source>
+        <translation>策略“%1”</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>the base settings</source>
+        <translation>基础设置</translation>
+    </message>
+    <message>
+        <source>native batch B</source>
+        <translation>原生批大小 B</translation>
+    </message>
+    <message>
+        <source>batch B/4 + accumulate 4</source>
+        <translation>批大小 B/4 + 累积 4 步</translation>
+    </message>
+    <message>
+        <source>batch B/4 + AMP</source>
+        <translation>批大小 B/4 + AMP</translation>
+    </message>
+    <message>
+        <source>batch B/8 + AMP + accumulate 8</source>
+        <translation>批大小 B/8 + AMP + 累积 8 步</translation>
+    </message>
+    <message>
+        <source>batch B/4 + AMP + checkpointing</source>
+        <translation>批大小 B/4 + AMP + 检查点重计算</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::TrainPage</name>
@@ -3666,6 +3803,10 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <translation>
             <numerusform>应用修复后每张图像耗时 %1 毫秒，预测 %2 毫秒（%3%，共 %n 步）。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Starting: waiting for any memory calibration to finish, then reading the data set and building the model…</source>
+        <translation>正在开始：先等待内存校准完成，然后读取数据集并构建模型…</translation>
     </message>
 </context>
 <context>

@@ -3,6 +3,7 @@
 
 #include "compare/compare_report.h"
 #include "comparisonsession.h"
+#include "fixwording.h"
 #include "plotwidget.h"
 #include "runs/run_store.h"
 #include "strategyeditor.h"
@@ -56,6 +57,59 @@ QString withClaim(const QString& measured, const std::optional<double>& claim) {
     if (!claim)
         return measured;
     return ComparePage::tr("%1 (claim ×%2)").arg(measured).arg(*claim, 0, 'f', 2);
+}
+
+/// "Source: measured here (run r). …", the kind of source in the fix cards' words.
+QString measuredIn(const ComparisonRow& row, const QString& what) {
+    return ComparePage::tr("Source: %1 (run %2). %3")
+        .arg(FixWording::basis(FigureBasis{FigureSource::MeasuredHere, {}}),
+             QString::fromStdString(row.runDir), what);
+}
+
+/// " Claim: published figure (citation)." for a cell that shows a claim beside the measurement.
+QString claimSource(const ComparisonRow& row) {
+    if (!row.claim)
+        return {};
+    return QLatin1Char('\n') +
+           ComparePage::tr("The claim beside it: %1, for the published strategy, not this run.")
+               .arg(FixWording::basis(FigureBasis{FigureSource::Published, row.claim->source}));
+}
+
+/// The tooltip of a table cell: where its number comes from (empty for cells without one);
+/// `showsClaim`: the cell shows a published claim beside the measurement.
+QString cellSource(int column, const ComparisonRow& row, bool showsClaim) {
+    const QString claim = showsClaim ? claimSource(row) : QString();
+    switch (column) {
+    case 2:
+    case 3:
+    case 4:
+        return ComparePage::tr("Source: the run's settings (config.yaml), not a measurement.");
+    case 5:
+        return measuredIn(row, ComparePage::tr("The allocator's peak over the training steps "
+                                               "(batch_end events and memory samples)."));
+    case 6:
+        return measuredIn(row, ComparePage::tr("This run's training peak over the first row's.")) +
+               claim;
+    case 7:
+        return measuredIn(row, ComparePage::tr("The allocator's peak while validating, apart "
+                                               "from training."));
+    case 8:
+        return measuredIn(row, ComparePage::tr("The mean wall time of its epochs (results.csv) "
+                                               "on the machine that trained it."));
+    case 9:
+        return measuredIn(row, ComparePage::tr("The mean images per second of its epochs "
+                                               "(results.csv)."));
+    case 10:
+        return measuredIn(row, ComparePage::tr("On the validation images after the last epoch.")) +
+               claim;
+    case 11:
+        return measuredIn(row, ComparePage::tr("On the validation images after the last epoch."));
+    case 12:
+        return measuredIn(row, ComparePage::tr("No other row has both a lower training peak and "
+                                               "a higher mAP50-95."));
+    default:
+        return {};
+    }
 }
 
 } // namespace
@@ -241,7 +295,7 @@ PlotWidget* ComparePage::makePlot(Chart chart) {
         t = {tr("mAP50-95 over wall time"), tr("seconds"), tr("mAP50-95")};
         break;
     case Chart::Loss:
-        t = {tr("Training loss"), tr("epoch"), tr("box + cls + dfl")};
+        t = {tr("Training loss (box + cls + dfl)"), tr("epoch"), tr("loss")};
         break;
     case Chart::Scatter:
         t = {tr("Training peak vs mAP50-95"), tr("training peak (MiB)"), tr("mAP50-95")};
@@ -344,6 +398,9 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
         QString batch = r.batch > 0 ? QString::number(r.batch) : QString();
         if (r.accumulate > 1)
             batch += QStringLiteral("×%1").arg(r.accumulate);
+        const std::optional<double> memoryClaim =
+            claimedRatio(m_comparison, i, &PublishedClaim::memoryGb);
+        const bool mapClaim = r.hasMetrics && r.claim && r.claim->map50 > 0;
         const auto cells = {
             QString::fromStdString(r.strategy),
             status,
@@ -352,8 +409,7 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
             QString::fromStdString(r.checkpointing),
             r.trainPeakBytes > 0 ? QString::fromStdString(formatBytes(r.trainPeakBytes))
                                  : QString(),
-            withClaim(ratio(measuredMemoryRatio(m_comparison, i)),
-                      claimedRatio(m_comparison, i, &PublishedClaim::memoryGb)),
+            withClaim(ratio(measuredMemoryRatio(m_comparison, i)), memoryClaim),
             r.valPeakBytes > 0 ? QString::fromStdString(formatBytes(r.valPeakBytes)) : QString(),
             r.hasMetrics ? QString::number(r.meanEpochSeconds, 'f', 1) : QString(),
             r.hasMetrics ? QString::number(r.imagesPerSecond, 'f', 1) : QString(),
@@ -367,6 +423,9 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
         int column = 0;
         for (const QString& text : cells) {
             auto* item = new QTableWidgetItem(text);
+            if (!text.isEmpty())
+                item->setToolTip(cellSource(
+                    column, r, column == 6 ? memoryClaim.has_value() : column == 10 && mapClaim));
             if (column == 0) {
                 item->setToolTip(QString::fromStdString(
                     r.description + "\n" + r.runDir + (r.message.empty() ? "" : "\n" + r.message)));

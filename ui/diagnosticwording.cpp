@@ -97,6 +97,23 @@ QString DiagnosticWording::message(const Diagnostic& d) {
     if (code == "zero_needs_nproc")
         return tr("sharding the optimizer state needs several processes; with one it has no "
                   "effect");
+    // The strategy editor's checks (compare/strategy.h).
+    if (code == "strategy_no_name")
+        return tr("the strategy has no name; give it one of letters, digits, '-', '_' and '.'");
+    if (code == "strategy_bad_name")
+        return tr("'%1' cannot be part of a folder name; use letters, digits, '-', '_' and '.'")
+            .arg(arg(d, 0));
+    if (code == "override_no_key")
+        return tr("a setting without a name (= %1); write key=value, e.g. lr0=0.005")
+            .arg(arg(d, 0));
+    if (code == "override_twice")
+        return tr("'%1' is set twice; keep one").arg(arg(d, 0));
+    if (code == "claim_map50_fraction")
+        return tr("the claimed mAP50 is a fraction between 0 and 1; write 0.68, not 68");
+    if (code == "no_strategies")
+        return tr("no strategies to run; add one, or reset to the default matrix");
+    if (code == "strategy_duplicate")
+        return tr("a second strategy named '%1'; give each strategy its own name").arg(arg(d, 0));
     QString text = QString::fromStdString(d.message);
     if (!d.fix.empty())
         text += QStringLiteral(" (%1)").arg(QString::fromStdString(d.fix));

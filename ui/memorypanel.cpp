@@ -2,6 +2,7 @@
 #include "memorypanel.h"
 
 #include "config/train_rules.h"
+#include "fixwording.h"
 #include "plotpalette.h"
 #include "settingsform.h"
 #include "util/bytes.h"
@@ -110,6 +111,84 @@ QString howText(const MemoryEstimate& e) {
     return parts.join(MemoryPanel::tr("; ")) + MemoryPanel::tr(".");
 }
 
+/// "Source: measured here. …": the kind of source in the fix cards' words (FixWording), then
+/// what it is.
+QString sourced(FigureSource source, const QString& detail) {
+    return MemoryPanel::tr("Source: %1. %2")
+        .arg(FixWording::basis(FigureBasis{source, {}}), detail);
+}
+
+/// Where the training and validation peaks come from: the probe steps of these settings, or
+/// (scaled from another image size) the pixel-count rule, which is an assumption.
+QString peakSource(const MemoryEstimate& e, bool validation) {
+    const MemoryEstimate::How& how = e.how;
+    if (how.scaledFromOtherSize)
+        return sourced(FigureSource::Assumption,
+                       MemoryPanel::tr("Probe steps at another image size, their per-image memory "
+                                       "scaled by the pixel count."));
+    if (validation) {
+        const int small = how.valProbeSmall > 0 ? how.valProbeSmall : how.probeBatchSmall;
+        const int large = how.valProbeLarge > 0 ? how.valProbeLarge : how.probeBatchLarge;
+        return sourced(FigureSource::MeasuredHere,
+                       MemoryPanel::tr("The allocator's peak of validation batches of %1 and %2 "
+                                       "images on %3, on a line to batch %4.")
+                           .arg(small)
+                           .arg(large)
+                           .arg(QString::fromStdString(how.probeDevice))
+                           .arg(e.valBatch));
+    }
+    return sourced(FigureSource::MeasuredHere,
+                   MemoryPanel::tr("The allocator's peak of real training steps at batch %1 and "
+                                   "%2 on %3, on a line to batch %4.")
+                       .arg(how.probeBatchSmall)
+                       .arg(how.probeBatchLarge)
+                       .arg(QString::fromStdString(how.probeDevice))
+                       .arg(e.rankBatch > 0 ? e.rankBatch : e.batch));
+}
+
+/// The source of one part of the training bar (partName() order).
+QString partSource(int part, const MemoryEstimate& e) {
+    const QString device = QString::fromStdString(e.how.probeDevice);
+    switch (part) {
+    case 0:
+        return sourced(FigureSource::MeasuredHere,
+                       MemoryPanel::tr("The bytes of the model's weights, counted from its "
+                                       "tensors on %1 after the probe steps.")
+                           .arg(device));
+    case 1:
+        return sourced(FigureSource::MeasuredHere,
+                       MemoryPanel::tr("The bytes of the trainable parameters' gradients, "
+                                       "counted from their tensors after the probe steps."));
+    case 2: {
+        QString text = MemoryPanel::tr("The bytes of the optimizer's state, counted from its "
+                                       "tensors after the probe steps.");
+        if (e.how.stateShare < 1.0)
+            text += QLatin1Char(' ') +
+                    MemoryPanel::tr("This rank keeps %1% of it (ZeRO-1: the most loaded rank "
+                                    "by parameter size).")
+                        .arg(std::lround(e.how.stateShare * 100.0));
+        return sourced(FigureSource::MeasuredHere, text);
+    }
+    case 3:
+        return sourced(FigureSource::MeasuredHere,
+                       MemoryPanel::tr("The bytes of the EMA copy of the weights, counted from "
+                                       "its tensors after the probe steps."));
+    case 4:
+        return peakSource(e, false) + QLatin1Char(' ') +
+               MemoryPanel::tr("Activations are that peak less the parts above and the "
+                               "batch.");
+    case 5:
+        return MemoryPanel::tr("Source: byte count. %1 images × 3 colour channels × the image "
+                               "size squared × 4 bytes (float32): the batch once the step has "
+                               "moved it to the device.")
+            .arg(e.rankBatch > 0 ? e.rankBatch : e.batch);
+    default:
+        return peakSource(e, false) + QLatin1Char(' ') +
+               MemoryPanel::tr("Other is what that peak holds beyond the parts above (the "
+                               "activations take it all).");
+    }
+}
+
 } // namespace
 
 MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget* parent)
@@ -167,10 +246,12 @@ MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget*
         swatch->setFixedSize(12, 12);
         auto* value = new QLabel(QStringLiteral("–"), this);
         value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        auto* name = new QLabel(partName(i), this);
         table->addWidget(swatch, i, 0);
-        table->addWidget(new QLabel(partName(i), this), i, 1);
+        table->addWidget(name, i, 1);
         table->addWidget(value, i, 2);
         m_swatches.append(swatch);
+        m_names.append(name);
         m_values.append(value);
     }
     int row = kParts;
@@ -180,6 +261,8 @@ MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget*
         value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
         table->addWidget(label, row, 1);
         table->addWidget(value, row, 2);
+        m_names.append(label);
+        m_values.append(value);
         ++row;
         return value;
     };
@@ -461,6 +544,7 @@ void MemoryPanel::updateChart() {
                                         : QStringLiteral("–"));
     m_valValue->setText(m_hasEstimate ? bytes(m_outcome.estimate.valPeak) : QStringLiteral("–"));
     m_budgetValue->setText(budget > 0 ? bytes(budget) : tr("none"));
+    showSources(budget);
 
     const bool showBudget = budget > 0;
     m_budgetLine->setVisible(showBudget);
@@ -483,6 +567,41 @@ void MemoryPanel::updateChart() {
         m_plot->xAxis->setLabel(QString());
     m_empty->setVisible(!m_hasEstimate);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryPanel::showSources(std::int64_t budget) {
+    const MemoryEstimate& e = m_outcome.estimate;
+    // Rows: the parts, then training peak, validation peak, budget (the constructor's order).
+    QStringList tips;
+    for (int i = 0; i < kParts; ++i)
+        tips << (m_hasEstimate ? partSource(i, e) : QString());
+    tips << (m_hasEstimate ? peakSource(e, false) : QString())
+         << (m_hasEstimate ? peakSource(e, true) : QString());
+    const QString budgetTip =
+        budget > 0 ? tr("Source: your setting (memory_budget). The dashed line at 90% of it is "
+                        "the margin Auto-fit leaves for fragmentation and growth: %1.")
+                         .arg(FixWording::basis(FigureBasis{FigureSource::Assumption, {}}))
+                   : tr("Source: your setting (memory_budget): none is set.");
+    tips << budgetTip;
+    for (int i = 0; i < int(m_values.size()); ++i) {
+        m_values[i]->setToolTip(tips.value(i));
+        m_names[i]->setToolTip(tips.value(i));
+    }
+    QStringList summary;
+    if (m_hasEstimate)
+        summary << tr("Training peak: %1").arg(tips.value(kParts))
+                << tr("Validation peak: %1").arg(tips.value(kParts + 1));
+    if (budget > 0)
+        summary << tr("Budget: %1").arg(budgetTip);
+    const QString all = summary.join(QLatin1Char('\n'));
+    m_plot->setToolTip(all);
+    m_status->setToolTip(m_hasEstimate ? all : QString());
+    m_note->setToolTip(m_hasEstimate ? tr("Each more image: %1").arg(tips.value(kParts))
+                                     : QString());
+    m_fitResult->setToolTip(
+        sourced(FigureSource::MeasuredHere,
+                tr("Auto-fit compares the peaks the estimator's probe steps measured for each "
+                   "candidate with 90% of the budget; that margin is an assumption.")));
 }
 
 void MemoryPanel::placeBudgetLabel() {

@@ -75,6 +75,9 @@ private:
     void applyFit(const FitResult& result);
     void updateChart();
     void placeBudgetLabel();
+    /// Tooltips naming each figure's source (measured here, byte count, your setting, or the
+    /// assumption behind it).
+    void showSources(std::int64_t budget);
     void applyPalette();
     void setStatus(const QString& text, bool problem);
 
@@ -88,7 +91,8 @@ private:
     QCPItemText* m_budgetLabel;
     QCPItemText* m_empty = nullptr;
     QVector<QLabel*> m_swatches;
-    QVector<QLabel*> m_values;
+    QVector<QLabel*> m_names;  ///< the parts, then training peak, validation peak, budget
+    QVector<QLabel*> m_values; ///< in m_names' order
     QLabel* m_trainValue;
     QLabel* m_valValue;
     QLabel* m_budgetValue;

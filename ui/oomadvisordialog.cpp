@@ -29,6 +29,8 @@ QString bytes(std::int64_t value) {
     return QString::fromStdString(hr::formatBytes(value));
 }
 
+} // namespace
+
 QString phaseName(Phase phase) {
     switch (phase) {
     case Phase::Data:
@@ -56,6 +58,8 @@ QString phaseName(Phase phase) {
     }
     return OomAdvisorDialog::tr("step");
 }
+
+namespace {
 
 QString accuracyWords(int cost) {
     switch (cost) {

@@ -21,6 +21,9 @@ namespace hr::ui {
 class BarChart;
 class PlotWidget;
 
+/// The step phase in words ("forward pass", "assembling the batch (data loader)").
+QString phaseName(Phase phase);
+
 /// The OOM advisor: what ran out and why in words, the memory breakdown at the failure, the
 /// memory curve up to it, and one card per fix (what changes, predicted memory, speed and
 /// accuracy effect) with "Apply and continue". It opens with the diagnosis as soon as the OOM

@@ -8,6 +8,7 @@
 #include <QFontMetrics>
 #include <QMenu>
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
@@ -18,8 +19,16 @@
 namespace hr::ui {
 
 namespace {
-constexpr int kReplotDelayMs = 40;
+/// A series' whole name; the legend may show it shortened (fitLegend()).
+const char* const kFullName = "fullName";
+
+QString fullName(const QCPGraph* graph) {
+    const QVariant full = graph->property(kFullName);
+    return full.isValid() ? full.toString() : graph->name();
 }
+
+constexpr int kReplotDelayMs = 40;
+} // namespace
 
 PlotWidget::PlotWidget(const QString& title, QWidget* parent)
     : QWidget(parent), m_plot(new QCustomPlot(this)) {
@@ -91,6 +100,7 @@ int PlotWidget::addSeries(const QString& name, int colorIndex, bool dashed) {
     showLegend();
     QCPGraph* graph = m_plot->addGraph(m_plot->xAxis, m_plot->yAxis);
     graph->setName(name);
+    graph->setProperty(kFullName, name);
     m_series.append(graph);
     m_colorIndex.append(colorIndex);
     m_shading.append(false);
@@ -104,6 +114,7 @@ int PlotWidget::addShadingSeries(const QString& name, int colorIndex) {
     showLegend();
     QCPGraph* graph = m_plot->addGraph(m_plot->xAxis, m_plot->yAxis2);
     graph->setName(name);
+    graph->setProperty(kFullName, name);
     graph->setLineStyle(QCPGraph::lsStepLeft);
     graph->setLayer(QStringLiteral("background"));
     m_series.append(graph);
@@ -227,13 +238,14 @@ int PlotWidget::pointCount(int series) const {
 QString PlotWidget::seriesName(int series) const {
     if (series < 0 || series >= m_series.size())
         return {};
-    return m_series[series]->name();
+    return fullName(m_series[series]);
 }
 
 void PlotWidget::setSeriesName(int series, const QString& name) {
-    if (series < 0 || series >= m_series.size() || m_series[series]->name() == name)
+    if (series < 0 || series >= m_series.size() || fullName(m_series[series]) == name)
         return;
     m_series[series]->setName(name);
+    m_series[series]->setProperty(kFullName, name);
     scheduleReplot();
 }
 
@@ -242,7 +254,50 @@ void PlotWidget::scheduleReplot() {
         m_replotTimer.start();
 }
 
+void PlotWidget::fitLegend() {
+    // As many columns as the widest entry allows at this width: long strategy names wrap to
+    // rows of their own; a name wider than the plot is shortened in the middle (the hover over
+    // the curves names it in full).
+    QCPLegend* legend = m_plot->legend;
+    if (!legend->layout())
+        return;
+    const QMargins margins = legend->margins();
+    const int room = width() - margins.left() - margins.right() - 8;
+    const QFontMetrics metrics(legend->font());
+    for (QCPGraph* graph : std::as_const(m_series)) {
+        const QCPAbstractLegendItem* item = legend->itemWithPlottable(graph);
+        if (!item)
+            continue;
+        const QMargins pad = item->margins();
+        const int text = room - legend->iconSize().width() - legend->iconTextPadding() -
+                         pad.left() - pad.right();
+        const QString shown = metrics.elidedText(fullName(graph), Qt::ElideMiddle, text);
+        if (shown != graph->name())
+            graph->setName(shown);
+    }
+    int widest = 0, items = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPLayoutElement* item = legend->item(i)) {
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+            ++items;
+        }
+    if (items == 0)
+        return;
+    const int spacing = legend->columnSpacing();
+    const int columns = std::clamp((room + spacing) / std::max(1, widest + spacing), 1, items);
+    if (columns != legend->wrap()) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+}
+
+void PlotWidget::resizeEvent(QResizeEvent* event) {
+    fitLegend();
+    QWidget::resizeEvent(event);
+}
+
 void PlotWidget::replotNow() {
+    fitLegend();
     const bool any = hasData();
     // An empty plot says what will appear instead of drawing made-up 0..5 axes.
     m_empty->setVisible(!any);
@@ -406,7 +461,7 @@ void PlotWidget::showHover(QMouseEvent* event) {
             shownX = it->key;
             haveX = true;
         }
-        text += QStringLiteral("\n%1: %2").arg(graph->name()).arg(it->value, 0, 'g', 4);
+        text += QStringLiteral("\n%1: %2").arg(fullName(graph)).arg(it->value, 0, 'g', 4);
     }
     if (!haveX) {
         QToolTip::hideText();

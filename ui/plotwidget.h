@@ -70,12 +70,14 @@ public slots:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void applyPalette();
     void replotNow();
     void placeLabels();
     void showLegend();
+    void fitLegend();
     bool hasData() const;
     void showHover(QMouseEvent* event);
     void showContextMenu(const QPoint& pos);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runspage.h"
 
+#include "failurewording.h"
 #include "plotwidget.h"
 
 #include "compare/comparison.h"
@@ -216,7 +217,9 @@ void RunsPage::refresh() {
         const QString state = QString::fromStdString(run.state);
         item->setText(StateColumn, runStateWords(state));
         item->setData(StateColumn, Qt::UserRole + 1, state);
-        QString stateTip = QString::fromStdString(run.reason);
+        QString stateTip = run.reason.empty()
+                               ? QString()
+                               : FailureWording::reason(run.reasonCode, run.reasonArgs, run.reason);
         if (run.ooms > 0)
             stateTip +=
                 (stateTip.isEmpty() ? QString() : QStringLiteral("\n")) +
@@ -253,9 +256,10 @@ void RunsPage::refresh() {
         item->setText(FolderColumn, QDir::toNativeSeparators(path));
         item->setToolTip(FolderColumn, QDir::toNativeSeparators(path));
     }
+    // Sized with sorting on: the header's sort arrow needs room beside the column's name.
+    m_list->setSortingEnabled(true);
     for (int c = 0; c < FolderColumn; ++c)
         m_list->resizeColumnToContents(c);
-    m_list->setSortingEnabled(true);
 }
 
 QTreeWidgetItem* RunsPage::itemOf(const QString& runDir) const {

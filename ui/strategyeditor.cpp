@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "strategyeditor.h"
 
+#include "diagnosticwording.h"
+
 #include "config/train_config.h"
 #include "util/text.h"
 
@@ -22,6 +24,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
 #include <set>
 #include <utility>
@@ -93,9 +96,19 @@ const std::vector<std::string>& checkpointingModes() {
     return modes;
 }
 
-/// One problem in words: the message (it names the strategy), the setting when the message
-/// does not, and the fix.
-QString problemLine(const Diagnostic& d) {
+/// One problem of the strategy named `name` in words: the strategy, the message, the setting
+/// when the message does not name it, and the fix. Coded problems are worded in the UI's
+/// language; others keep core's English (whose message names the strategy).
+QString problemLine(const std::string& name, const Diagnostic& d) {
+    if (!d.code.empty()) {
+        const QString who =
+            name.empty() ? StrategyEditor::tr("a strategy")
+                         : StrategyEditor::tr("strategy '%1'").arg(QString::fromStdString(name));
+        QString what = DiagnosticWording::message(d);
+        if (!d.key.empty() && d.key != "name" && d.code != "override_twice")
+            what = StrategyEditor::tr("%1: %2").arg(QString::fromStdString(d.key), what);
+        return StrategyEditor::tr("%1: %2").arg(who, what);
+    }
     QString line = QString::fromStdString(d.message);
     if (!d.key.empty() && d.message.find(d.key) == std::string::npos)
         line += QStringLiteral(" ('%1')").arg(QString::fromStdString(d.key));
@@ -112,7 +125,35 @@ QString claimSourceText(const std::string& source) {
     return QString::fromStdString(source);
 }
 
+/// The overrides as the user types them (key=value, comma-separated): setting names and values
+/// are the same in every language.
+QString overridesText(const Strategy& s) {
+    QStringList pairs;
+    for (const auto& [key, value] : s.overrides)
+        pairs << QStringLiteral("%1=%2").arg(QString::fromStdString(key),
+                                             QString::fromStdString(value));
+    return pairs.isEmpty() ? StrategyEditor::tr("the base settings")
+                           : pairs.join(QStringLiteral(", "));
+}
+
 } // namespace
+
+QString strategyDescription(const Strategy& s) {
+    if (s.description.empty())
+        return overridesText(s);
+    // The default matrix's descriptions are this program's words; a file's are the user's.
+    const std::map<std::string, QString> defaults = {
+        {"native", StrategyEditor::tr("native batch B")},
+        {"quarter-acc4", StrategyEditor::tr("batch B/4 + accumulate 4")},
+        {"quarter-amp", StrategyEditor::tr("batch B/4 + AMP")},
+        {"eighth-amp-acc8", StrategyEditor::tr("batch B/8 + AMP + accumulate 8")},
+        {"quarter-amp-ckpt", StrategyEditor::tr("batch B/4 + AMP + checkpointing")}};
+    for (const Strategy& d : defaultStrategies())
+        if (d.name == s.name && d.description == s.description)
+            if (const auto it = defaults.find(d.name); it != defaults.end())
+                return it->second;
+    return QString::fromStdString(s.description);
+}
 
 StrategyEditor::StrategyEditor(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -264,9 +305,8 @@ void StrategyEditor::rebuildList() {
 void StrategyEditor::updateRow(int row) {
     const Strategy& s = m_strategies[static_cast<size_t>(row)];
     auto* name = new QTableWidgetItem(QString::fromStdString(s.name));
-    auto* what = new QTableWidgetItem(
-        QString::fromStdString(s.description.empty() ? describeOverrides(s) : s.description));
-    what->setToolTip(QString::fromStdString(describeOverrides(s)));
+    auto* what = new QTableWidgetItem(strategyDescription(s));
+    what->setToolTip(overridesText(s));
     m_list->setItem(row, 0, name);
     m_list->setItem(row, 1, what);
 }
@@ -370,10 +410,17 @@ hr::Diagnostics StrategyEditor::problems() const {
 }
 
 QString StrategyEditor::problemsText() const {
+    // checkStrategies() is checkStrategy() for each strategy plus the list's own problems:
+    // each strategy's are taken from it with the name they belong to.
     QStringList lines;
+    for (const Strategy& s : m_strategies)
+        for (const Diagnostic& d : checkStrategy(s))
+            if (d.severity == Diagnostic::Severity::Error)
+                lines << problemLine(s.name, d);
     for (const Diagnostic& d : problems())
-        if (d.severity == Diagnostic::Severity::Error)
-            lines << problemLine(d);
+        if (d.severity == Diagnostic::Severity::Error &&
+            (d.code == "no_strategies" || d.code == "strategy_duplicate"))
+            lines << DiagnosticWording::message(d);
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -406,7 +453,7 @@ void StrategyEditor::updateProblems() {
         QStringList lines;
         for (const Diagnostic& d : checkStrategy(s))
             if (d.severity == Diagnostic::Severity::Error)
-                lines << problemLine(d);
+                lines << problemLine(s.name, d);
         if (!s.name.empty() && !seen.insert(s.name).second)
             lines << tr("a second strategy named '%1'").arg(QString::fromStdString(s.name));
         if (QTableWidgetItem* item = m_list->item(row, 0)) {

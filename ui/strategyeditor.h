@@ -18,6 +18,10 @@ class QTableWidget;
 
 namespace hr::ui {
 
+/// A strategy's one-line description in the UI's language: the default matrix's own in this
+/// UI's words, one from a strategies file as written there, else its overrides as key=value.
+QString strategyDescription(const hr::Strategy& s);
+
 /// The strategy matrix as a list the user edits before running it on the Compare page: add,
 /// remove, reorder, reset to the default matrix, load and save the YAML file that
 /// `headroom-cli compare --strategies FILE` reads. The selected strategy is edited in a form:

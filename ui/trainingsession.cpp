@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "trainingsession.h"
 
+#include "failurewording.h"
 #include "fixwording.h"
 
 #include "devicelock.h"
@@ -428,11 +429,12 @@ void TrainingSession::dispatch(const TrainEvent& event) {
     } else if (const auto* e = std::get_if<RunFinished>(&event)) {
         emit finished(*e);
     } else if (const auto* e = std::get_if<RunFailed>(&event)) {
+        const QString message = FailureWording::reason(e->code, e->args, e->message);
         // After failRun() rank 0's own failure is a consequence, not a second failure.
         if (m_failureReported)
-            emit logMessage(int(LogMessage::Level::Error), QString::fromStdString(e->message));
+            emit logMessage(int(LogMessage::Level::Error), message);
         else
-            emit failed(QString::fromStdString(e->message));
+            emit failed(message);
     } else if (const auto* e = std::get_if<LogMessage>(&event)) {
         emit logMessage(static_cast<int>(e->level), QString::fromStdString(e->text));
     }

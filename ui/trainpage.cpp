@@ -2,6 +2,7 @@
 #include "trainpage.h"
 
 #include "elidedlabel.h"
+#include "failurewording.h"
 #include "plotwidget.h"
 #include "runspage.h"
 #include "trainingsession.h"
@@ -164,6 +165,16 @@ TrainPage::TrainPage(TrainingSession* session, QAction* start, QAction* pause, Q
     splitter->setStretchFactor(1, 1);
     layout->addWidget(splitter, 1);
 
+    // Start answers at once: the trainer first waits for a calibration that holds the device,
+    // then reads the data set and builds the model before its first event.
+    connect(session, &TrainingSession::runningChanged, this, [this](bool running) {
+        if (!running)
+            return;
+        m_progress->setRange(0, 0);
+        m_progress->setFormat(tr("starting…"));
+        m_status->setText(tr("Starting: waiting for any memory calibration to finish, then "
+                             "reading the data set and building the model…"));
+    });
     connect(session, &TrainingSession::started, this, &TrainPage::onStarted);
     connect(session, &TrainingSession::batchEnded, this, &TrainPage::onBatch);
     connect(session, &TrainingSession::epochEnded, this, &TrainPage::onEpoch);
@@ -379,6 +390,8 @@ void TrainPage::addOomMark(double seconds) {
 
 void TrainPage::onFinished(const hr::RunFinished& event) {
     setWaitingForChoice(false);
+    if (m_progress->maximum() == 0) // ended before it started: no more busy bar
+        m_progress->setRange(0, 1);
     m_state = QString::fromLatin1(hr::toString(event.state));
     QString how = runStateWords(m_state);
     if (event.state == RunState::Finished) {
@@ -387,7 +400,10 @@ void TrainPage::onFinished(const hr::RunFinished& event) {
             how = tr("finished early (no improvement)");
     }
     m_progress->setFormat(how);
-    const QString reason = QString::fromStdString(event.reason);
+    const QString reason =
+        event.reason.empty()
+            ? QString()
+            : FailureWording::reason(event.reasonCode, event.reasonArgs, event.reason);
     m_progress->setToolTip(reason);
     if (!reason.isEmpty()) {
         // A failure keeps its message on the status line; the reason is also the tooltip.
@@ -409,6 +425,8 @@ void TrainPage::onFinished(const hr::RunFinished& event) {
 
 void TrainPage::onFailed(const QString& message) {
     setWaitingForChoice(false);
+    if (m_progress->maximum() == 0)
+        m_progress->setRange(0, 1);
     m_progress->setFormat(tr("failed"));
     m_progress->setToolTip(message);
     m_status->setText(tr("The run failed: %1").arg(message));

@@ -50,8 +50,8 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
 /// A rough predictor built only from the report's measured breakdown: the peak is weights +
 /// EMA + gradients + optimizer state (counted at full size even when the failure came before
 /// the first optimizer step created them) + what the failed phase added. That last part scales
-/// with batch x imgsz^2 (validation: val batch) and AMP keeps 60% of it (the ~40% cut measured
-/// for bf16 autocast on a conv stack, ARCHITECTURE.md); in the optimizer/EMA phases it scales
+/// with batch x imgsz^2 (validation: val batch) and AMP keeps 60% of it (ARCHITECTURE.md, platform
+/// facts); in the optimizer/EMA phases it scales
 /// with the optimizer state instead. SGD keeps half of Adam's state, offload none. Data
 /// parallel follows the estimator: batch / nproc images per rank, ZeRO-1 keeps 1/nproc of the
 /// state, plus one copy of the gradients for the all-reduce. Changes it has no model for

@@ -39,6 +39,13 @@ Diagnostic error(const std::string& file, int line, const std::string& key,
     return makeDiagnostic(Severity::Error, file, line, key, message, fix);
 }
 
+/// `d` with the code and values a UI words it from (the codes are listed at checkStrategy()).
+Diagnostic coded(Diagnostic d, std::string code, std::vector<std::string> args = {}) {
+    d.code = std::move(code);
+    d.args = std::move(args);
+    return d;
+}
+
 /// Every key of `map` that is not in `known`, as an error with the nearest known key.
 void checkKeys(const YAML::Node& map, const std::vector<std::string>& known,
                const std::string& file, const std::string& where, Diagnostics& out) {
@@ -57,23 +64,26 @@ void checkKeys(const YAML::Node& map, const std::vector<std::string>& known,
 /// Why `name` cannot name a strategy (it becomes part of a folder name), if it cannot.
 std::optional<Diagnostic> nameProblem(const std::string& name) {
     if (name.empty())
-        return error({}, 0, "name", "the strategy has no name",
-                     "add name: <letters, digits, - _ .>");
+        return coded(
+            error({}, 0, "name", "the strategy has no name", "add name: <letters, digits, - _ .>"),
+            "strategy_no_name");
     const bool ok = std::all_of(name.begin(), name.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
     });
     if (ok)
         return std::nullopt;
-    return error({}, 0, "name", "'" + name + "' cannot be part of a folder name",
-                 "use letters, digits, '-', '_' and '.'");
+    return coded(error({}, 0, "name", "'" + name + "' cannot be part of a folder name",
+                       "use letters, digits, '-', '_' and '.'"),
+                 "strategy_bad_name", {name});
 }
 
 /// One override as TrainConfig reads it, against a typical batch (16) for `B` expressions.
 Diagnostics overrideProblems(const std::string& key, const std::string& value) {
     Diagnostics out;
     if (trim(key).empty()) {
-        out.push_back(error({}, 0, "", "a setting without a name (= " + value + ")",
-                            "write key=value, e.g. lr0=0.005"));
+        out.push_back(coded(error({}, 0, "", "a setting without a name (= " + value + ")",
+                                  "write key=value, e.g. lr0=0.005"),
+                            "override_no_key", {value}));
         return out;
     }
     TrainConfig probe;
@@ -93,14 +103,16 @@ Diagnostics claimProblems(const PublishedClaim& claim) {
     const auto negative = [&](double value, const char* key) {
         if (value < 0 || !std::isfinite(value))
             out.push_back(
-                error({}, 0, key, "expected a number >= 0, got " + yaml::formatNumber(value)));
+                coded(error({}, 0, key, "expected a number >= 0, got " + yaml::formatNumber(value)),
+                      "not_negative", {yaml::formatNumber(value)}));
     };
     negative(claim.memoryGb, "memory_gb");
     negative(claim.epochMinutes, "epoch_min");
     negative(claim.map50, "map50");
     if (claim.map50 > 1)
-        out.push_back(
-            error({}, 0, "map50", "mAP@0.5 is a fraction between 0 and 1", "write 0.68, not 68"));
+        out.push_back(coded(
+            error({}, 0, "map50", "mAP@0.5 is a fraction between 0 and 1", "write 0.68, not 68"),
+            "claim_map50_fraction"));
     return out;
 }
 
@@ -325,7 +337,8 @@ Diagnostics checkStrategy(const Strategy& strategy) {
         Diagnostics problems = overrideProblems(key, value);
         if (!trim(key).empty() && !keys.insert(trim(key)).second)
             problems.push_back(
-                error({}, 0, key, "'" + key + "' is set twice", "keep one " + key + "=value"));
+                coded(error({}, 0, key, "'" + key + "' is set twice", "keep one " + key + "=value"),
+                      "override_twice", {trim(key)}));
         out.insert(out.end(), problems.begin(), problems.end());
     }
     if (strategy.claim) {
@@ -342,15 +355,17 @@ Diagnostics checkStrategy(const Strategy& strategy) {
 Diagnostics checkStrategies(const std::vector<Strategy>& strategies) {
     Diagnostics out;
     if (strategies.empty())
-        out.push_back(error({}, 0, "strategies", "no strategies to run",
-                            "add one, or reset to the default matrix"));
+        out.push_back(coded(error({}, 0, "strategies", "no strategies to run",
+                                  "add one, or reset to the default matrix"),
+                            "no_strategies"));
     std::set<std::string> names;
     for (const Strategy& s : strategies) {
         const Diagnostics problems = checkStrategy(s);
         out.insert(out.end(), problems.begin(), problems.end());
         if (!s.name.empty() && !names.insert(s.name).second)
-            out.push_back(error({}, 0, "name", "a second strategy named '" + s.name + "'",
-                                "give each strategy its own name"));
+            out.push_back(coded(error({}, 0, "name", "a second strategy named '" + s.name + "'",
+                                      "give each strategy its own name"),
+                                "strategy_duplicate", {s.name}));
     }
     return out;
 }

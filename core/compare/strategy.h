@@ -61,7 +61,10 @@ StrategiesResult loadStrategies(const std::string& path);
 /// cannot be part of a folder name, each override as TrainConfig reads it (`B` resolved against
 /// a batch of 16; unknown keys name the nearest known one, impossible values such as batch 0
 /// are errors), a claim with a negative number or an mAP above 1. File and line are empty;
-/// every message starts with the strategy's name.
+/// every message starts with the strategy's name. Coded for a UI (Diagnostic::code, args), with
+/// the codes of TrainConfig's checks for overrides and: strategy_no_name; strategy_bad_name:
+/// name; override_no_key: value; override_twice: key; not_negative: value (a claim's number);
+/// claim_map50_fraction. checkStrategies() adds no_strategies and strategy_duplicate: name.
 Diagnostics checkStrategy(const Strategy& strategy);
 
 /// checkStrategy() for each strategy, plus an empty list and names used twice.

@@ -4,6 +4,7 @@
 
 #include "data/convert.h"
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,12 @@ struct Collected {
     std::vector<std::string> names;
     std::vector<Part> parts;
 };
+
+/// `p` absolute and lexically normal, without a trailing slash.
+std::string normalPath(const std::filesystem::path& p);
+/// True for an existing folder / regular file; false on any error.
+bool isDir(const std::filesystem::path& p);
+bool isFile(const std::filesystem::path& p);
 
 /// The split a source's own split name means: "val"/"valid"/"validation" -> Val, "test" ->
 /// Test, anything else -> Train.

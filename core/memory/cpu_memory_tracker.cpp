@@ -91,9 +91,9 @@ void CpuMemoryTracker::install() {
         return;
 #if defined(__GLIBC__)
     // glibc returns freed tensor memory to the kernel (munmap, heap trimming), so every step
-    // page-faults its activations in again: measured 4000 faults and 5-8x the step time of a small
-    // conv net. A fixed mmap threshold (its maximum, 32 MiB) and a high trim threshold keep
-    // freed blocks in the heap for reuse, like a caching allocator.
+    // would page-fault its activations in again (docs/decisions.md, "glibc's heap"). A fixed
+    // mmap threshold (its maximum, 32 MiB) and a high trim threshold keep freed blocks in the
+    // heap for reuse, like a caching allocator.
     mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 512 * 1024 * 1024);
 #endif

@@ -50,6 +50,27 @@ public:
         }
     }
 
+    /// A JSON array of strings, as the trainer writes reason_args.
+    bool readStrings(std::vector<std::string>& out) {
+        skipSpace();
+        if (!eat('['))
+            return false;
+        skipSpace();
+        if (eat(']'))
+            return true;
+        for (;;) {
+            skipSpace();
+            std::string value;
+            if (!readString(value))
+                return false;
+            out.push_back(std::move(value));
+            skipSpace();
+            if (eat(','))
+                continue;
+            return eat(']');
+        }
+    }
+
 private:
     void skipSpace() {
         while (m_pos < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_pos])))
@@ -242,6 +263,8 @@ void summarise(RunRecord& run) {
             s.finished = s.failed = false;
             s.state = "unfinished";
             s.reason.clear();
+            s.reasonCode.clear();
+            s.reasonArgs.clear();
             failure.clear();
         } else if (e.type.find("oom") != std::string::npos) {
             ++s.ooms;
@@ -251,6 +274,8 @@ void summarise(RunRecord& run) {
             failure = e.text("message");
             s.state = "failed";
             s.reason = failure;
+            s.reasonCode = e.text("reason_code");
+            s.reasonArgs = e.texts("reason_args");
             s.failed = true;
         } else if (e.type == "run_finished") {
             s.finished = true;
@@ -260,7 +285,13 @@ void summarise(RunRecord& run) {
                         : e.text("stopped_by_user") == "true" ? "stopped"
                                                               : "finished";
             s.state = state;
-            s.reason = e.text("reason").empty() ? failure : e.text("reason");
+            if (!e.text("reason").empty()) {
+                s.reason = e.text("reason");
+                s.reasonCode = e.text("reason_code");
+                s.reasonArgs = e.texts("reason_args");
+            } else {
+                s.reason = failure;
+            }
             s.failed = state == "failed" || state == "stopped_by_oom";
         }
     }
@@ -280,6 +311,14 @@ double EventRecord::number(const std::string& key, double fallback) const {
 std::string EventRecord::text(const std::string& key) const {
     const auto it = fields.find(key);
     return it == fields.end() ? std::string() : it->second;
+}
+
+std::vector<std::string> EventRecord::texts(const std::string& key) const {
+    std::vector<std::string> out;
+    const auto it = fields.find(key);
+    if (it == fields.end() || !FlatJsonReader(it->second).readStrings(out))
+        return {};
+    return out;
 }
 
 std::optional<EventRecord> RunStore::parseEvent(const std::string& line) {

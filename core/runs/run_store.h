@@ -35,6 +35,8 @@ struct EventRecord {
     /// The field as a number, `fallback` when absent or not numeric.
     double number(const std::string& key, double fallback = 0) const;
     std::string text(const std::string& key) const;
+    /// The field as a list of strings (a JSON array of strings); empty when absent.
+    std::vector<std::string> texts(const std::string& key) const;
 };
 
 /// The key numbers of a run, for a list of runs.
@@ -63,6 +65,8 @@ struct RunSummary {
     /// "stopped" from stopped_by_user and "failed" from a run_failed event.
     std::string state = "unfinished";
     std::string reason;                   ///< failed / stopped_by_oom: why, in the run's own words
+    std::string reasonCode;               ///< the reason as RunFailed's code, "" when not coded
+    std::vector<std::string> reasonArgs;  ///< and its values
     std::int64_t budgetBytes = 0;         ///< the memory budget in force at the end (0 = none)
     double durationSeconds = 0;           ///< wall time from the first to the last event
     std::int64_t modifiedUnixSeconds = 0; ///< newest file of the run

@@ -51,6 +51,14 @@ public:
         field(key) << (value ? "true" : "false");
         return *this;
     }
+    JsonObject& add(const char* key, const std::vector<std::string>& values) {
+        std::ostringstream& out = field(key);
+        out << '[';
+        for (size_t i = 0; i < values.size(); ++i)
+            out << (i ? "," : "") << '"' << jsonEscape(values[i]) << '"';
+        out << ']';
+        return *this;
+    }
     JsonObject& raw(const char* key, const std::string& json) {
         field(key) << json;
         return *this;
@@ -214,8 +222,12 @@ std::string eventToJson(const TrainEvent& event, double unixSeconds) {
                     .add("stopped_by_user", e.stoppedByUser)
                     .add("state", toString(e.state))
                     .add("reason", e.reason);
+                if (!e.reasonCode.empty())
+                    o.add("reason_code", e.reasonCode).add("reason_args", e.reasonArgs);
             } else if constexpr (std::is_same_v<T, RunFailed>) {
                 o.add("message", e.message).add("state", toString(e.state));
+                if (!e.code.empty())
+                    o.add("reason_code", e.code).add("reason_args", e.args);
             } else if constexpr (std::is_same_v<T, LogMessage>) {
                 o.add("level", levelName(e.level)).add("text", e.text);
             }

@@ -93,12 +93,29 @@ struct RunFinished {
     RunState state = RunState::Finished;
     /// Failed / StoppedByOom: what went wrong and what to do, user text (never a backtrace).
     std::string reason;
+    /// The reason as a code and its values (RunFailed's), for a UI in another language.
+    std::string reasonCode;
+    std::vector<std::string> reasonArgs;
 };
 
 /// A failure, as user text (userMessage(): no backtrace). `state` is Failed or StoppedByOom.
 struct RunFailed {
     std::string message;
     RunState state = RunState::Failed;
+    /// What went wrong as a code and its values, for a UI that words the message in its own
+    /// language (`message` is the CLI's English); empty when not coded. events.jsonl:
+    /// "reason_code", "reason_args". Codes and their values (epochs and batches 1-based):
+    ///  oom_no_fix: phase, epoch, batch, last weights | oom_validation_no_fix: epoch |
+    ///  oom_checkpoint: path | oom_setup: - | oom_repeated: count |
+    ///  budget_too_small: budget, model, imgsz, smallest working budget in MiB |
+    ///  budget_too_small_for_model: budget, model, imgsz |
+    ///  resume_missing: path | resume_no_run: folder pattern | resume_damaged: path, detail |
+    ///  resume_both_damaged: path, backup | checkpoint_write: path, detail |
+    ///  data_loader: detail | validation_loader: detail | builtin_data: detail |
+    ///  fix_invalid: fix id, detail | aborted: detail.
+    /// A detail is core's English (an OS or loader error); a UI shows it as it is.
+    std::string code;
+    std::vector<std::string> args;
 };
 
 /// A step ran out of memory; the trainer has released it and is asking for a decision.

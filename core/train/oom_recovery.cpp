@@ -83,10 +83,10 @@ void Trainer::Impl::fillSnapshot(OomReport& report, const OomFailure& failure) {
                   std::max(report.peakBytes, report.allocatedBytes + report.requestedBytes));
 }
 
-std::string Trainer::Impl::budgetTooSmall(const std::string& held) {
+std::optional<OomStop> Trainer::Impl::budgetTooSmall(const std::string& held) {
     const std::int64_t budget = config.memory_budget;
     if (budget <= 0)
-        return {};
+        return std::nullopt;
     std::int64_t works = 0;
     if (minimumBudget) {
         if (probe)
@@ -100,17 +100,23 @@ std::string Trainer::Impl::budgetTooSmall(const std::string& held) {
             probe->setBudget(budget);
     }
     const std::string what = config.model + " at " + std::to_string(config.imgsz) + " px";
+    const std::string imgsz = std::to_string(config.imgsz);
     if (works > budget) {
         const std::int64_t mib = std::int64_t(1) << 20;
-        return "memory_budget " + formatBytes(budget) + " is too small for " + what +
-               " whatever the batch, AMP, checkpointing or image size: set memory_budget=" +
-               std::to_string((works + mib - 1) / mib) +
-               "MiB or more (or use a smaller model) and start again.";
+        const std::string needed = std::to_string((works + mib - 1) / mib);
+        return OomStop("memory_budget " + formatBytes(budget) + " is too small for " + what +
+                           " whatever the batch, AMP, checkpointing or image size: set "
+                           "memory_budget=" +
+                           needed + "MiB or more (or use a smaller model) and start again.",
+                       "budget_too_small", {formatBytes(budget), config.model, imgsz, needed});
     }
     if (held.empty())
-        return {};
-    return "memory_budget " + formatBytes(budget) + " is too small: " + held + " of " + what +
-           " do not fit in it, so raise memory_budget (or remove it) and start again.";
+        return std::nullopt;
+    return OomStop("memory_budget " + formatBytes(budget) + " is too small: " + held + " of " +
+                       what +
+                       " do not fit in it, so raise memory_budget (or remove it) and "
+                       "start again.",
+                   "budget_too_small_for_model", {formatBytes(budget), config.model, imgsz});
 }
 
 bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, int batch) {
@@ -140,25 +146,27 @@ bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, i
     if (folder)
         folder->writeOomReport(report);
     if (++oomsWithoutProgress > 8) {
-        if (const std::string why = budgetTooSmall(); !why.empty())
-            throw OomStop(why);
+        if (auto why = budgetTooSmall())
+            throw *why;
     }
     if (oomsWithoutProgress > 8)
         throw OomStop("out of memory " + std::to_string(oomsWithoutProgress - 1) +
-                      " times in a row without a completed step; giving up");
+                          " times in a row without a completed step; giving up",
+                      "oom_repeated", {std::to_string(oomsWithoutProgress - 1)});
     const OomDecision decision = decideFix(report, phase);
     if (decision.stop) {
         // A person who stopped the run (or closed the studio) wants it ended now, not an
         // estimate of the smallest budget first.
         if (!stopRequested)
-            if (const std::string why = budgetTooSmall(); !why.empty())
-                throw OomStop(why);
+            if (auto why = budgetTooSmall())
+                throw *why;
         return false;
     }
     const Diagnostics problems = hr::validate(decision.config, "fix " + decision.fixId);
     if (hasErrors(problems))
         throw RunError("the fix '" + decision.fixId + "' gave an invalid config:\n" +
-                       formatDiagnostics(problems));
+                           formatDiagnostics(problems),
+                       "fix_invalid", {decision.fixId, formatDiagnostics(problems)});
     applyFix(decision, epoch, batch);
     if (probe)
         probe->resetPeak();

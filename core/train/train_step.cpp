@@ -87,8 +87,8 @@ LossConfig lossConfigFor(const TrainConfig& config, const DetectionModel& model)
 }
 
 /// On the CPU, oneDNN's convolutions run on channels-last (NHWC) tensors without reordering each
-/// layer's input and output, and their backward likewise: measured 7-10% less CPU time per
-/// training step of yolov8n at 320 px. Values and shapes are unchanged; only the strides differ.
+/// layer's input and output, and their backward likewise (faster: docs/decisions.md,
+/// "Channels-last on the CPU"). Values and shapes are unchanged; only the strides differ.
 void useChannelsLast(torch::nn::Module& model) {
     torch::NoGradGuard noGrad;
     for (auto& p : model.parameters())

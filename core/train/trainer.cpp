@@ -50,7 +50,7 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
             if (trainLoader->error().empty())
                 break;
             if (!trainLoader->errorIsOutOfMemory())
-                throw RunError(trainLoader->error());
+                throw RunError(trainLoader->error(), "data_loader", {trainLoader->error()});
             // Host RAM ran out while a worker assembled a batch: an OOM like any other.
             failure = OomFailure{trainLoader->error(), true};
             failedPhase = Phase::Loader;
@@ -75,12 +75,16 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
                 releaseBudget();
                 if (folder)
                     saveCheckpoint(folder->lastWeights(), epoch);
+                const std::string weights =
+                    folder ? folder->lastWeights() : std::string("rank 0's run");
                 throw OomStop("out of memory in the " + std::string(toString(failedPhase)) +
-                              " phase of epoch " + std::to_string(epoch + 1) + ", batch " +
-                              std::to_string(index + 1) + " (" + userText(failure->message) +
-                              "); no fix was chosen. The last weights are in " +
-                              (folder ? folder->lastWeights() : std::string("rank 0's run")) +
-                              "; lower batch or imgsz, or set on_oom=auto, and resume.");
+                                  " phase of epoch " + std::to_string(epoch + 1) + ", batch " +
+                                  std::to_string(index + 1) + " (" + userText(failure->message) +
+                                  "); no fix was chosen. The last weights are in " + weights +
+                                  "; lower batch or imgsz, or set on_oom=auto, and resume.",
+                              "oom_no_fix",
+                              {toString(failedPhase), std::to_string(epoch + 1),
+                               std::to_string(index + 1), weights});
             }
             // Redo the broken accumulation group, at the new batch size when it changed.
             const int restart = static_cast<int>(static_cast<std::int64_t>(groupStart) * batchSize /
@@ -184,7 +188,8 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
             }
             if (!valLoader->error().empty()) {
                 if (!valLoader->errorIsOutOfMemory())
-                    throw RunError("validation " + valLoader->error());
+                    throw RunError("validation " + valLoader->error(), "validation_loader",
+                                   {valLoader->error()});
                 failure = OomFailure{valLoader->error(), true};
                 failedPhase = Phase::Loader;
             }
@@ -197,8 +202,9 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
                 releaseBudget();
                 saveCheckpoint(folder->lastWeights(), epoch + 1);
                 throw OomStop("out of memory during validation of epoch " +
-                              std::to_string(epoch + 1) + " (" + userText(failure->message) +
-                              "); no fix was chosen. Lower val_batch and resume.");
+                                  std::to_string(epoch + 1) + " (" + userText(failure->message) +
+                                  "); no fix was chosen. Lower val_batch and resume.",
+                              "oom_validation_no_fix", {std::to_string(epoch + 1)});
             }
             continue; // validate again from the start with the fixed config
         }
@@ -219,11 +225,12 @@ int Trainer::Impl::runImpl() {
         // model builder reports a refused allocation as a diagnostic, not as an OOM).
         if (!isOomMessage(e.what()))
             throw;
-        std::string why = budgetTooSmall("the weights, optimizer state and EMA copy");
-        if (why.empty())
-            why = "out of memory while setting up the run (" + userMessage(e) +
-                  "): the model does not fit, so raise memory_budget or use a smaller model.";
-        throw OomStop(why);
+        if (auto why = budgetTooSmall("the weights, optimizer state and EMA copy"))
+            throw *why;
+        throw OomStop("out of memory while setting up the run (" + userMessage(e) +
+                          "): the model does not fit, so raise memory_budget or use a smaller "
+                          "model.",
+                      "oom_setup");
     }
     {
         RunStarted started;
@@ -354,12 +361,19 @@ Trainer::~Trainer() = default;
 
 int Trainer::run() {
     RunState state = RunState::Failed;
-    std::string reason;
+    std::string reason, code;
+    std::vector<std::string> args;
     try {
         return d->runImpl();
     } catch (const OomStop& e) {
         state = RunState::StoppedByOom;
         reason = userMessage(e);
+        code = e.code;
+        args = e.args;
+    } catch (const RunError& e) {
+        reason = userMessage(e);
+        code = e.code;
+        args = e.args;
     } catch (const std::exception& e) {
         reason = userMessage(e);
     } catch (const StopNow&) {
@@ -369,11 +383,13 @@ int Trainer::run() {
         d->sampler->stop();
     d->releaseBudget();
     d->drainSamples();
-    d->emit(RunFailed{reason, state});
+    d->emit(RunFailed{reason, state, code, args});
     RunFinished finished;
     finished.runDir = d->folder ? d->folder->path() : std::string();
     finished.state = state;
     finished.reason = reason;
+    finished.reasonCode = code;
+    finished.reasonArgs = args;
     finished.map50 = d->bestMap50;
     finished.map = d->bestMap;
     finished.epochsDone = d->completedEpochs;

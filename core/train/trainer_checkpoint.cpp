@@ -50,11 +50,12 @@ std::string Trainer::Impl::readableCheckpoint(const std::string& path, c10::IVal
         }
     }
     if (firstError.empty())
-        throw RunError("resume: " + path + " does not exist");
+        throw RunError("resume: " + path + " does not exist", "resume_missing", {path});
     if (fs::exists(backupOf(path), ec))
         throw RunError("resume: the checkpoint " + path + " and its backup " + backupOf(path) +
-                       " are both damaged or incomplete, so start a new run (without resume)");
-    throw RunError("resume: " + firstError);
+                           " are both damaged or incomplete, so start a new run (without resume)",
+                       "resume_both_damaged", {path, backupOf(path)});
+    throw RunError("resume: " + firstError, "resume_damaged", {path, firstError});
 }
 
 void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs) {
@@ -82,8 +83,9 @@ void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs)
             break;
     }
     throw OomStop("out of memory while writing " + path + " (" + failure->message +
-                  "); the previous checkpoint is kept. Free host memory (fewer workers, "
-                  "cache=none) and resume.");
+                      "); the previous checkpoint is kept. Free host memory (fewer workers, "
+                      "cache=none) and resume.",
+                  "oom_checkpoint", {path});
 }
 
 void Trainer::Impl::writeCheckpoint(const std::string& path, int completedEpochs) {
@@ -114,7 +116,8 @@ void Trainer::Impl::writeCheckpoint(const std::string& path, int completedEpochs
     }
     std::string error;
     if (!writeFileAtomically(path, bytes.str(), &error))
-        throw RunError(userText("cannot write the checkpoint: " + error, path));
+        throw RunError(userText("cannot write the checkpoint: " + error, path), "checkpoint_write",
+                       {path, userText(error, path)});
 }
 
 void Trainer::Impl::saveOptimizerShard() {

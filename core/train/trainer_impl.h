@@ -40,9 +40,14 @@ inline double secondsSince(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// Thrown inside the trainer to end the run with a message (RunFailed).
+/// Thrown inside the trainer to end the run with a message (RunFailed): the CLI's English,
+/// and the same as a code and its values for a UI in another language (RunFailed lists them).
 struct RunError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    explicit RunError(const std::string& message, std::string code = {},
+                      std::vector<std::string> args = {})
+        : std::runtime_error(message), code(std::move(code)), args(std::move(args)) {}
+    std::string code;
+    std::vector<std::string> args;
 };
 
 /// Out of memory and no fix was chosen (or none could work): the run ends "stopped_by_oom".
@@ -140,7 +145,7 @@ struct Trainer::Impl {
     /// Throws the abort reason as the run's failure; called before each batch.
     void throwIfAborted() {
         if (const std::string why = abortReason(); !why.empty())
-            throw RunError(why);
+            throw RunError(why, "aborted", {why});
     }
     /// True on every rank when any rank was asked to stop (they leave at the same step).
     bool stopAgreed() {
@@ -265,9 +270,9 @@ struct Trainer::Impl {
     int completedEpochs = 0;  ///< epochs whose end is in last.pt
     int loadFailuresSeen = 0; ///< images the train loader could not read, already reported
     /// One sentence when nothing fits the budget, naming the smallest budget that works (from
-    /// minimumBudget); "" when something fits or nobody can tell. `held`: what already failed
-    /// to fit, for the sentence when minimumBudget cannot tell.
-    std::string budgetTooSmall(const std::string& held = {});
+    /// minimumBudget); nothing when something fits or nobody can tell. `held`: what already
+    /// failed to fit, for the sentence when minimumBudget cannot tell.
+    std::optional<OomStop> budgetTooSmall(const std::string& held = {});
     bool validating = false;        ///< rank 0 alone: an OOM's fix is not broadcast
     bool validationSkipped = false; ///< stopped during validation: no metrics this epoch
     int runImpl();

@@ -55,7 +55,8 @@ std::string Trainer::Impl::prepareResume(std::string& resumeDir) {
     resumeDir = findResumeFolder(config);
     if (resumeDir.empty())
         throw RunError("resume: no run with weights/last.pt under " + config.project + "/" +
-                       config.name + "*");
+                           config.name + "*",
+                       "resume_no_run", {config.project + "/" + config.name + "*"});
     c10::IValue yaml;
     std::string checkpoint = readableCheckpoint(resumeDir + "/weights/last.pt", yaml);
     TrainConfigResult stored = parseTrainConfig(yaml.toStringRef(), checkpoint);

@@ -35,7 +35,8 @@ void Trainer::Impl::loadData() {
         std::string error;
         dataPath = ensureBuiltinDataset(&error);
         if (dataPath.empty())
-            throw RunError("cannot create the built-in data set: " + error);
+            throw RunError("cannot create the built-in data set: " + error, "builtin_data",
+                           {error});
         log(LogMessage::Level::Info, "using the built-in data set " + dataPath);
     }
     DataConfigResult loaded = loadDataConfig(dataPath);

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "failurewording.h"
+
+#include "oomadvisordialog.h"
+
+#include "memory/phase.h"
+
+namespace hr::ui {
+
+QString FailureWording::reason(const std::string& code, const std::vector<std::string>& args,
+                               const std::string& english) {
+    const auto arg = [&args](std::size_t i) {
+        return i < args.size() ? QString::fromStdString(args[i]) : QString();
+    };
+    if (code == "oom_no_fix") {
+        Phase phase = Phase::Idle;
+        parsePhase(args.empty() ? std::string() : args[0], phase);
+        return tr("Out of memory in the %1 of epoch %2, batch %3, and no fix was chosen. The last "
+                  "weights are in %4; lower batch or image size, or set \"on out of memory\" to "
+                  "apply the best fix, and resume.")
+            .arg(phaseName(phase), arg(1), arg(2), arg(3));
+    }
+    if (code == "oom_validation_no_fix")
+        return tr("Out of memory while validating epoch %1, and no fix was chosen. Lower the "
+                  "validation batch and resume.")
+            .arg(arg(0));
+    if (code == "oom_checkpoint")
+        return tr("Out of memory while writing %1; the previous checkpoint is kept. Free host "
+                  "memory (fewer workers, no image cache) and resume.")
+            .arg(arg(0));
+    if (code == "oom_setup")
+        return tr("Out of memory while setting up the run: the model does not fit, so raise the "
+                  "memory budget or use a smaller model.");
+    if (code == "oom_repeated")
+        return tr("Out of memory %1 times in a row without a completed step; the run gave up.")
+            .arg(arg(0));
+    if (code == "budget_too_small")
+        return tr("A memory budget of %1 is too small for %2 at %3 px whatever the batch, AMP, "
+                  "checkpointing or image size: set the budget to %4 MiB or more (or use a "
+                  "smaller model) and start again.")
+            .arg(arg(0), arg(1), arg(2), arg(3));
+    if (code == "budget_too_small_for_model")
+        return tr("A memory budget of %1 is too small: the weights, optimizer state and EMA copy "
+                  "of %2 at %3 px do not fit in it, so raise the budget (or remove it) and start "
+                  "again.")
+            .arg(arg(0), arg(1), arg(2));
+    if (code == "resume_missing")
+        return tr("Cannot resume: %1 does not exist.").arg(arg(0));
+    if (code == "resume_no_run")
+        return tr("Cannot resume: no run with weights/last.pt under %1.").arg(arg(0));
+    if (code == "resume_damaged")
+        return tr("Cannot resume: the checkpoint %1 is damaged or incomplete (%2).")
+            .arg(arg(0), arg(1));
+    if (code == "resume_both_damaged")
+        return tr("Cannot resume: the checkpoint %1 and its backup %2 are both damaged or "
+                  "incomplete, so start a new run (without resume).")
+            .arg(arg(0), arg(1));
+    if (code == "checkpoint_write")
+        return tr("Cannot write the checkpoint %1: %2").arg(arg(0), arg(1));
+    if (code == "data_loader")
+        return tr("The data loader failed: %1").arg(arg(0));
+    if (code == "validation_loader")
+        return tr("The validation data loader failed: %1").arg(arg(0));
+    if (code == "builtin_data")
+        return tr("Cannot create the built-in data set: %1").arg(arg(0));
+    if (code == "fix_invalid")
+        return tr("The fix '%1' gave invalid settings:\n%2").arg(arg(0), arg(1));
+    if (code == "aborted")
+        return tr("The run was ended: %1").arg(arg(0));
+    return QString::fromStdString(english);
+}
+
+} // namespace hr::ui
