@@ -461,7 +461,7 @@ void TestConfig::tableListsEverySetting() {
         QVERIFY2(help.contains(line), qPrintable(line));
         QVERIFY2(help.simplified().contains(QString::fromUtf8(row.help).simplified()), row.key);
     }
-    QVERIFY(help.contains("  imgsz (default 640"));
+    QVERIFY(help.contains("  imgsz (default 640; a multiple of 32)"));
     QVERIFY(help.contains("  mosaic (default 1.0; 0 to 1)"));
     QVERIFY(help.contains("  cache (default none; one of none ram disk)"));
 }

@@ -47,9 +47,10 @@ struct Row {
         r.fix = fix;
         return *this;
     }
-    Row& checked(SettingCheck check, double lo = 0, double hi = 1e9) {
+    Row& checked(SettingCheck check, const char* range, double lo = 0, double hi = 1e9) {
         r.bound = B::Custom;
         r.check = check;
+        r.range = range;
         r.lo = lo;
         r.hi = hi;
         return *this;

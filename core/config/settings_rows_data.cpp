@@ -207,7 +207,7 @@ std::vector<Row> dataRows() {
                                      "memory, as on a smaller GPU."))
             .effects(QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "The limit itself."), nullptr,
                      nullptr)
-            .checked(checkBudget)
+            .checked(checkBudget, "at least 64MiB, or none")
             .special(QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "none, e.g. 3 GiB")),
         Row("checkpointing", &C::checkpointing, G::DeviceMemory)
             .at(5)
@@ -300,7 +300,7 @@ std::vector<Row> dataRows() {
                                        "processes."),
                      QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "A little communication overhead."),
                      nullptr)
-            .checked(checkZero, 0, 1),
+            .checked(checkZero, "0 or 1", 0, 1),
         Row("sync_bn", &C::sync_bn, G::Distributed)
             .words(QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "Synchronised BatchNorm"),
                    QT_TRANSLATE_NOOP("hr::ui::SettingsForm",

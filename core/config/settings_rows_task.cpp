@@ -46,7 +46,7 @@ std::vector<Row> taskRows() {
                                        "Each step up is roughly two to three times slower."),
                      QT_TRANSLATE_NOOP("hr::ui::SettingsForm",
                                        "Bigger scales detect small and rare objects better."))
-            .checked(checkModelScale)
+            .checked(checkModelScale, nullptr)
             .normalise(lowerCase)
             .choices(SettingEditor::Choice,
                      {{"", QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "From the file name")},
@@ -78,7 +78,7 @@ std::vector<Row> taskRows() {
                      QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "Time grows in proportion."),
                      QT_TRANSLATE_NOOP("hr::ui::SettingsForm",
                                        "More epochs learn more, until the model overfits."))
-            .checked(checkEpochs, 1, 100000),
+            .checked(checkEpochs, "at least 1", 1, 100000),
         Row("patience", &C::patience, G::Schedule)
             .words(QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "Patience"),
                    QT_TRANSLATE_NOOP("hr::ui::SettingsForm",
@@ -104,7 +104,7 @@ std::vector<Row> taskRows() {
                      QT_TRANSLATE_NOOP("hr::ui::SettingsForm",
                                        "Small batches make BatchNorm statistics noisier; "
                                        "accumulation keeps the effective batch."))
-            .checked(checkBatch, -1, 4096)
+            .checked(checkBatch, "-1 (auto-fit) or at least 1", -1, 4096)
             .hint(batchFractionHint)
             .special(QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "auto-fit")),
         Row("imgsz", &C::imgsz, G::DeviceMemory)
@@ -120,7 +120,7 @@ std::vector<Row> taskRows() {
                 QT_TRANSLATE_NOOP("hr::ui::SettingsForm",
                                   "Time grows with the square of the size."),
                 QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "Smaller images lose small objects."))
-            .checked(checkImgsz, 32, 4096)
+            .checked(checkImgsz, "a multiple of 32", 32, 4096)
             .digits(0, 32),
         Row("device", &C::device, G::DeviceMemory)
             .at(0)
@@ -131,7 +131,7 @@ std::vector<Row> taskRows() {
                 QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "The budget applies to this device."),
                 QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "A GPU is much faster than the CPU."),
                 nullptr)
-            .checked(checkDevice)
+            .checked(checkDevice, "auto, cpu, cuda or cuda:N")
             .normalise(deviceName)
             .choices(
                 SettingEditor::Editable,
@@ -236,7 +236,7 @@ std::vector<Row> taskRows() {
                      QT_TRANSLATE_NOOP("hr::ui::SettingsForm",
                                        "AdamW converges faster on short runs; SGD often "
                                        "generalises better on long ones."))
-            .checked(checkOptimizer)
+            .checked(checkOptimizer, nullptr)
             .normalise(optimizerName)
             .choices(SettingEditor::Choice,
                      {{"auto", QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "auto")},

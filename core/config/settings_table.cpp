@@ -147,6 +147,8 @@ std::string settingsHelp() {
             out << "; above " << lo << " up to " << hi;
             break;
         default:
+            if (row.range)
+                out << "; " << row.range;
             break;
         }
         if (!row.choices.empty() && row.editor != SettingEditor::Editable) {

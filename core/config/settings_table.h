@@ -129,6 +129,7 @@ struct SettingRow {
     const char* what = ""; ///< the setting in a check's message ("the hue gain")
     const char* fix = "";  ///< the fix of a check's message
     SettingCheck check = nullptr;
+    const char* range = nullptr; ///< the range in words, for a row with its own check
     SettingNormaliser normalise = nullptr;
     SettingReadHint readHint = nullptr;
 
