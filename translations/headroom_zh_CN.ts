@@ -491,6 +491,26 @@
         <source>Accuracy figure: %1</source>
         <translation>精度数值来源：%1</translation>
     </message>
+    <message>
+        <source>(measured here)</source>
+        <translation>（本机实测）</translation>
+    </message>
+    <message>
+        <source>(not measured)</source>
+        <translation>（未测量）</translation>
+    </message>
+    <message>
+        <source>(estimate: published figure, not measured here)</source>
+        <translation>（估计值：已发表的数据，未在本机测量）</translation>
+    </message>
+    <message>
+        <source>(estimate: FLOP count, not measured here)</source>
+        <translation>（估计值：按浮点运算量计算，未在本机测量）</translation>
+    </message>
+    <message>
+        <source>(estimate: assumption, not measured here)</source>
+        <translation>（估计值：假设值，未在本机测量）</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::BarChart</name>
@@ -756,6 +776,46 @@
     <message>
         <source>loss</source>
         <translation>损失</translation>
+    </message>
+    <message>
+        <source>Source: %1 (run %2). %3</source>
+        <translation>来源：%1（运行 %2）。%3</translation>
+    </message>
+    <message>
+        <source>The claim beside it: %1, for the published strategy, not this run.</source>
+        <translation>旁边的说法：%1，针对已发表的策略，而非本次运行。</translation>
+    </message>
+    <message>
+        <source>Source: the run&apos;s settings (config.yaml), not a measurement.</source>
+        <translation>来源：该运行的设置（config.yaml），不是测量值。</translation>
+    </message>
+    <message>
+        <source>The allocator&apos;s peak over the training steps (batch_end events and memory samples).</source>
+        <translation>训练步骤中分配器的峰值（来自 batch_end 事件和内存采样）。</translation>
+    </message>
+    <message>
+        <source>This run&apos;s training peak over the first row&apos;s.</source>
+        <translation>本次运行的训练峰值与首行训练峰值之比。</translation>
+    </message>
+    <message>
+        <source>The allocator&apos;s peak while validating, apart from training.</source>
+        <translation>验证期间分配器的峰值，不含训练。</translation>
+    </message>
+    <message>
+        <source>The mean wall time of its epochs (results.csv) on the machine that trained it.</source>
+        <translation>在训练它的机器上各轮的平均实际耗时（results.csv）。</translation>
+    </message>
+    <message>
+        <source>The mean images per second of its epochs (results.csv).</source>
+        <translation>各轮每秒处理图像数的平均值（results.csv）。</translation>
+    </message>
+    <message>
+        <source>On the validation images after the last epoch.</source>
+        <translation>在最后一轮之后于验证图像上测得。</translation>
+    </message>
+    <message>
+        <source>No other row has both a lower training peak and a higher mAP50-95.</source>
+        <translation>没有其他行同时具有更低的训练峰值和更高的 mAP50-95。</translation>
     </message>
 </context>
 <context>
@@ -1642,6 +1702,82 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>counts the batch on the device, not the loader&apos;s queued batches (host memory)</source>
         <translation>计入设备上的批次，不计入加载器排队的批次（主机内存）</translation>
+    </message>
+    <message>
+        <source>Source: %1. %2</source>
+        <translation>来源：%1。%2</translation>
+    </message>
+    <message>
+        <source>Probe steps at another image size, their per-image memory scaled by the pixel count.</source>
+        <translation>在另一图像尺寸下的探测步骤，其每张图像的内存按像素数缩放。</translation>
+    </message>
+    <message>
+        <source>The allocator&apos;s peak of validation batches of %1 and %2 images on %3, on a line to batch %4.</source>
+        <translation>在 %3 上对 %1 张和 %2 张图像的验证批次测得的分配器峰值，按直线外推到批次 %4。</translation>
+    </message>
+    <message>
+        <source>The allocator&apos;s peak of real training steps at batch %1 and %2 on %3, on a line to batch %4.</source>
+        <translation>在 %3 上以批次 %1 和 %2 运行真实训练步骤测得的分配器峰值，按直线外推到批次 %4。</translation>
+    </message>
+    <message>
+        <source>The bytes of the model&apos;s weights, counted from its tensors on %1 after the probe steps.</source>
+        <translation>模型权重的字节数，在探测步骤之后从 %1 上的张量统计得出。</translation>
+    </message>
+    <message>
+        <source>The bytes of the trainable parameters&apos; gradients, counted from their tensors after the probe steps.</source>
+        <translation>可训练参数梯度的字节数，在探测步骤之后从其张量统计得出。</translation>
+    </message>
+    <message>
+        <source>The bytes of the optimizer&apos;s state, counted from its tensors after the probe steps.</source>
+        <translation>优化器状态的字节数，在探测步骤之后从其张量统计得出。</translation>
+    </message>
+    <message>
+        <source>This rank keeps %1% of it (ZeRO-1: the most loaded rank by parameter size).</source>
+        <translation>本进程保留其中的 %1%（ZeRO-1：按参数大小计负载最重的进程）。</translation>
+    </message>
+    <message>
+        <source>The bytes of the EMA copy of the weights, counted from its tensors after the probe steps.</source>
+        <translation>权重 EMA 副本的字节数，在探测步骤之后从其张量统计得出。</translation>
+    </message>
+    <message>
+        <source>Activations are that peak less the parts above and the batch.</source>
+        <translation>激活为该峰值减去上述各部分和批次数据。</translation>
+    </message>
+    <message>
+        <source>Source: byte count. %1 images × 3 colour channels × the image size squared × 4 bytes (float32): the batch once the step has moved it to the device.</source>
+        <translation>来源：字节计数。%1 张图像 × 3 个颜色通道 × 图像尺寸的平方 × 4 字节（float32）：训练步骤将批次移到设备上之后的大小。</translation>
+    </message>
+    <message>
+        <source>Other is what that peak holds beyond the parts above (the activations take it all).</source>
+        <translation>“其他”是该峰值中超出上述各部分的内容（此处全部计入激活）。</translation>
+    </message>
+    <message>
+        <source>Source: your setting (memory_budget). The dashed line at 90% of it is the margin Auto-fit leaves for fragmentation and growth: %1.</source>
+        <translation>来源：您的设置（memory_budget）。其 90% 处的虚线是自动适配为碎片和增长预留的余量：%1。</translation>
+    </message>
+    <message>
+        <source>Source: your setting (memory_budget): none is set.</source>
+        <translation>来源：您的设置（memory_budget）：未设置。</translation>
+    </message>
+    <message>
+        <source>Training peak: %1</source>
+        <translation>训练峰值：%1</translation>
+    </message>
+    <message>
+        <source>Validation peak: %1</source>
+        <translation>验证峰值：%1</translation>
+    </message>
+    <message>
+        <source>Budget: %1</source>
+        <translation>预算：%1</translation>
+    </message>
+    <message>
+        <source>Each more image: %1</source>
+        <translation>每多一张图像：%1</translation>
+    </message>
+    <message>
+        <source>Auto-fit compares the peaks the estimator&apos;s probe steps measured for each candidate with 90% of the budget; that margin is an assumption.</source>
+        <translation>自动适配将估算器的探测步骤为每个候选测得的峰值与预算的 90% 比较；该余量是一个假设值。</translation>
     </message>
 </context>
 <context>
