@@ -324,7 +324,8 @@ void TestCompare::peaksSplitTrainingFromValidation() {
 void TestCompare::eventTimesKeepMilliseconds() {
     // A unix time has ten digits before the point: events.jsonl keeps three after it.
     const double now = 1795996020.125;
-    const std::string line = hr::eventToJson(hr::LogMessage{hr::LogMessage::Level::Info, "x"}, now);
+    const std::string line =
+        hr::eventToJson(hr::LogMessage{hr::LogMessage::Level::Info, "x", {}, {}}, now);
     QVERIFY2(line.find("\"time\":1795996020.125") != std::string::npos, line.c_str());
     const auto parsed = hr::RunStore::parseEvent(line);
     QVERIFY(parsed);

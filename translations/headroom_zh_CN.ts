@@ -513,6 +513,57 @@
     </message>
 </context>
 <context>
+    <name>LogWording</name>
+    <message>
+        <source>Scanning the validation images: %1 of %2</source>
+        <translation>正在扫描验证图像：%1 / %2</translation>
+    </message>
+    <message>
+        <source>Scanning the training images: %1 of %2</source>
+        <translation>正在扫描训练图像：%1 / %2</translation>
+    </message>
+    <message>
+        <source>Using the built-in data set %1</source>
+        <translation>使用内置数据集 %1</translation>
+    </message>
+    <message>
+        <source>The data set has no usable validation images; validating on the training images.</source>
+        <translation>数据集中没有可用的验证图像；改用训练图像进行验证。</translation>
+    </message>
+    <message>
+        <source>Batch -1 (Auto-fit) is resolved before the run starts; the trainer uses 16.</source>
+        <translation>批次 -1（自动适配）应在运行开始前确定；训练器改用 16。</translation>
+    </message>
+    <message>
+        <source>Optimizer auto: %1, lr=%2 momentum=%3 (%4 planned iterations)</source>
+        <translation>自动选择优化器：%1，lr=%2 momentum=%3（计划 %4 次迭代）</translation>
+    </message>
+    <message>
+        <source>Resumed %1 at epoch %2</source>
+        <translation>已从第 %2 轮继续 %1</translation>
+    </message>
+    <message>
+        <source>Stopped: the validation of epoch %1 was skipped</source>
+        <translation>已停止：跳过了第 %1 轮的验证</translation>
+    </message>
+    <message>
+        <source>Cannot write best.pt: %1</source>
+        <translation>无法写入 best.pt：%1</translation>
+    </message>
+    <message>
+        <source>Cannot write results.csv: %1</source>
+        <translation>无法写入 results.csv：%1</translation>
+    </message>
+    <message>
+        <source>%1 image(s) could not be read this epoch and were replaced by grey images: they were moved, deleted or damaged while training. Put them back, or check the data set before the next run.</source>
+        <translation>本轮有 %1 张图像无法读取，已用灰色图像代替：它们在训练期间被移动、删除或损坏。请把它们放回原处，或在下次运行前检查数据集。</translation>
+    </message>
+    <message>
+        <source>Stopping early: no improvement in the last %1 epochs; the best was epoch %2</source>
+        <translation>提前停止：最近 %1 轮没有改进；最好的是第 %2 轮</translation>
+    </message>
+</context>
+<context>
     <name>hr::ui::BarChart</name>
     <message>
         <source>Export as PNG or PDF…</source>

@@ -3,6 +3,7 @@
 
 #include "failurewording.h"
 #include "fixwording.h"
+#include "logwording.h"
 
 #include "devicelock.h"
 #include "workerprocesses.h"
@@ -436,7 +437,7 @@ void TrainingSession::dispatch(const TrainEvent& event) {
         else
             emit failed(message);
     } else if (const auto* e = std::get_if<LogMessage>(&event)) {
-        emit logMessage(static_cast<int>(e->level), QString::fromStdString(e->text));
+        emit logMessage(static_cast<int>(e->level), LogWording::line(e->code, e->args, e->text));
     }
 }
 

@@ -228,6 +228,8 @@ std::string eventToJson(const TrainEvent& event, double unixSeconds) {
                     o.add("reason_code", e.code).add("reason_args", e.args);
             } else if constexpr (std::is_same_v<T, LogMessage>) {
                 o.add("level", levelName(e.level)).add("text", e.text);
+                if (!e.code.empty())
+                    o.add("code", e.code).add("args", e.args);
             }
         },
         event);

@@ -155,7 +155,15 @@ constexpr int kFixCheckSteps = 20;
 /// A line for the log: something the user should read that is not a number.
 struct LogMessage {
     enum class Level { Info, Warning, Error } level = Level::Info;
-    std::string text;
+    std::string text; ///< the CLI's English
+    /// The line as a code and its values, for a UI that words it in its own language; empty
+    /// when not coded (the UI shows `text`). events.jsonl: "code", "args". Codes and values:
+    ///  scanning: split (train|val), done, total | builtin_data: path | no_val_images: - |
+    ///  optimizer_auto: name, lr, momentum, planned iterations | resumed: folder, epoch |
+    ///  stopping_early: patience, best epoch | best_write: detail | results_write: detail |
+    ///  unreadable_images: count | validation_skipped: epoch | batch_auto: -.
+    std::string code;
+    std::vector<std::string> args;
 };
 
 using TrainEvent = std::variant<RunStarted, BatchEnd, EpochEnd, MemorySample, OomOccurred,

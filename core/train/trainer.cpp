@@ -170,7 +170,8 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
                 if (!group && stopRequested) {
                     // The epoch's training is complete and will be saved; its metrics are not.
                     log(LogMessage::Level::Info,
-                        "stopped: validation of epoch " + std::to_string(epoch + 1) + " skipped");
+                        "stopped: validation of epoch " + std::to_string(epoch + 1) + " skipped",
+                        "validation_skipped", {std::to_string(epoch + 1)});
                     valLoader->stop();
                     result.valPeakBytes = 0;
                     validationSkipped = true;
@@ -306,18 +307,21 @@ int Trainer::Impl::runImpl() {
             if (!ec)
                 fs::rename(folder->bestWeights() + ".tmp", folder->bestWeights(), ec);
             if (ec)
-                log(LogMessage::Level::Warning, "cannot write best.pt: " + ec.message());
+                log(LogMessage::Level::Warning, "cannot write best.pt: " + ec.message(),
+                    "best_write", {ec.message()});
         }
         if (const int unreadable = trainLoader->loadFailures(); unreadable > loadFailuresSeen) {
             log(LogMessage::Level::Warning,
                 std::to_string(unreadable - loadFailuresSeen) +
                     " image(s) could not be read this epoch and were replaced by grey images: "
                     "they were moved, deleted or damaged while training. Put them back, or "
-                    "check the data set (headroom-cli data check) before the next run.");
+                    "check the data set (headroom-cli data check) before the next run.",
+                "unreadable_images", {std::to_string(unreadable - loadFailuresSeen)});
             loadFailuresSeen = unreadable;
         }
         if (folder && !folder->writeEpoch(result))
-            log(LogMessage::Level::Warning, "cannot write results.csv: " + folder->error());
+            log(LogMessage::Level::Warning, "cannot write results.csv: " + folder->error(),
+                "results_write", {folder->error()});
         drainSamples();
         emit(result);
         if (fixCheck.active) {
@@ -328,7 +332,8 @@ int Trainer::Impl::runImpl() {
         if (bestEpoch >= 0 && epoch - bestEpoch >= config.patience && !finalEpoch) {
             log(LogMessage::Level::Info,
                 "stopping early: no improvement in the last " + std::to_string(config.patience) +
-                    " epochs; the best was epoch " + std::to_string(bestEpoch + 1));
+                    " epochs; the best was epoch " + std::to_string(bestEpoch + 1),
+                "stopping_early", {std::to_string(config.patience), std::to_string(bestEpoch + 1)});
             finished.stoppedEarly = true;
             ++epoch;
             break;

@@ -188,7 +188,14 @@ struct Trainer::Impl {
         if (sink)
             sink(event);
     }
-    void log(LogMessage::Level level, const std::string& text) { emit(LogMessage{level, text}); }
+    void log(LogMessage::Level level, const std::string& text) {
+        emit(LogMessage{level, text, {}, {}});
+    }
+    /// A line the UI words from `code` and `args` (LogMessage); `text` is the CLI's English.
+    void log(LogMessage::Level level, const std::string& text, std::string code,
+             std::vector<std::string> args) {
+        emit(LogMessage{level, text, std::move(code), std::move(args)});
+    }
 
     /// Forwards the sampler's points on the trainer thread (the sink's contract).
     void drainSamples() {

@@ -23,8 +23,10 @@ std::function<bool(int, int)> Trainer::Impl::scanProgress(const std::string& spl
         const auto now = Clock::now();
         if (now - started >= std::chrono::seconds(1) && now - shown >= std::chrono::seconds(1)) {
             shown = now;
-            log(LogMessage::Level::Info, "scanning the " + split + " images: " +
-                                             std::to_string(done) + " of " + std::to_string(total));
+            log(LogMessage::Level::Info,
+                "scanning the " + split + " images: " + std::to_string(done) + " of " +
+                    std::to_string(total),
+                "scanning", {split, std::to_string(done), std::to_string(total)});
         }
         return true;
     };
@@ -38,7 +40,8 @@ void Trainer::Impl::loadData() {
         if (dataPath.empty())
             throw RunError("cannot create the built-in data set: " + error, "builtin_data",
                            {error});
-        log(LogMessage::Level::Info, "using the built-in data set " + dataPath);
+        log(LogMessage::Level::Info, "using the built-in data set " + dataPath, "builtin_data",
+            {dataPath});
     }
     DataConfigResult loaded = loadDataConfig(dataPath);
     if (!loaded.config)
@@ -56,8 +59,9 @@ void Trainer::Impl::loadData() {
     valScan.progress = scanProgress("validation");
     auto val = std::make_shared<DatasetReport>(scanDataset(*loaded.config, Split::Val, valScan));
     if (!val->usable()) {
-        log(LogMessage::Level::Warning, "the data set has no usable validation images; "
-                                        "validating on the training images");
+        log(LogMessage::Level::Warning,
+            "the data set has no usable validation images; validating on the training images",
+            "no_val_images", {});
         val = std::make_shared<DatasetReport>(*train);
         val->split = Split::Val;
     }
@@ -104,7 +108,8 @@ void Trainer::Impl::setUp() {
     torch::manual_seed(static_cast<std::uint64_t>(config.seed));
     if (config.batch < 1) {
         log(LogMessage::Level::Warning,
-            "batch -1 (auto-fit) is resolved by the command line or GUI; the trainer uses 16");
+            "batch -1 (auto-fit) is resolved by the command line or GUI; the trainer uses 16",
+            "batch_auto", {});
         config.batch = 16;
     }
 
@@ -174,10 +179,13 @@ void Trainer::Impl::setUp() {
     schedule =
         std::make_unique<LrSchedule>(config, choice.lr, choice.warmupBiasLr, batchesPerEpoch());
     if (choice.automatic)
-        log(LogMessage::Level::Info, "optimizer auto: " + choice.name +
-                                         " lr=" + std::to_string(choice.lr) +
-                                         " momentum=" + std::to_string(choice.momentum) + " (" +
-                                         std::to_string(iterations) + " planned iterations)");
+        log(LogMessage::Level::Info,
+            "optimizer auto: " + choice.name + " lr=" + std::to_string(choice.lr) +
+                " momentum=" + std::to_string(choice.momentum) + " (" + std::to_string(iterations) +
+                " planned iterations)",
+            "optimizer_auto",
+            {choice.name, std::to_string(choice.lr), std::to_string(choice.momentum),
+             std::to_string(iterations)});
 
     std::string error;
     if (leader()) { // only rank 0 writes the run folder
@@ -196,7 +204,8 @@ void Trainer::Impl::setUp() {
         if (folder)
             folder->truncateResults(startEpoch);
         log(LogMessage::Level::Info,
-            "resumed " + resumeDir + " at epoch " + std::to_string(startEpoch + 1));
+            "resumed " + resumeDir + " at epoch " + std::to_string(startEpoch + 1), "resumed",
+            {resumeDir, std::to_string(startEpoch + 1)});
     }
     if (sampler) {
         sampler->setRank(launch.rank);

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "logwording.h"
+
+namespace hr::ui {
+
+QString LogWording::line(const std::string& code, const std::vector<std::string>& args,
+                         const std::string& english) {
+    const auto arg = [&args](std::size_t i) {
+        return i < args.size() ? QString::fromStdString(args[i]) : QString();
+    };
+    if (code == "scanning")
+        return (arg(0) == QLatin1String("val") ? tr("Scanning the validation images: %1 of %2")
+                                               : tr("Scanning the training images: %1 of %2"))
+            .arg(arg(1), arg(2));
+    if (code == "builtin_data")
+        return tr("Using the built-in data set %1").arg(arg(0));
+    if (code == "no_val_images")
+        return tr("The data set has no usable validation images; validating on the training "
+                  "images.");
+    if (code == "batch_auto")
+        return tr("Batch -1 (Auto-fit) is resolved before the run starts; the trainer uses 16.");
+    if (code == "optimizer_auto")
+        return tr("Optimizer auto: %1, lr=%2 momentum=%3 (%4 planned iterations)")
+            .arg(arg(0), arg(1), arg(2), arg(3));
+    if (code == "resumed")
+        return tr("Resumed %1 at epoch %2").arg(arg(0), arg(1));
+    if (code == "validation_skipped")
+        return tr("Stopped: the validation of epoch %1 was skipped").arg(arg(0));
+    if (code == "best_write")
+        return tr("Cannot write best.pt: %1").arg(arg(0));
+    if (code == "results_write")
+        return tr("Cannot write results.csv: %1").arg(arg(0));
+    if (code == "unreadable_images")
+        return tr("%1 image(s) could not be read this epoch and were replaced by grey images: "
+                  "they were moved, deleted or damaged while training. Put them back, or check "
+                  "the data set before the next run.")
+            .arg(arg(0));
+    if (code == "stopping_early")
+        return tr("Stopping early: no improvement in the last %1 epochs; the best was epoch %2")
+            .arg(arg(0), arg(1));
+    return QString::fromStdString(english);
+}
+
+} // namespace hr::ui
