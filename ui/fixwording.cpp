@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "fixwording.h"
 
+#include "language.h"
 #include "util/bytes.h"
 
 #include <QStringList>
@@ -241,9 +242,11 @@ QString FixWording::basis(const FigureBasis& basis) {
         source = tr("not measured");
         break;
     }
-    if (basis.detail.empty())
+    // Core's detail is English numbers and citations: an English UI shows it as given, on the
+    // same line; a translated one shows the kind of source alone rather than English inside
+    // its sentence.
+    if (basis.detail.empty() || translationInstalled())
         return source;
-    // Core's detail is numbers and citations; it stays as given, on the same line.
     return tr("%1 (%2)").arg(source, QString::fromStdString(basis.detail));
 }
 

@@ -70,4 +70,8 @@ bool installTranslations(const QString& language) {
     return true;
 }
 
+bool translationInstalled() {
+    return g_appTranslator != nullptr;
+}
+
 } // namespace hr::ui

@@ -22,4 +22,7 @@ QStringList availableLanguages();
 /// English needs none and returns true.
 bool installTranslations(const QString& language);
 
+/// True when installTranslations() has put a translation in force (the UI is not English).
+bool translationInstalled();
+
 } // namespace hr::ui
