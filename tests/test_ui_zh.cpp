@@ -25,6 +25,7 @@
 #include "ui_test_env.h"
 
 #include "advisor/fix_advisor.h"
+#include "compare/comparison.h"
 #include "compare/strategy.h"
 #include "config/train_config.h"
 
@@ -247,6 +248,7 @@ private slots:
     void checkerSeesEnglish();
     void everyPageAndDialogIsChinese();
     void advisorDialogIsChinese();
+    void compareRowTooltipsAreChinese();
     void strategyProblemsAreChinese();
     void runsThatRunOutOfMemoryAreChinese();
 
@@ -386,6 +388,37 @@ void TestUiZh::advisorDialogIsChinese() {
             if (looksEnglish(line, true))
                 english << "figures: " + line;
     english.removeDuplicates();
+    QVERIFY2(english.isEmpty(),
+             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
+                        english.join('\n')));
+}
+
+void TestUiZh::compareRowTooltipsAreChinese() {
+    // A row of the default matrix whose run failed with a coded reason: its tooltip words the
+    // strategy's description and the failure, word by word (the folder is a path).
+    hr::Comparison comparison;
+    hr::ComparisonRow row;
+    const hr::Strategy strategy = hr::defaultStrategies().at(2);
+    row.strategy = strategy.name;
+    row.description = strategy.description;
+    row.runDir = m_dir.filePath("compare-" + QString::fromStdString(strategy.name)).toStdString();
+    row.status = "OOM";
+    row.run.summary.failed = true;
+    row.run.summary.state = "stopped_by_oom";
+    row.run.summary.reason = "out of memory 3 times in a row without a completed step";
+    row.run.summary.reasonCode = "oom_repeated";
+    row.run.summary.reasonArgs = {"3"};
+    row.message = row.run.summary.reason;
+    comparison.rows.push_back(row);
+    hr::ui::ComparePage page;
+    page.showComparison(comparison);
+    QCOMPARE(page.table()->rowCount(), 1);
+    const QString tip = page.table()->item(0, 0)->toolTip();
+    QCOMPARE(tip.split(QLatin1Char('\n')).size(), 3);
+    QStringList english;
+    for (const QString& line : tip.split(QLatin1Char('\n')))
+        if (looksEnglish(line, true))
+            english << "compare row: " + line;
     QVERIFY2(english.isEmpty(),
              qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
                         english.join('\n')));

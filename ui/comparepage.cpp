@@ -3,6 +3,7 @@
 
 #include "compare/compare_report.h"
 #include "comparisonsession.h"
+#include "failurewording.h"
 #include "fixwording.h"
 #include "plotwidget.h"
 #include "runs/run_store.h"
@@ -57,6 +58,26 @@ QString withClaim(const QString& measured, const std::optional<double>& claim) {
     if (!claim)
         return measured;
     return ComparePage::tr("%1 (claim ×%2)").arg(measured).arg(*claim, 0, 'f', 2);
+}
+
+/// A row's tooltip: what its strategy changes and why it failed, in the UI's words (core's
+/// English when a file's own description or an uncoded failure has no wording), and its folder.
+QString rowTooltip(const ComparisonRow& r) {
+    QStringList lines;
+    if (!r.description.empty()) {
+        Strategy s;
+        s.name = r.strategy;
+        s.description = r.description;
+        lines << strategyDescription(s);
+    }
+    if (!r.runDir.empty())
+        lines << QString::fromStdString(r.runDir);
+    const RunSummary& end = r.run.summary;
+    if (!r.message.empty())
+        lines << (end.failed && r.message == end.reason
+                      ? FailureWording::reason(end.reasonCode, end.reasonArgs, end.reason)
+                      : QString::fromStdString(r.message));
+    return lines.join(QLatin1Char('\n'));
 }
 
 /// "Source: measured here (run r). …", the kind of source in the fix cards' words.
@@ -427,8 +448,7 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
                 item->setToolTip(cellSource(
                     column, r, column == 6 ? memoryClaim.has_value() : column == 10 && mapClaim));
             if (column == 0) {
-                item->setToolTip(QString::fromStdString(
-                    r.description + "\n" + r.runDir + (r.message.empty() ? "" : "\n" + r.message)));
+                item->setToolTip(rowTooltip(r));
                 item->setData(Qt::UserRole, QString::fromStdString(r.runDir));
             }
             m_table->setItem(static_cast<int>(i), column++, item);
