@@ -444,7 +444,8 @@ void TestUiTraining::startLeavesTheScanToTheTrainerThread() {
     QSignalSpy started(&session, &hr::ui::TrainingSession::started);
     QStringList progress;
     connect(&session, &hr::ui::TrainingSession::logMessage, this, [&](int, const QString& text) {
-        if (text.startsWith(QStringLiteral("scanning the training images")))
+        // The studio's wording of core's "scanning" line (LogWording).
+        if (text.startsWith(QStringLiteral("Scanning the training images")))
             progress << text;
     });
     int ticks = 0;
