@@ -93,7 +93,7 @@ QString claimSource(const ComparisonRow& row) {
         return {};
     return QLatin1Char('\n') +
            ComparePage::tr("The claim beside it: %1, for the published strategy, not this run.")
-               .arg(FixWording::basis(FigureBasis{FigureSource::Published, row.claim->source}));
+               .arg(FixWording::cited(FigureSource::Published, row.claim->source));
 }
 
 /// The tooltip of a table cell: where its number comes from (empty for cells without one);

@@ -250,6 +250,10 @@ QString FixWording::basis(const FigureBasis& basis) {
     return tr("%1 (%2)").arg(source, QString::fromStdString(basis.detail));
 }
 
+QString FixWording::cited(FigureSource source, const std::string& citation) {
+    return tr("%1 (%2)").arg(basis(FigureBasis{source, {}}), QString::fromStdString(citation));
+}
+
 QString FixWording::speedNote(const FixSuggestion& fix) {
     switch (fix.speedBasis.source) {
     case FigureSource::MeasuredHere:

@@ -20,8 +20,11 @@ public:
     static QString reason(const FixSuggestion& fix);
     /// The expected accuracy effect in words ("none expected" when no lever costs any).
     static QString accuracyEffect(const FixSuggestion& fix);
-    /// Where a figure comes from: its source kind, then core's detail (numbers, citations).
+    /// Where a figure comes from: its source kind, then core's English detail (numbers,
+    /// citations) in an English UI; a translated UI gives the kind alone.
     static QString basis(const FigureBasis& basis);
+    /// The kind of source with a citation (a name, shown as given in any language).
+    static QString cited(FigureSource source, const std::string& citation);
     /// "(measured here)" after the card's speed figure, or "(estimate: FLOP count, not measured
     /// here)" and the like when it is not from this machine's timings.
     static QString speedNote(const FixSuggestion& fix);
