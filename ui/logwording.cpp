@@ -38,6 +38,22 @@ QString LogWording::line(const std::string& code, const std::vector<std::string>
     if (code == "stopping_early")
         return tr("Stopping early: no improvement in the last %1 epochs; the best was epoch %2")
             .arg(arg(0), arg(1));
+    if (code == "no_probe")
+        return tr("No memory probe for %1, so memory is not measured: %2").arg(arg(0), arg(1));
+    if (code == "transferred")
+        return tr("Transferred %1/%2 items from %3").arg(arg(0), arg(1), arg(2));
+    if (code == "transfer_mostly_failed")
+        return tr("Most tensors did not transfer (%1 of %2 from %3): the weights were made for "
+                  "another architecture than %4")
+            .arg(arg(0), arg(1), arg(2), arg(3));
+    if (code == "class_names_differ")
+        return tr("The weights were trained on other classes than the data set's: the class "
+                  "layers learn the data set's classes from scratch where the counts differ, and "
+                  "keep the checkpoint's meaning where they agree");
+    if (code == "resumed_from_backup")
+        return tr("%1 is damaged, so the run resumes from its backup %2 (epoch %3); the damaged "
+                  "file is now %1.damaged. The error was: %4")
+            .arg(arg(0), arg(1), arg(2), arg(3));
     return QString::fromStdString(english);
 }
 

@@ -41,7 +41,9 @@ std::string Trainer::Impl::readableCheckpoint(const std::string& path, c10::IVal
                 log(LogMessage::Level::Warning,
                     firstError + "; resuming from its backup " + candidate + " (epoch " +
                         std::to_string(value.toInt()) + "; the damaged file is now " + path +
-                        ".damaged)");
+                        ".damaged)",
+                    "resumed_from_backup",
+                    {path, candidate, std::to_string(value.toInt()), firstError});
             }
             return candidate;
         } catch (const std::exception& e) {

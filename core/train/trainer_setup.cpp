@@ -11,6 +11,7 @@
 #include "train/device_name.h"
 #include "util/user_message.h"
 
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 
@@ -137,7 +138,8 @@ void Trainer::Impl::setUp() {
                 liveSamples(sample);
         });
     } else {
-        log(LogMessage::Level::Warning, "no memory probe for " + device.str() + ": " + probeError);
+        log(LogMessage::Level::Warning, "no memory probe for " + device.str() + ": " + probeError,
+            "no_probe", {device.str(), probeError});
     }
 
     loadData();
@@ -149,16 +151,22 @@ void Trainer::Impl::setUp() {
         WeightTransfer transfer;
         if (!loadWeightsInto(build.model, weights, &error, &transfer))
             throw RunError(error);
-        log(LogMessage::Level::Info, transfer.summary);
+        const std::string file = std::filesystem::path(weights).filename().string();
+        log(LogMessage::Level::Info, transfer.summary, "transferred",
+            {std::to_string(transfer.transferred), std::to_string(transfer.total), file});
         if (transfer.transferred * 2 < transfer.total)
             log(LogMessage::Level::Warning,
                 "most tensors did not transfer (" + transfer.summary +
                     "): the weights were made for another architecture than " +
-                    build.model->architectureName());
+                    build.model->architectureName(),
+                "transfer_mostly_failed",
+                {std::to_string(transfer.transferred), std::to_string(transfer.total), file,
+                 build.model->architectureName()});
         if (const std::string w = classNamesMismatch(transfer.classNames, names); !w.empty())
             log(LogMessage::Level::Warning,
                 w + "; the class layers learn the data set's classes from scratch where the "
-                    "counts differ, and keep the checkpoint's meaning where they agree");
+                    "counts differ, and keep the checkpoint's meaning where they agree",
+                "class_names_differ", {});
     }
     makeTrainLoader();
     const std::int64_t iterations =
