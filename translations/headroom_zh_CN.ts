@@ -575,12 +575,12 @@
         <translation>大多数张量未能迁移（从 %3 迁移了 %1/%2 项）：这些权重是为与 %4 不同的架构制作的</translation>
     </message>
     <message>
-        <source>The weights were trained on other classes than the data set&apos;s: the class layers learn the data set&apos;s classes from scratch where the counts differ, and keep the checkpoint&apos;s meaning where they agree</source>
-        <translation>这些权重训练时使用的类别与数据集的不同：类别数不同时，类别层从头学习数据集的类别；类别一致时，保留检查点的含义</translation>
-    </message>
-    <message>
         <source>%1 is damaged, so the run resumes from its backup %2 (epoch %3); the damaged file is now %1.damaged. The error was: %4</source>
         <translation>%1 已损坏，因此训练从其备份 %2（第 %3 轮）继续；损坏的文件现为 %1.damaged。错误为：%4</translation>
+    </message>
+    <message>
+        <source>The weights were trained on other classes (%1) than the data set&apos;s (%2): the class layers learn the data set&apos;s classes from scratch where the counts differ, and keep the checkpoint&apos;s meaning where they agree</source>
+        <translation>这些权重训练时使用的类别（%1）与数据集的类别（%2）不同：类别数不同时，类别层从头学习数据集的类别；类别一致时，保留检查点的含义</translation>
     </message>
 </context>
 <context>

@@ -47,9 +47,10 @@ QString LogWording::line(const std::string& code, const std::vector<std::string>
                   "another architecture than %4")
             .arg(arg(0), arg(1), arg(2), arg(3));
     if (code == "class_names_differ")
-        return tr("The weights were trained on other classes than the data set's: the class "
-                  "layers learn the data set's classes from scratch where the counts differ, and "
-                  "keep the checkpoint's meaning where they agree");
+        return tr("The weights were trained on other classes (%1) than the data set's (%2): the "
+                  "class layers learn the data set's classes from scratch where the counts "
+                  "differ, and keep the checkpoint's meaning where they agree")
+            .arg(arg(0), arg(1));
     if (code == "resumed_from_backup")
         return tr("%1 is damaged, so the run resumes from its backup %2 (epoch %3); the damaged "
                   "file is now %1.damaged. The error was: %4")

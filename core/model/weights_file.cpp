@@ -411,16 +411,23 @@ WeightTransfer transferWeights(DetectionModel& model, const WeightsFile& file,
     return report;
 }
 
+std::string classNamesPreview(const std::vector<std::string>& names) {
+    std::string out;
+    for (size_t i = 0; i < names.size() && i < 5; ++i)
+        out += (i ? ", " : "") + names[i];
+    if (names.size() > 5)
+        out += ", ...";
+    return out;
+}
+
 std::string classNamesMismatch(const std::vector<std::string>& checkpoint,
                                const std::vector<std::string>& data) {
     if (checkpoint.empty() || checkpoint == data)
         return {};
     auto preview = [](const std::vector<std::string>& names) {
-        std::string out;
-        for (size_t i = 0; i < names.size() && i < 5; ++i)
-            out += (i ? ", " : "") + names[i];
+        std::string out = classNamesPreview(names);
         if (names.size() > 5)
-            out += ", ... (" + std::to_string(names.size()) + " in all)";
+            out += " (" + std::to_string(names.size()) + " in all)";
         return out;
     };
     return "the weights were trained on other classes (" + preview(checkpoint) +

@@ -57,6 +57,9 @@ struct WeightTransfer {
 WeightTransfer transferWeights(DetectionModel& model, const WeightsFile& file,
                                const std::string& fileName);
 
+/// The first five class names, comma-separated, with ", ..." when there are more.
+std::string classNamesPreview(const std::vector<std::string>& names);
+
 /// A warning when a checkpoint's class names differ from the data set's, else "".
 std::string classNamesMismatch(const std::vector<std::string>& checkpoint,
                                const std::vector<std::string>& data);

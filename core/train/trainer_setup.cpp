@@ -166,7 +166,8 @@ void Trainer::Impl::setUp() {
             log(LogMessage::Level::Warning,
                 w + "; the class layers learn the data set's classes from scratch where the "
                     "counts differ, and keep the checkpoint's meaning where they agree",
-                "class_names_differ", {});
+                "class_names_differ",
+                {classNamesPreview(transfer.classNames), classNamesPreview(names)});
     }
     makeTrainLoader();
     const std::int64_t iterations =
