@@ -733,6 +733,23 @@ void TestUi::plotsShowSinglePointsAndKeepAxesAndLegendClear() {
     QVERIFY(legend.bottom() <= area.top());
     QVERIFY(plot.plot()->legend->visible() && plot.plot()->legend->itemCount() == 2);
 
+    // A bar chart's legend sits above its bars too, even in the Data page's small chart.
+    hr::ui::BarChart bars("Classes");
+    bars.resize(200, 200);
+    bars.addSeries("objects", 0);
+    bars.addSeries("images", 2);
+    bars.setCategories({"circle", "square", "triangle"});
+    bars.setValues(0, {170, 150, 140});
+    bars.setValues(1, {120, 100, 110});
+    bars.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&bars));
+    auto* barPlot = bars.findChild<QCustomPlot*>();
+    QVERIFY(barPlot);
+    barPlot->replot();
+    QVERIFY(barPlot->legend->visible());
+    QVERIFY2(!barPlot->legend->outerRect().intersects(barPlot->axisRect()->rect()),
+             "the bar chart's legend is in its plot area");
+
     // The budget line's label stays whole inside the plot area, even at the top.
     plot.setReferenceLine(3.0, "budget 160 MiB");
     plot.resetView();

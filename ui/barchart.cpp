@@ -85,6 +85,15 @@ int BarChart::addSeries(const QString& name, int colorIndex) {
             b->setWidth(0.8 / m_bars.size());
             b->setBarsGroup(m_group);
         }
+        if (m_plot->legend->layout() != m_plot->plotLayout()) {
+            // Above the plot area, in one row, never over the bars.
+            m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+            m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+            m_plot->legend->setMargins(QMargins(4, 2, 4, 2));
+            m_plot->plotLayout()->insertRow(1);
+            m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+            m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+        }
         m_plot->legend->setVisible(true);
     }
     applyPalette();
@@ -163,8 +172,7 @@ void BarChart::rescale() {
     for (QCPBars* bars : std::as_const(m_bars))
         for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
             top = std::max(top, it->value);
-    // Leave the top third free when a legend is shown, so that it does not hide bars.
-    m_plot->yAxis->setRange(0, top * (m_plot->legend->visible() ? 1.45 : 1.1));
+    m_plot->yAxis->setRange(0, top * 1.1);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
