@@ -56,6 +56,7 @@ private slots:
     void longMessagesNeverWidenTheWindow();
     void startLeavesTheScanToTheTrainerThread();
     void fixCheckIsLogged();
+    void stopInTheFirstEpochClaimsNoMap();
 
 private:
     TrainConfig tinyConfig(const QString& name) const;
@@ -490,6 +491,43 @@ void TestUiTraining::fixCheckIsLogged() {
                  log.contains("After the fix an image takes 11.0 ms, predicted 10.0 ms (10.0%, "
                               "over 20 step(s))."),
              qPrintable(log));
+}
+
+void TestUiTraining::stopInTheFirstEpochClaimsNoMap() {
+    hr::ui::MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    TrainConfig config = tinyConfig("first-epoch-stop");
+    config.epochs = 50;
+    config.batch = 1; // 8 steps an epoch: the stop lands within the first
+    window.settingsPage()->form()->setConfig(config);
+    hr::ui::TrainingSession* session = window.session();
+    hr::ui::TrainPage* page = window.trainPage();
+    // Stop as the first step's event arrives, as a click at that moment would.
+    QMetaObject::Connection stopAtFirst =
+        connect(session, &hr::ui::TrainingSession::batchEnded, this,
+                [&window] { window.stopAction()->trigger(); });
+    QVERIFY(window.startTraining());
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 60000);
+    disconnect(stopAtFirst);
+
+    // The step's peak is on the memory line, never "0 B"; no mAP is claimed without validation.
+    const QString memory = page->memoryStatusLine()->text();
+    QVERIFY2(page->trainingPeak() > 0, qPrintable(memory));
+    QVERIFY2(!memory.contains("training peak 0 B") && !memory.contains("training peak –"),
+             qPrintable(memory));
+    const QString status = page->statusLine()->text();
+    QVERIFY2(status.contains("no validation ran") && !status.contains("mAP50 0.0000"),
+             qPrintable(status));
+
+    // The next Start shows nothing of this run while the new one gets going.
+    QVERIFY(page->memoryPlot()->pointCount(4) > 0);
+    QVERIFY(window.startTraining());
+    QCOMPARE(page->memoryPlot()->pointCount(4), 0);
+    QCOMPARE(page->lossPlot()->pointCount(0), 0);
+    QCOMPARE(page->trainingPeak(), std::int64_t(0));
+    window.stopAction()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 60000);
 }
 
 QTEST_MAIN(TestUiTraining)

@@ -171,6 +171,8 @@ TrainPage::TrainPage(TrainingSession* session, QAction* start, QAction* pause, Q
     connect(session, &TrainingSession::runningChanged, this, [this](bool running) {
         if (!running)
             return;
+        // The previous run's curves and peak would read as this run's until its first event.
+        resetRunView();
         m_progress->setRange(0, 0);
         m_progress->setFormat(tr("starting…"));
         m_status->setText(tr("Starting: waiting for any memory calibration to finish, then "
@@ -208,9 +210,20 @@ int TrainPage::memorySeriesOfRank(int rank) const {
     return m_rankSeries.value(rank, -1);
 }
 
-void TrainPage::onStarted(const hr::RunStarted& event) {
+void TrainPage::resetRunView() {
     for (PlotWidget* plot : {m_memory, m_loss, m_map, m_lr})
         plot->clear();
+    m_peaks = RunPeaks();
+    m_lastSample.reset();
+    for (QCPAbstractItem* item : std::as_const(m_oomItems))
+        m_memory->plot()->removeItem(item);
+    m_oomItems.clear();
+    m_oomTimes.clear();
+    m_memoryStatus->clear();
+}
+
+void TrainPage::onStarted(const hr::RunStarted& event) {
+    resetRunView();
     // A data-parallel run draws one allocated curve per rank; rank 0's peak and phases.
     m_ranks = std::max(1, event.config.nproc);
     m_memory->setSeriesName(m_allocated, m_ranks > 1 ? tr("rank 0 allocated") : tr("allocated"));
@@ -218,13 +231,8 @@ void TrainPage::onStarted(const hr::RunStarted& event) {
     m_currentPhaseGroup = -2;
     m_inProbe = false;
     m_waiting = false;
-    m_peaks = RunPeaks();
     m_state.clear();
     m_progress->setToolTip(QString());
-    for (QCPAbstractItem* item : std::as_const(m_oomItems))
-        m_memory->plot()->removeItem(item);
-    m_oomItems.clear();
-    m_oomTimes.clear();
     m_epochs = event.config.epochs;
     m_budget = event.config.memory_budget;
     m_memory->setReferenceLine(m_budget / kMiB, tr("budget %1").arg(bytesText(m_budget)));
@@ -249,6 +257,8 @@ void TrainPage::onStarted(const hr::RunStarted& event) {
 
 void TrainPage::onBatch(const hr::BatchEnd& event) {
     m_peaks.training(event.peakBytes);
+    if (m_lastSample)
+        updateMemoryStatus(*m_lastSample);
     const int perEpoch = std::max(1, event.batchesPerEpoch);
     const double x = event.epoch + double(event.batchIndex + 1) / perEpoch;
     m_loss->append(m_trainLoss[0], x, event.boxLoss);
@@ -274,6 +284,8 @@ void TrainPage::onBatch(const hr::BatchEnd& event) {
 void TrainPage::onEpoch(const hr::EpochEnd& event) {
     m_peaks.training(event.trainPeakBytes);
     m_peaks.validation(event.valPeakBytes);
+    if (m_lastSample)
+        updateMemoryStatus(*m_lastSample);
     const double x = event.epoch + 1;
     m_loss->append(m_valLoss[0], x, event.valBoxLoss);
     m_loss->append(m_valLoss[1], x, event.valClsLoss);
@@ -335,24 +347,25 @@ void TrainPage::onMemory(const hr::MemorySample& sample) {
         m_budget = sample.budget;
         m_memory->setReferenceLine(m_budget / kMiB, tr("budget %1").arg(bytesText(m_budget)));
     }
+    m_lastSample = sample;
     updateMemoryStatus(sample);
 }
 
 void TrainPage::updateMemoryStatus(const hr::MemorySample& sample) {
     const QString budget = m_budget > 0 ? tr(" of %1").arg(bytesText(m_budget)) : QString();
+    // Until a training step has ended there is no training peak to show, not a peak of 0 B.
+    const QString peak = m_peaks.trainPeak() > 0 ? bytesText(m_peaks.trainPeak()) : tr("–");
     if (m_waiting && sample.phase != Phase::Probe) {
-        m_memoryStatus->setText(tr("waiting for your choice · training peak %1%2")
-                                    .arg(bytesText(m_peaks.trainPeak()), budget));
+        m_memoryStatus->setText(
+            tr("waiting for your choice · training peak %1%2").arg(peak, budget));
         return;
     }
     if (sample.phase == Phase::Probe) {
-        m_memoryStatus->setText(tr("advisor probing a fix · training peak %1%2")
-                                    .arg(bytesText(m_peaks.trainPeak()), budget));
+        m_memoryStatus->setText(tr("advisor probing a fix · training peak %1%2").arg(peak, budget));
         return;
     }
-    m_memoryStatus->setText(tr("memory %1 · training peak %2%3")
-                                .arg(bytesText(sample.allocated), bytesText(m_peaks.trainPeak()))
-                                .arg(budget));
+    m_memoryStatus->setText(
+        tr("memory %1 · training peak %2%3").arg(bytesText(sample.allocated), peak, budget));
 }
 
 void TrainPage::setWaitingForChoice(bool waiting) {
@@ -412,6 +425,16 @@ void TrainPage::onFinished(const hr::RunFinished& event) {
         appendLog(tr("Run %1 %2 after %3 epochs.")
                       .arg(QString::fromStdString(event.runDir), how)
                       .arg(event.epochsDone));
+        return;
+    }
+    if (m_lastSample)
+        updateMemoryStatus(*m_lastSample);
+    if (event.epochsDone == 0) {
+        // No validation ran: a "best mAP 0.0000" would be a number nobody measured.
+        m_status->setText(tr("Run %1 %2 before its first epoch ended: no validation ran, so "
+                             "there is no mAP yet.")
+                              .arg(QString::fromStdString(event.runDir), how));
+        appendLog(m_status->text());
         return;
     }
     m_status->setText(tr("Run %1 %2 after %3 epochs: best mAP50 %4, mAP50-95 %5.")

@@ -8,6 +8,8 @@
 #include <QMap>
 #include <QWidget>
 
+#include <optional>
+
 class QLabel;
 class QProgressBar;
 class QToolButton;
@@ -40,6 +42,8 @@ public:
     LogView* log() const { return m_log; }
     /// The one-line status under the controls (elided; the whole text is its tooltip).
     ElidedLabel* statusLine() const { return m_status; }
+    /// The memory figures right of the status line: now, the training peak, the budget.
+    QLabel* memoryStatusLine() const { return m_memoryStatus; }
     /// The memory plot's "allocated" series of a rank of a data-parallel run (rank 0's is the
     /// one-process run's "allocated"), or -1 when that rank has sent no sample yet.
     int memorySeriesOfRank(int rank) const;
@@ -75,6 +79,8 @@ private:
     void setWaitingForChoice(bool waiting);
     void addOomMark(double seconds);
     void updateMemoryStatus(const hr::MemorySample& sample);
+    /// Empties the plots and figures of the previous run (at Start, and again at RunStarted).
+    void resetRunView();
 
     TrainingSession* m_session;
     PlotWidget* m_memory;
@@ -100,6 +106,7 @@ private:
     int m_waitShading = -1;
     bool m_waiting = false;
     double m_lastSampleSeconds = 0;
+    std::optional<hr::MemorySample> m_lastSample; ///< of this run, for the status line
     QVector<double> m_oomTimes;
     QList<QCPAbstractItem*> m_oomItems;
     RunPeaks m_peaks;
