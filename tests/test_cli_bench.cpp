@@ -4,6 +4,7 @@
 #include "config/settings_table.h"
 #include "data/synthetic_dataset.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -41,6 +42,8 @@ private slots:
     void missingOptionsShowTheUsage();
     void trainHelpListsEverySetting();
     void badBatchIsOneLine();
+    void integerOptionsNameTheirCommand();
+    void sharedOptionsKeepTheirPlace();
     void jsonHasEveryLever();
 
 private:
@@ -87,6 +90,41 @@ void TestCliBench::badBatchIsOneLine() {
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("batch"), r.err.constData());
     QVERIFY(!r.err.contains("frame #"));
+}
+
+void TestCliBench::integerOptionsNameTheirCommand() {
+    // One reader for the whole-number options of bench data, bench train and make-dataset: the
+    // message names the command, the option and the smallest value.
+    const CliResult data = runCli({"bench", "data", "--batch", "0"});
+    QCOMPARE(data.exitCode, 2);
+    QCOMPARE(data.err, QByteArray("bench data: --batch must be an integer >= 1\n"));
+    const CliResult train = runCli({"bench", "train", "--imgsz", "many"});
+    QCOMPARE(train.exitCode, 2);
+    QCOMPARE(train.err, QByteArray("bench train: --imgsz must be an integer >= 32\n"));
+    const CliResult make = runCli({"make-dataset", "--out", m_dir.filePath("made"), "--val", "-1"});
+    QCOMPARE(make.exitCode, 2);
+    QCOMPARE(make.err, QByteArray("make-dataset: --val must be an integer >= 0\n"));
+    QVERIFY(!QFileInfo::exists(m_dir.filePath("made")));
+}
+
+void TestCliBench::sharedOptionsKeepTheirPlace() {
+    // A command's own options follow the shared training options; --json reads the same in
+    // every command that has it.
+    const CliResult train = runCli({"train", "--help"});
+    QCOMPARE(train.exitCode, 0);
+    const QByteArray& help = train.out;
+    QVERIFY(help.startsWith("Usage: headroom-cli train --data D --model M"));
+    const auto budget = help.indexOf("\n  --budget SIZE"), resume = help.indexOf("\n  --resume");
+    const auto port = help.indexOf("\n  --master-port PORT"), end = help.indexOf("\n  --help");
+    QVERIFY2(budget > 0 && budget < resume && resume < port && port < end, help.constData());
+    for (const QStringList& command :
+         {QStringList{"estimate"}, QStringList{"bench", "oom"}, QStringList{"bench", "loss"},
+          QStringList{"bench", "train"}}) {
+        const CliResult r = runCli(command + QStringList{"--help"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("\n  --json                  print one JSON object\n"),
+                 r.out.constData());
+    }
 }
 
 void TestCliBench::jsonHasEveryLever() {

@@ -11,7 +11,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include <dlfcn.h>
 
@@ -28,6 +30,7 @@ private slots:
     void fitExplainsImpossibleBudget();
     void autoBatchLeavesExplicitBatch();
     void computeThreadsReachOpenBlas();
+    void computeThreadsDefaultRule();
 
 private:
     hr::TrainConfig baseConfig() const;
@@ -177,6 +180,21 @@ void TestEstimate::computeThreadsReachOpenBlas() {
     hr::setComputeThreads(0); // at least one
     QCOMPARE(get(), 1);
     hr::setComputeThreads(2); // as initTestCase left it
+}
+
+void TestEstimate::computeThreadsDefaultRule() {
+    // A threads setting above 0 is taken as it is; 0 shares the machine's cores among the
+    // processes on it, never fewer than one each.
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    QCOMPARE(hr::computeThreadsFor(3), 3);
+    QCOMPARE(hr::computeThreadsFor(3, 4), 3);
+    QCOMPARE(hr::computeThreadsFor(0), cores);
+    QCOMPARE(hr::computeThreadsFor(0, 2), std::max(1, cores / 2));
+    QCOMPARE(hr::computeThreadsFor(0, 2 * cores), 1);
+    QCOMPARE(hr::useComputeThreads(1), 1);
+    QCOMPARE(at::get_num_threads(), 1);
+    QCOMPARE(hr::useComputeThreads(2), 2); // as initTestCase left it
+    QCOMPARE(at::get_num_threads(), 2);
 }
 
 void TestEstimate::predictionIsPerRank() {

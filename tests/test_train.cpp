@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The trainer's arithmetic on tiny toy modules: schedule, warmup, optimizer choice and groups,
-// weight decay scaling, EMA, the fp16 loss scaler, and accumulation equivalence.
+// weight decay scaling, EMA, the fp16 loss scaler, accumulation equivalence, and the fields of
+// an events.jsonl line.
 #include "config/train_config.h"
+#include "train/event_json.h"
 #include "train/loss_scaler.h"
 #include "train/lr_schedule.h"
 #include "train/model_ema.h"
@@ -86,6 +88,7 @@ private slots:
     void switchingOptimizerKeepsLearningRates();
     void scheduleMatchesUltralytics_data();
     void scheduleMatchesUltralytics();
+    void eventLinesKeepTheirFields();
 };
 
 void TestTrain::linearAndCosineFactors() {
@@ -502,4 +505,56 @@ void TestTrain::scheduleMatchesUltralytics() {
 }
 
 QTEST_APPLESS_MAIN(TestTrain)
+void TestTrain::eventLinesKeepTheirFields() {
+    // events.jsonl is a file format: fields several events share (the loss parts, an OOM's
+    // bytes, a code and its values) are written by one helper each, in the same place.
+    hr::EpochEnd e;
+    e.epoch = 2;
+    e.epochs = 10;
+    e.boxLoss = 1.5, e.clsLoss = 2.25, e.dflLoss = 0.75;
+    e.valBoxLoss = 1.25, e.valClsLoss = 2, e.valDflLoss = 0.5;
+    e.precision = 0.5, e.recall = 0.25, e.map50 = 0.125, e.map = 0.0625;
+    e.lr0 = 0.01, e.lr1 = 0.02, e.lr2 = 0.03;
+    e.epochSeconds = 12.5;
+    e.imagesPerSecond = 40;
+    e.trainPeakBytes = 1000;
+    e.valPeakBytes = 2000;
+    e.best = true;
+    QCOMPARE(hr::eventToJson(e, 1700000000.25),
+             std::string(R"({"type":"epoch_end","time":1700000000.250,"epoch":2,"epochs":10,)"
+                         R"("box_loss":1.5,"cls_loss":2.25,"dfl_loss":0.75,"val_box_loss":1.25,)"
+                         R"("val_cls_loss":2,"val_dfl_loss":0.5,"precision":0.5,"recall":0.25,)"
+                         R"("map50":0.125,"map":0.0625,"lr0":0.01,"lr1":0.02,"lr2":0.03,)"
+                         R"("epoch_seconds":12.5,"images_per_s":40,"peak_bytes":2000,)"
+                         R"("train_peak_bytes":1000,"val_peak_bytes":2000,"best":true})"));
+
+    hr::OomReport r;
+    r.phase = hr::Phase::Backward;
+    r.requestedBytes = 1, r.allocatedBytes = 2, r.budgetBytes = 3, r.peakBytes = 4;
+    r.seconds = 5.5;
+    r.epoch = 1;
+    r.batchIndex = 7;
+    r.config.batch = 8;
+    r.config.imgsz = 320;
+    r.rawMessage = "no";
+    QCOMPARE(hr::eventToJson(hr::OomOccurred{r}, 2),
+             std::string(R"({"type":"oom","time":2.000,"phase":"backward","seconds":5.5,)"
+                         R"("epoch":1,"batch":7,"requested_bytes":1,"allocated_bytes":2,)"
+                         R"("budget_bytes":3,"peak_bytes":4,"host_memory":false,)"
+                         R"("batch_size":8,"imgsz":320,"message":"no"})"));
+
+    hr::LogMessage plain;
+    plain.text = "hi";
+    QCOMPARE(hr::eventToJson(plain, 3),
+             std::string(R"({"type":"log","time":3.000,"level":"info","text":"hi"})"));
+    hr::LogMessage coded;
+    coded.level = hr::LogMessage::Level::Warning;
+    coded.text = "x";
+    coded.code = "scanning";
+    coded.args = {"train", "1", "2"};
+    QCOMPARE(hr::eventToJson(coded, 3),
+             std::string(R"({"type":"log","time":3.000,"level":"warning","text":"x",)"
+                         R"("code":"scanning","args":["train","1","2"]})"));
+}
+
 #include "test_train.moc"

@@ -18,18 +18,7 @@
 namespace hr::cli {
 namespace {
 
-bool readInteger(const ParsedArgs& args, const char* name, long long minimum, long long& value) {
-    if (!args.has(name))
-        return true;
-    std::string error;
-    const auto parsed = args.integer(name, &error);
-    if (!parsed || *parsed < minimum) {
-        std::cerr << "bench data: " << name << " must be an integer >= " << minimum << "\n";
-        return false;
-    }
-    value = *parsed;
-    return true;
-}
+const IntegerOptionReader readInteger{"bench data"};
 
 int runBenchData(const ParsedArgs& args) {
     long long imgsz = 320, batch = 16, workers = 2, batches = 40;
@@ -155,18 +144,17 @@ int runBenchData(const ParsedArgs& args) {
 }
 
 Command benchDataCommand() {
-    Command c;
-    c.name = "bench data";
-    c.summary = "Measure the data loader alone: images per second with augmentation";
-    c.usage = "headroom-cli bench data [--data data.yaml] [--imgsz S] [--batch B] "
-              "[--workers W] [--batches N] [--mosaic P] [--cache none|ram|disk]";
-    c.description =
+    Command c(
+        "bench data", runBenchData,
+        "Measure the data loader alone: images per second with augmentation",
+        "headroom-cli bench data [--data data.yaml] [--imgsz S] [--batch B] "
+        "[--workers W] [--batches N] [--mosaic P] [--cache none|ram|disk]",
         "Builds training batches (decode, mosaic, random affine, HSV, flips, collate) as fast "
         "as the loader can and prints images per second, without any model. Compare it with "
         "the images per second a training run consumes: the loader should be several times "
         "faster so that training never waits for data. It also prints what augmentation did "
         "to the objects: how many a training image holds and their sizes in pixels, and the "
-        "mean hue, saturation and value (OpenCV ranges) of the augmented images.";
+        "mean hue, saturation and value (OpenCV ranges) of the augmented images.");
     c.options = {{"--data", "FILE", "data.yaml (default: the built-in data set)"},
                  {"--imgsz", "S", "training image size (default 320)"},
                  {"--batch", "B", "images per batch (default 16)"},
@@ -174,7 +162,6 @@ Command benchDataCommand() {
                  {"--batches", "N", "batches to time after the first (default 40)"},
                  {"--mosaic", "P", "mosaic probability (default 1.0)"},
                  {"--cache", "MODE", "none, ram or disk (default none)"}};
-    c.run = runBenchData;
     return c;
 }
 

@@ -11,6 +11,7 @@
 #include "memory/cpu_memory_tracker.h"
 #include "model/detection_model.h"
 #include "model/model_builder.h"
+#include "train/compute_threads.h"
 #include "train/train_step.h"
 #include "util/text.h"
 
@@ -83,7 +84,7 @@ int runBenchLoss(const ParsedArgs& args) {
                      "(0 = automatic slices), e.g. 0,40,10,1\n";
         return ExitUsage;
     }
-    at::set_num_threads(threads);
+    setComputeThreads(threads);
     CpuMemoryTracker::instance().install(); // the allocator training runs with
     torch::manual_seed(0);
 
@@ -214,12 +215,11 @@ int runBenchLoss(const ParsedArgs& args) {
 }
 
 Command makeBenchLossCommand() {
-    Command c;
-    c.name = "bench loss";
-    c.summary = "CPU time of the loss' assigner per slice (assign_chunk) vs a training step";
-    c.usage = "headroom-cli bench loss [--model M] [--imgsz S] [--batch B] [--objects N] "
-              "[--assign-chunk K,K,...] [--repeats R] [--json]";
-    c.description =
+    Command c(
+        "bench loss", runBenchLoss,
+        "CPU time of the loss' assigner per slice (assign_chunk) vs a training step",
+        "headroom-cli bench loss [--model M] [--imgsz S] [--batch B] [--objects N] "
+        "[--assign-chunk K,K,...] [--repeats R] [--json]",
         "Runs the detection loss on one batch of crowded images (N random overlapping boxes per "
         "image, the model's real head output) with each assign_chunk setting in turn (0 = "
         "automatic slices), interleaved over --repeats rounds after one untimed round, and "
@@ -227,7 +227,7 @@ Command makeBenchLossCommand() {
         "(SGD, automatic slices). The least-squares slope of loss time against the number of "
         "slices is the cost of one more slice, also as a share of the step: the figure the OOM "
         "advisor's chunked-assignment fix uses. CPU time, not wall time, so a loaded machine "
-        "changes it little; --threads 1 by default.";
+        "changes it little; --threads 1 by default.");
     c.options = {{"--model", "M", "model YAML (default yolov8n.yaml)"},
                  {"--imgsz", "S", "image size (default 320)"},
                  {"--batch", "B", "images per batch (default 8)"},
@@ -237,8 +237,7 @@ Command makeBenchLossCommand() {
                  {"--repeats", "R", "timed rounds (default 7)"},
                  {"--steps", "N", "timed training steps (default 3)"},
                  {"--threads", "N", "LibTorch threads (default 1)"},
-                 {"--json", "", "print one JSON object"}};
-    c.run = runBenchLoss;
+                 jsonOption()};
     return c;
 }
 

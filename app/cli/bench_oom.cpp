@@ -12,6 +12,7 @@
 #include "memory/cpu_memory_tracker.h"
 #include "model/detection_model.h"
 #include "model/model_builder.h"
+#include "train/compute_threads.h"
 #include "train/train_step.h"
 #include "train/trainer.h"
 #include "util/bytes.h"
@@ -70,8 +71,7 @@ int runBenchOom(const ParsedArgs& args) {
             return ExitFailure;
         }
     }
-    if (config.threads > 0)
-        at::set_num_threads(config.threads);
+    useComputeThreads(config.threads);
 
     const bool json = args.has("--json");
     if (config.memory_budget <= 0) {
@@ -142,20 +142,17 @@ int runBenchOom(const ParsedArgs& args) {
 }
 
 Command benchOomCommand() {
-    Command c;
-    c.name = "bench oom";
-    c.summary = "Measure recovery from an out-of-memory failure to the next completed step";
-    c.usage = "headroom-cli bench oom [--model M] [--budget SIZE] [--json] [key=value ...]";
-    c.description =
+    Command c(
+        "bench oom", runBenchOom,
+        "Measure recovery from an out-of-memory failure to the next completed step",
+        "headroom-cli bench oom [--model M] [--budget SIZE] [--json] [key=value ...]",
         "Trains on the built-in data set (yolov8n, 320 px, batch 16 unless overridden) under a "
         "memory budget that the settings exceed (default: 80% of the peak measured in two "
         "unbudgeted steps), with on_oom=auto. Prints the time from each OOM to the next "
         "completed step: the advisor's diagnosis and ranking, the fix being applied and the "
-        "first step at the new settings. Exits non-zero when no OOM happened or the run failed.";
-    c.options = trainConfigOptions();
-    c.options.push_back({"--json", "", "print one JSON object"});
+        "first step at the new settings. Exits non-zero when no OOM happened or the run failed.");
+    c.options = trainConfigOptions({jsonOption()});
     c.acceptsOverrides = true;
-    c.run = runBenchOom;
     return c;
 }
 

@@ -62,18 +62,7 @@ double matmulPeakGflops() {
     return 2.0 * 1024 * 1024 * 1024 / best / 1e9;
 }
 
-bool readInteger(const ParsedArgs& args, const char* name, long long minimum, long long& value) {
-    if (!args.has(name))
-        return true;
-    std::string error;
-    const auto parsed = args.integer(name, &error);
-    if (!parsed || *parsed < minimum) {
-        std::cerr << "bench train: " << name << " must be an integer >= " << minimum << "\n";
-        return false;
-    }
-    value = *parsed;
-    return true;
-}
+const IntegerOptionReader readInteger{"bench train"};
 
 /// What one timed training run measured.
 struct BenchResult {
@@ -327,19 +316,18 @@ int runBenchTrain(const ParsedArgs& args) {
 }
 
 Command makeBenchTrainCommand() {
-    Command c;
-    c.name = "bench train";
-    c.summary = "training speed end to end: images/s, step parts, peak RSS, GFLOP/s";
-    c.usage = "headroom-cli bench train --model M --imgsz S --batch B [--amp] [--ckpt] "
-              "[--steps N] [--json]";
-    c.description = "Trains on the built-in data set (or --data) with augmentation and the "
-                    "threaded loader, times --steps steps after --warmup steps, and reports "
-                    "images/s, the step split into data wait / forward / backward / optimizer, "
-                    "peak resident memory (VmHWM) and achieved GFLOP/s against a measured "
-                    "1024x1024 matmul. --nproc N runs N worker processes (c10d/Gloo, the "
-                    "cores split between them, batch = the total) and then one process on one "
-                    "share of the cores at the per-process batch, and reports the scaling "
-                    "efficiency N-process images/s / (N x one-process images/s).";
+    Command c("bench train", runBenchTrain,
+              "training speed end to end: images/s, step parts, peak RSS, GFLOP/s",
+              "headroom-cli bench train --model M --imgsz S --batch B [--amp] [--ckpt] "
+              "[--steps N] [--json]",
+              "Trains on the built-in data set (or --data) with augmentation and the "
+              "threaded loader, times --steps steps after --warmup steps, and reports "
+              "images/s, the step split into data wait / forward / backward / optimizer, "
+              "peak resident memory (VmHWM) and achieved GFLOP/s against a measured "
+              "1024x1024 matmul. --nproc N runs N worker processes (c10d/Gloo, the "
+              "cores split between them, batch = the total) and then one process on one "
+              "share of the cores at the per-process batch, and reports the scaling "
+              "efficiency N-process images/s / (N x one-process images/s).");
     c.options = {{"--model", "M", "model YAML (default yolov8n.yaml)"},
                  {"--data", "FILE", "data.yaml (default: the built-in set)"},
                  {"--imgsz", "S", "image size (default 320)"},
@@ -353,8 +341,7 @@ Command makeBenchTrainCommand() {
                  {"--optimizer", "NAME", "SGD (default), Adam or AdamW"},
                  {"--device", "D", "cpu (default) or cuda"},
                  {"--nproc", "N", "N data-parallel processes vs one: scaling efficiency"},
-                 {"--json", "", "print one JSON object"}};
-    c.run = runBenchTrain;
+                 jsonOption()};
     return c;
 }
 

@@ -155,12 +155,11 @@ int runCompare(const ParsedArgs& args) {
 }
 
 Command makeCompareCommand() {
-    Command c;
-    c.name = "compare";
-    c.summary = "run memory strategies side by side (or compare run folders): table, CSV, HTML";
-    c.usage = "headroom-cli compare --data D --model M --epochs K [--strategies FILE] [--out DIR] "
-              "[--runs DIR1,DIR2,...] [key=value ...]";
-    c.description =
+    Command c(
+        "compare", runCompare,
+        "run memory strategies side by side (or compare run folders): table, CSV, HTML",
+        "headroom-cli compare --data D --model M --epochs K [--strategies FILE] [--out DIR] "
+        "[--runs DIR1,DIR2,...] [key=value ...]",
         "Runs each strategy as a normal training run PROJECT/NAME-<strategy> (NAME defaults to "
         "'compare') on the same data, seed and epochs, one after another, then measures each "
         "from its run folder: training peak and validation peak memory (apart), mean epoch "
@@ -174,13 +173,12 @@ Command makeCompareCommand() {
         "may use B, B/4, B/4*4). Strategies run with on_oom=stop: an OOM is a row, not a fix.\n"
         "--runs DIR1,DIR2 compares existing run folders without training. DIR (default "
         "PROJECT/NAME-report) receives compare.csv and compare.html. Ctrl-C stops the running "
-        "strategy and writes what finished.";
-    c.options = trainConfigOptions();
-    c.options.push_back({"--strategies", "FILE", "strategies YAML instead of the default matrix"});
-    c.options.push_back({"--out", "DIR", "folder for compare.csv and compare.html"});
-    c.options.push_back({"--runs", "DIRS", "compare these run folders (comma-separated)"});
+        "strategy and writes what finished.");
+    c.options = trainConfigOptions(
+        {{"--strategies", "FILE", "strategies YAML instead of the default matrix"},
+         {"--out", "DIR", "folder for compare.csv and compare.html"},
+         {"--runs", "DIRS", "compare these run folders (comma-separated)"}});
     c.acceptsOverrides = true;
-    c.run = runCompare;
     return c;
 }
 

@@ -102,26 +102,24 @@ int runDataCheck(const ParsedArgs& args) {
 }
 
 Command dataCheckCommand() {
-    Command c;
-    c.name = "data-check";
-    c.summary = "Check a YOLO data set: every problem with file and line, and statistics";
-    c.usage = "headroom-cli data-check [--data data.yaml|DIR] [--split train|val|test|all] "
-              "[--no-cache] [--datasets-dir DIR]";
-    c.description =
+    Command c(
+        "data-check", runDataCheck,
+        "Check a YOLO data set: every problem with file and line, and statistics",
+        "headroom-cli data-check [--data data.yaml|DIR] [--split train|val|test|all] "
+        "[--no-cache] [--datasets-dir DIR]",
         "Decodes every image and checks every label line: unreadable, truncated or empty "
         "images, malformed lines, class ids outside names, coordinates outside [0, 1], "
         "zero-area boxes, duplicate rows, labels without images. Each problem says what "
         "Headroom does about it when training (skips the image, drops the line, clips the box). "
         "Then: images, objects and images per class, box and image size distributions, and the "
         "largest number of objects in one image. Results are cached by file size and time, so "
-        "a second check is fast. Exits non-zero only when no image is usable.";
+        "a second check is fast. Exits non-zero only when no image is usable.");
     c.options = {{"--data", "FILE", "data.yaml or its folder (default: the built-in data set)"},
                  {"--datasets-dir", "DIR",
                   "where a relative 'path' not beside data.yaml is looked for (default: "
                   "$HEADROOM_DATASETS_DIR, else Ultralytics' datasets_dir)"},
                  {"--split", "NAME", "train, val, test or all (default all)"},
                  {"--no-cache", "", "ignore and do not write the label cache"}};
-    c.run = runDataCheck;
     return c;
 }
 

@@ -16,15 +16,9 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 namespace hr::cli {
 namespace {
-
-void setThreads(const TrainConfig& config) {
-    const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    setComputeThreads(config.threads > 0 ? config.threads : cores);
-}
 
 std::string estimateJson(const TrainConfig& c, const MemoryEstimate& e) {
     const MemoryBreakdown& b = e.breakdown;
@@ -137,7 +131,7 @@ int runEstimate(const ParsedArgs& args) {
     TrainConfig config;
     if (!buildTrainConfig(args, config))
         return ExitUsage;
-    setThreads(config);
+    useComputeThreads(config.threads);
     if (args.has("--matrix"))
         return runMatrix(config);
     if (args.has("--measure")) {
@@ -170,25 +164,20 @@ int runEstimate(const ParsedArgs& args) {
 }
 
 Command makeEstimateCommand() {
-    Command command;
-    command.name = "estimate";
-    command.summary = "predict training and validation peak memory before a run";
-    command.usage =
-        "headroom-cli estimate --data D --model M [key=value ...] [--json] [--measure] [--matrix]";
-    command.description =
+    Command command(
+        "estimate", runEstimate, "predict training and validation peak memory before a run",
+        "headroom-cli estimate --data D --model M [key=value ...] [--json] [--measure] [--matrix]",
         "Calibrates with a few short probe steps of the real training step (batch 2 and 4 at "
         "the configured image size, with the data set's objects per image) and prints the "
         "predicted peaks and their breakdown for the configured batch.\n\n"
         "--matrix runs 24 configurations (yolov8n/s, imgsz 256/320/416, batch 2-32, AMP and "
         "checkpointing on/off), measures each with real steps and prints predicted vs measured "
-        "peak with the error. It takes several minutes on a CPU.";
-    command.options = trainConfigOptions();
-    command.options.push_back({"--json", "", "print one JSON object"});
-    command.options.push_back({"--matrix", "", "predicted vs measured for 24 configurations"});
-    command.options.push_back(
-        {"--measure", "", "also measure this configuration with real steps and compare"});
+        "peak with the error. It takes several minutes on a CPU.");
+    command.options = trainConfigOptions(
+        {jsonOption(),
+         {"--matrix", "", "predicted vs measured for 24 configurations"},
+         {"--measure", "", "also measure this configuration with real steps and compare"}});
     command.acceptsOverrides = true;
-    command.run = runEstimate;
     return command;
 }
 

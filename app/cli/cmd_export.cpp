@@ -65,16 +65,15 @@ int runExport(const ParsedArgs& args) {
 }
 
 Command makeExportCommand() {
-    Command c;
-    c.name = "export";
-    c.summary = "write a weights file as an ONNX model (checked with OpenCV's DNN module)";
-    c.usage = "headroom-cli export --weights W [--format onnx] [imgsz=N] [--opset N] [--out F]";
-    c.description =
+    Command c(
+        "export", runExport,
+        "write a weights file as an ONNX model (checked with OpenCV's DNN module)",
+        "headroom-cli export --weights W [--format onnx] [imgsz=N] [--opset N] [--out F]",
         "Writes the inference graph of W (a .pt from Headroom or Ultralytics) as ONNX, shaped "
         "like Ultralytics' export: input 'images' [1, 3, N, N] (RGB, 0..1), output 'output0' "
         "[1, 4 + nc, anchors] with boxes as centre x, y, width, height in pixels, then class "
         "scores. N defaults to the size the weights were trained at (else 640). The written file "
-        "is read back and run with OpenCV's DNN module before the command reports success.";
+        "is read back and run with OpenCV's DNN module before the command reports success.");
     c.options = {{"--weights", "FILE", "weights to export (best.pt, yolov8n.pt)"},
                  {"--format", "F", "onnx (the only format)"},
                  {"--imgsz", "N", "input size, a multiple of 32 (same as imgsz=N)"},
@@ -82,7 +81,6 @@ Command makeExportCommand() {
                  {"--dynamic", "", "dynamic input size (not supported; refused with a reason)"},
                  {"--out", "FILE", "output file (default: the weights path with .onnx)"}};
     c.acceptsOverrides = true;
-    c.run = runExport;
     return c;
 }
 

@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <thread>
 
 namespace hr::cli {
 namespace {
@@ -146,16 +145,14 @@ int runFit(const ParsedArgs& args) {
     if (!buildTrainConfig(args, config))
         return ExitUsage;
     if (args.has("--check")) {
-        const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-        setComputeThreads(config.threads > 0 ? config.threads : cores);
+        useComputeThreads(config.threads);
         return runFitCheck(config);
     }
     if (config.memory_budget <= 0) {
         std::cerr << "fit: --budget SIZE is required (e.g. --budget 3GiB)\n";
         return ExitUsage;
     }
-    const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    setComputeThreads(config.threads > 0 ? config.threads : cores);
+    useComputeThreads(config.threads);
     std::string error;
     const FitResult fit = fitToBudget(config, config.memory_budget, &error);
     if (fit.summary.empty()) {
@@ -174,11 +171,9 @@ int runFit(const ParsedArgs& args) {
 }
 
 Command makeFitCommand() {
-    Command command;
-    command.name = "fit";
-    command.summary = "choose batch, AMP, checkpointing and image size for a memory budget";
-    command.usage = "headroom-cli fit --data D --model M --budget B [key=value ...] | fit --check";
-    command.description =
+    Command command(
+        "fit", runFit, "choose batch, AMP, checkpointing and image size for a memory budget",
+        "headroom-cli fit --data D --model M --budget B [key=value ...] | fit --check",
         "Predicts peaks with the estimator and picks the largest batch whose training and "
         "validation peaks stay under 90% of the budget, keeping the nominal batch (nbs) through "
         "accumulation. When even batch 1 does not fit it turns on AMP, then gradient "
@@ -188,11 +183,9 @@ Command makeFitCommand() {
         "epoch on part of the data set and validates on all of it at the fitted settings under "
         "each budget (on_oom=stop), and prints predicted vs measured peak and whether it went "
         "out of memory; then a budget nothing fits and whether the smallest budget it names "
-        "fits. Takes several minutes on a CPU.";
-    command.options = trainConfigOptions();
-    command.options.push_back({"--check", "", "fit six budgets and train under each"});
+        "fits. Takes several minutes on a CPU.");
+    command.options = trainConfigOptions({{"--check", "", "fit six budgets and train under each"}});
     command.acceptsOverrides = true;
-    command.run = runFit;
     return command;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // headroom-cli make-dataset: writes the synthetic detection data set in YOLO layout.
 #include "command.h"
+#include "common.h"
 
 #include "data/synthetic_dataset.h"
 
@@ -9,18 +10,7 @@
 namespace hr::cli {
 namespace {
 
-bool readCount(const ParsedArgs& args, const char* name, long long minimum, long long& value) {
-    if (!args.has(name))
-        return true;
-    std::string error;
-    const auto parsed = args.integer(name, &error);
-    if (!parsed || *parsed < minimum) {
-        std::cerr << "make-dataset: " << name << " must be an integer >= " << minimum << "\n";
-        return false;
-    }
-    value = *parsed;
-    return true;
-}
+const IntegerOptionReader readCount{"make-dataset"};
 
 int runMakeDataset(const ParsedArgs& args) {
     if (!args.has("--out") || args.value("--out").empty()) {
@@ -59,23 +49,21 @@ int runMakeDataset(const ParsedArgs& args) {
 }
 
 Command makeDatasetCommand() {
-    Command c;
-    c.name = "make-dataset";
-    c.summary = "Write the built-in synthetic detection data set (YOLO format)";
-    c.usage = "headroom-cli make-dataset --out DIR [--train N] [--val M] [--imgsz S] [--seed K] "
-              "[--classes C]";
-    c.description =
+    Command c(
+        "make-dataset", runMakeDataset,
+        "Write the built-in synthetic detection data set (YOLO format)",
+        "headroom-cli make-dataset --out DIR [--train N] [--val M] [--imgsz S] [--seed K] "
+        "[--classes C]",
         "Renders shapes of several classes (circle, square, triangle, star, cross, ellipse, "
         "hexagon) with varied size, colour, rotation and partial overlap on textured "
         "backgrounds with unlabelled clutter, and writes images/{train,val}, labels/{train,val} "
-        "and data.yaml under DIR. The same options give byte-identical files.";
+        "and data.yaml under DIR. The same options give byte-identical files.");
     c.options = {{"--out", "DIR", "folder to write (created when missing)"},
                  {"--train", "N", "training images (default 256)"},
                  {"--val", "M", "validation images (default 64)"},
                  {"--imgsz", "S", "image side in pixels (default 320)"},
                  {"--seed", "K", "random seed (default 0)"},
                  {"--classes", "C", "draw only the first C shape classes (default all 7)"}};
-    c.run = runMakeDataset;
     return c;
 }
 

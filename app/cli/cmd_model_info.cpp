@@ -6,12 +6,11 @@
 #include "model/model_builder.h"
 #include "model/model_io.h"
 #include "model/model_summary.h"
+#include "train/compute_threads.h"
 
 #include <torch/torch.h>
 
-#include <algorithm>
 #include <iostream>
-#include <thread>
 
 namespace hr::cli {
 namespace {
@@ -40,7 +39,7 @@ int runModelInfo(const ParsedArgs& args) {
         }
         imgsz = static_cast<int>(*value);
     }
-    torch::set_num_threads(std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
+    useComputeThreads(0); // no threads setting here: all cores
 
     const std::string file = args.value("--model");
     DetectionModel model{nullptr};
@@ -66,20 +65,17 @@ int runModelInfo(const ParsedArgs& args) {
 }
 
 Command makeModelInfoCommand() {
-    Command c;
-    c.name = "model-info";
-    c.summary = "Show a model's layers, parameters, gradients and GFLOPs";
-    c.usage = "headroom-cli model-info --model FILE [--scale S] [--nc N] [--imgsz S] [--verbose]";
-    c.description =
+    Command c(
+        "model-info", runModelInfo, "Show a model's layers, parameters, gradients and GFLOPs",
+        "headroom-cli model-info --model FILE [--scale S] [--nc N] [--imgsz S] [--verbose]",
         "FILE is a model YAML (a path, or a shipped name such as yolov8n.yaml, yolov9c.yaml) or "
         "a weights file written by Headroom (.pt). A name like yolov8s.yaml picks scale s of "
-        "yolov8.yaml. GFLOPs are counted for one image of SxS pixels.";
+        "yolov8.yaml. GFLOPs are counted for one image of SxS pixels.");
     c.options = {{"--model", "FILE", "model YAML or Headroom weights file"},
                  {"--scale", "S", "scale letter of a YAML with scales (n, s, m, l, x)"},
                  {"--nc", "N", "number of classes (default: the YAML's nc)"},
                  {"--imgsz", "S", "image size for GFLOPs and output shapes (default 640)"},
                  {"--verbose", "", "print a per-layer table"}};
-    c.run = runModelInfo;
     return c;
 }
 

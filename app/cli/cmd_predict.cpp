@@ -9,6 +9,7 @@
 #include "deploy/opencv_runner.h"
 #include "eval/nms.h"
 #include "model/model_io.h"
+#include "train/compute_threads.h"
 #include "util/text.h"
 
 #include <opencv2/imgcodecs.hpp>
@@ -19,7 +20,6 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <thread>
 
 namespace hr::cli {
 namespace {
@@ -80,7 +80,7 @@ int runPredict(const ParsedArgs& args) {
     if (!readNumber(args, "--conf", 0, 1, conf) || !readNumber(args, "--iou", 0, 1, iou) ||
         !readNumber(args, "--imgsz", 32, 8192, imgszValue))
         return ExitUsage;
-    at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    useComputeThreads(0); // no threads setting here: all cores
     LoadedModel loaded = loadModel(weights);
     if (!loaded.model) {
         std::cerr << "predict: " << loaded.error << "\n";
@@ -193,15 +193,14 @@ int runPredict(const ParsedArgs& args) {
 }
 
 Command makePredictCommand() {
-    Command c;
-    c.name = "predict";
-    c.summary = "detect objects in images; writes drawn images and YOLO txt with confidences";
-    c.usage = "headroom-cli predict --weights W --source DIR|IMG --out DIR [--imgsz N] "
-              "[--conf 0.25] [--iou 0.7] [--backend libtorch|opencv]";
-    c.description = "Letterboxes each image to imgsz, runs the model, keeps detections above "
-                    "--conf after NMS, and writes OUT/<image>.jpg with boxes drawn and "
-                    "OUT/labels/<image>.txt with one 'cls cx cy w h conf' line per box "
-                    "(normalised to the original image).";
+    Command c("predict", runPredict,
+              "detect objects in images; writes drawn images and YOLO txt with confidences",
+              "headroom-cli predict --weights W --source DIR|IMG --out DIR [--imgsz N] "
+              "[--conf 0.25] [--iou 0.7] [--backend libtorch|opencv]",
+              "Letterboxes each image to imgsz, runs the model, keeps detections above "
+              "--conf after NMS, and writes OUT/<image>.jpg with boxes drawn and "
+              "OUT/labels/<image>.txt with one 'cls cx cy w h conf' line per box "
+              "(normalised to the original image).");
     c.options = {
         {"--weights", "FILE", "a weights file from Headroom or Ultralytics (best.pt, yolov8n.pt)"},
         {"--source", "PATH", "an image or a folder of images"},
@@ -211,7 +210,6 @@ Command makePredictCommand() {
         {"--iou", "X", "NMS IoU threshold (default 0.7)"},
         {"--backend", "B", "libtorch (default) or opencv: OpenCV DNN runs the ONNX export"}};
     c.acceptsOverrides = true;
-    c.run = runPredict;
     return c;
 }
 

@@ -299,12 +299,10 @@ int runTrain(const ParsedArgs& args) {
 }
 
 Command makeTrainCommand() {
-    Command c;
-    c.name = "train";
-    c.summary = "train a YOLO detector (runs/<name>/ gets results, events, weights)";
-    c.usage = "headroom-cli train --data D --model M [--epochs N] [--budget B] [--resume] "
-              "[key=value ...]";
-    c.description =
+    Command c(
+        "train", runTrain, "train a YOLO detector (runs/<name>/ gets results, events, weights)",
+        "headroom-cli train --data D --model M [--epochs N] [--budget B] [--resume] "
+        "[key=value ...]",
         "Trains from scratch (or from weights=FILE) on a YOLO-format data set; without --data "
         "the built-in synthetic set is used. Settings use Ultralytics' names as key=value "
         "(imgsz=320 batch=16 epochs=30 optimizer=SGD amp=false project=runs name=exp ...).\n"
@@ -317,18 +315,17 @@ Command makeTrainCommand() {
         "each process reads its own share of every epoch, gradients are averaged, rank 0 "
         "writes the run folder and validates; zero=1 shards the optimizer state. The "
         "variables RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT (torchrun's) start "
-        "a worker directly.";
-    c.options = trainConfigOptions();
-    c.options.push_back({"--resume", "", "continue the newest run PROJECT/NAME* from last.pt"});
-    c.options.push_back({"--nproc", "N", "data-parallel worker processes on this machine"});
-    c.options.push_back({"--nnodes", "N", "machines in a multi-machine run (default 1)"});
-    c.options.push_back({"--node-rank", "I", "this machine's index, 0 to nnodes-1"});
-    c.options.push_back({"--master-addr", "HOST", "address of rank 0's machine (127.0.0.1)"});
-    c.options.push_back(
-        {"--master-port", "PORT", "rank 0's rendezvous port (default: a free one)"});
+        "a worker directly.");
+    c.options = trainConfigOptions({
+        {"--resume", "", "continue the newest run PROJECT/NAME* from last.pt"},
+        {"--nproc", "N", "data-parallel worker processes on this machine"},
+        {"--nnodes", "N", "machines in a multi-machine run (default 1)"},
+        {"--node-rank", "I", "this machine's index, 0 to nnodes-1"},
+        {"--master-addr", "HOST", "address of rank 0's machine (127.0.0.1)"},
+        {"--master-port", "PORT", "rank 0's rendezvous port (default: a free one)"},
+    });
     c.acceptsOverrides = true;
     c.listsSettings = true;
-    c.run = runTrain;
     return c;
 }
 

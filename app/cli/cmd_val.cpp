@@ -10,6 +10,7 @@
 #include "data/synthetic_dataset.h"
 #include "eval/metrics_accumulator.h"
 #include "model/model_io.h"
+#include "train/compute_threads.h"
 #include "train/train_step.h"
 
 #include <torch/torch.h>
@@ -18,7 +19,6 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
-#include <thread>
 
 namespace hr::cli {
 namespace {
@@ -48,9 +48,7 @@ int runVal(const ParsedArgs& given) {
                      "runs/train/weights/best.pt or yolov8n.pt)\n";
         return ExitUsage;
     }
-    at::set_num_threads(config.threads > 0
-                            ? config.threads
-                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    useComputeThreads(config.threads);
     LoadedModel loaded = loadModel(weights);
     if (!loaded.model) {
         std::cerr << "val: " << loaded.error << "\n";
@@ -152,17 +150,15 @@ int runVal(const ParsedArgs& given) {
 }
 
 Command makeValCommand() {
-    Command c;
-    c.name = "val";
-    c.summary = "evaluate weights on a validation split (P, R, mAP50, mAP50-95 per class)";
-    c.usage = "headroom-cli val --data D --weights W [split=val|test] [key=value ...]";
-    c.description = "Validates as training does: letterboxed rectangular batches at imgsz, NMS "
-                    "with conf=0.001 iou=0.7 max_det=300 (all overridable), AP with 101-point "
-                    "interpolation at IoU 0.50:0.05:0.95. split=test evaluates the data "
-                    "set's 'test' images instead of 'val'. Without --data: the built-in set.";
+    Command c("val", runVal,
+              "evaluate weights on a validation split (P, R, mAP50, mAP50-95 per class)",
+              "headroom-cli val --data D --weights W [split=val|test] [key=value ...]",
+              "Validates as training does: letterboxed rectangular batches at imgsz, NMS "
+              "with conf=0.001 iou=0.7 max_det=300 (all overridable), AP with 101-point "
+              "interpolation at IoU 0.50:0.05:0.95. split=test evaluates the data "
+              "set's 'test' images instead of 'val'. Without --data: the built-in set.");
     c.options = trainConfigOptions();
     c.acceptsOverrides = true;
-    c.run = runVal;
     return c;
 }
 

@@ -4,8 +4,14 @@
 #include "config/settings_table.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace hr::cli {
+
+Command::Command(std::string name, Run run, std::string summary, std::string usage,
+                 std::string description)
+    : name(std::move(name)), summary(std::move(summary)), usage(std::move(usage)),
+      description(std::move(description)), run(std::move(run)) {}
 
 CommandRegistry& CommandRegistry::instance() {
     static CommandRegistry registry;

@@ -12,6 +12,13 @@ namespace hr::cli {
 /// One `headroom-cli <name>` subcommand. Each lives in its own cmd_<name>.cpp and registers
 /// itself with HEADROOM_REGISTER_COMMAND.
 struct Command {
+    using Run = std::function<int(const ParsedArgs&)>;
+
+    Command() = default;
+    /// What every command has: its name, what it runs and the texts of its help.
+    Command(std::string name, Run run, std::string summary, std::string usage,
+            std::string description);
+
     std::string name;
     std::string summary;     ///< one line for `headroom-cli --help`
     std::string usage;       ///< "headroom-cli train --data D --model M [key=value ...]"
@@ -20,7 +27,7 @@ struct Command {
     bool acceptsOverrides = false; ///< takes key=value TrainConfig overrides
     bool listsSettings = false;    ///< its --help lists every setting (the settings table)
     bool acceptsPositionals = false;
-    std::function<int(const ParsedArgs&)> run; ///< returns the process exit code
+    Run run; ///< returns the process exit code
 };
 
 class CommandRegistry {

@@ -11,8 +11,8 @@
 
 namespace hr::cli {
 
-std::vector<OptionSpec> trainConfigOptions() {
-    return {
+std::vector<OptionSpec> trainConfigOptions(std::vector<OptionSpec> extra) {
+    std::vector<OptionSpec> options = {
         {"--config", "FILE", "training settings YAML (Ultralytics names); options override it"},
         {"--data", "FILE", "data.yaml of the data set (default: the built-in sample)"},
         {"--model", "FILE", "model YAML (yolov8n.yaml, a path) or a weights file (yolov8n.pt)"},
@@ -20,6 +20,26 @@ std::vector<OptionSpec> trainConfigOptions() {
         {"--epochs", "N", "number of epochs"},
         {"--budget", "SIZE", "device memory budget, e.g. 3GiB (same as memory_budget=)"},
     };
+    options.insert(options.end(), extra.begin(), extra.end());
+    return options;
+}
+
+OptionSpec jsonOption() {
+    return {"--json", "", "print one JSON object"};
+}
+
+bool IntegerOptionReader::operator()(const ParsedArgs& args, const char* name, long long minimum,
+                                     long long& value) const {
+    if (!args.has(name))
+        return true;
+    std::string error;
+    const auto parsed = args.integer(name, &error);
+    if (!parsed || *parsed < minimum) {
+        std::cerr << command << ": " << name << " must be an integer >= " << minimum << "\n";
+        return false;
+    }
+    value = *parsed;
+    return true;
 }
 
 bool buildTrainConfig(const ParsedArgs& args, TrainConfig& config) {

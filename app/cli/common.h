@@ -16,8 +16,21 @@ struct DatasetReport;
 
 namespace hr::cli {
 
-/// The options every training-like command shares (--config --data --model --epochs ...).
-std::vector<OptionSpec> trainConfigOptions();
+/// The options every training-like command shares (--config --data --model --epochs ...),
+/// followed by `extra`, the command's own.
+std::vector<OptionSpec> trainConfigOptions(std::vector<OptionSpec> extra = {});
+
+/// `--json`, the measuring commands' flag for one JSON object instead of text.
+OptionSpec jsonOption();
+
+/// Reads whole-number options of one command: `reader(args, "--batch", 1, batch)` leaves
+/// `batch` alone when the option is absent, and returns false after printing
+/// "<command>: --batch must be an integer >= 1" when it is not one.
+struct IntegerOptionReader {
+    const char* command;
+    bool operator()(const ParsedArgs& args, const char* name, long long minimum,
+                    long long& value) const;
+};
 
 /// Builds the TrainConfig a command line asks for: defaults, then --config FILE, then the
 /// named options, then key=value overrides, then validation. Prints every diagnostic to stderr

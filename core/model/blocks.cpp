@@ -135,13 +135,18 @@ void ConvImpl::fuseBatchNorm() {
     m_bn.reset();
 }
 
-// --- Bottleneck, C2f, SPPF ---------------------------------------------------------------------
+// --- Bottleneck, C2f, SPPF, SPPELAN ------------------------------------------------------------
 
 BottleneckImpl::BottleneckImpl(int64_t c1, int64_t c2, bool shortcut, int64_t groups, int64_t k1,
-                               int64_t k2, double e)
+                               int64_t k2, double e, bool repConv)
     : m_add(shortcut && c1 == c2) {
     const auto hidden = static_cast<int64_t>(static_cast<double>(c2) * e);
-    m_cv1 = register_module("cv1", std::make_shared<ConvImpl>(c1, hidden, k1, 1));
+    if (repConv)
+        m_cv1 = register_module<SingleInputBlock>("cv1",
+                                                  std::make_shared<RepConvImpl>(c1, hidden, k1, 1));
+    else
+        m_cv1 =
+            register_module<SingleInputBlock>("cv1", std::make_shared<ConvImpl>(c1, hidden, k1, 1));
     m_cv2 = register_module("cv2", std::make_shared<ConvImpl>(hidden, c2, k2, 1, -1, groups));
 }
 
@@ -150,14 +155,19 @@ torch::Tensor BottleneckImpl::forward(const torch::Tensor& x) {
     return m_add ? x + y : y;
 }
 
+void CspBlockImpl::addBottlenecks(int64_t n, int64_t hidden, bool shortcut, int64_t groups,
+                                  bool repConv) {
+    for (int64_t i = 0; i < n; ++i)
+        m_blocks.push_back(
+            std::make_shared<BottleneckImpl>(hidden, hidden, shortcut, groups, 3, 3, 1.0, repConv));
+    registerList(*this, "m", m_blocks);
+}
+
 C2fImpl::C2fImpl(int64_t c1, int64_t c2, int64_t n, bool shortcut, int64_t groups, double e)
     : m_hidden(static_cast<int64_t>(static_cast<double>(c2) * e)) {
     m_cv1 = register_module("cv1", std::make_shared<ConvImpl>(c1, 2 * m_hidden, 1, 1));
     m_cv2 = register_module("cv2", std::make_shared<ConvImpl>((2 + n) * m_hidden, c2, 1));
-    for (int64_t i = 0; i < n; ++i)
-        m_blocks.push_back(
-            std::make_shared<BottleneckImpl>(m_hidden, m_hidden, shortcut, groups, 3, 3, 1.0));
-    registerList(*this, "m", m_blocks);
+    addBottlenecks(n, m_hidden, shortcut, groups, /*repConv=*/false);
 }
 
 torch::Tensor C2fImpl::forward(const torch::Tensor& x) {
@@ -167,17 +177,18 @@ torch::Tensor C2fImpl::forward(const torch::Tensor& x) {
     return m_cv2->forward(torch::cat(parts, 1));
 }
 
-SPPFImpl::SPPFImpl(int64_t c1, int64_t c2, int64_t k) : m_k(k) {
-    const int64_t hidden = c1 / 2;
-    m_cv1 = register_module("cv1", std::make_shared<ConvImpl>(c1, hidden, 1, 1));
-    m_cv2 = register_module("cv2", std::make_shared<ConvImpl>(hidden * 4, c2, 1, 1));
+PoolPyramidImpl::PoolPyramidImpl(int64_t c1, int64_t c2, int64_t hidden, int64_t k,
+                                 const char* lastName)
+    : m_k(k) {
+    m_first = register_module("cv1", std::make_shared<ConvImpl>(c1, hidden, 1, 1));
+    m_last = register_module(lastName, std::make_shared<ConvImpl>(hidden * 4, c2, 1, 1));
 }
 
-torch::Tensor SPPFImpl::forward(const torch::Tensor& x) {
-    std::vector<torch::Tensor> parts{m_cv1->forward(x)};
+torch::Tensor PoolPyramidImpl::forward(const torch::Tensor& x) {
+    std::vector<torch::Tensor> parts{m_first->forward(x)};
     for (int i = 0; i < 3; ++i)
         parts.push_back(maxPool(parts.back(), m_k, 1, m_k / 2));
-    return m_cv2->forward(torch::cat(parts, 1));
+    return m_last->forward(torch::cat(parts, 1));
 }
 
 // --- Concat, Upsample, Repeat ------------------------------------------------------------------
@@ -247,28 +258,12 @@ void RepConvImpl::fuseBranches() {
     register_module("conv", m_fused);
 }
 
-RepNBottleneckImpl::RepNBottleneckImpl(int64_t c1, int64_t c2, bool shortcut, int64_t groups,
-                                       double e)
-    : m_add(shortcut && c1 == c2) {
-    const auto hidden = static_cast<int64_t>(static_cast<double>(c2) * e);
-    m_cv1 = register_module("cv1", std::make_shared<RepConvImpl>(c1, hidden, 3, 1));
-    m_cv2 = register_module("cv2", std::make_shared<ConvImpl>(hidden, c2, 3, 1, -1, groups));
-}
-
-torch::Tensor RepNBottleneckImpl::forward(const torch::Tensor& x) {
-    torch::Tensor y = m_cv2->forward(m_cv1->forward(x));
-    return m_add ? x + y : y;
-}
-
 RepCSPImpl::RepCSPImpl(int64_t c1, int64_t c2, int64_t n, bool shortcut, int64_t groups, double e) {
     const auto hidden = static_cast<int64_t>(static_cast<double>(c2) * e);
     m_cv1 = register_module("cv1", std::make_shared<ConvImpl>(c1, hidden, 1, 1));
     m_cv2 = register_module("cv2", std::make_shared<ConvImpl>(c1, hidden, 1, 1));
     m_cv3 = register_module("cv3", std::make_shared<ConvImpl>(2 * hidden, c2, 1));
-    for (int64_t i = 0; i < n; ++i)
-        m_blocks.push_back(
-            std::make_shared<RepNBottleneckImpl>(hidden, hidden, shortcut, groups, 1.0));
-    registerList(*this, "m", m_blocks);
+    addBottlenecks(n, hidden, shortcut, groups, /*repConv=*/true);
 }
 
 torch::Tensor RepCSPImpl::forward(const torch::Tensor& x) {
@@ -326,18 +321,6 @@ ADownImpl::ADownImpl(int64_t c1, int64_t c2) {
 torch::Tensor ADownImpl::forward(const torch::Tensor& x) {
     auto halves = avgPool2x2Stride1(x).chunk(2, 1);
     return torch::cat({m_cv1->forward(halves[0]), m_cv2->forward(maxPool(halves[1], 3, 2, 1))}, 1);
-}
-
-SPPELANImpl::SPPELANImpl(int64_t c1, int64_t c2, int64_t c3, int64_t k) : m_k(k) {
-    m_cv1 = register_module("cv1", std::make_shared<ConvImpl>(c1, c3, 1, 1));
-    m_cv5 = register_module("cv5", std::make_shared<ConvImpl>(4 * c3, c2, 1, 1));
-}
-
-torch::Tensor SPPELANImpl::forward(const torch::Tensor& x) {
-    std::vector<torch::Tensor> parts{m_cv1->forward(x)};
-    for (int i = 0; i < 3; ++i)
-        parts.push_back(maxPool(parts.back(), m_k, 1, m_k / 2));
-    return m_cv5->forward(torch::cat(parts, 1));
 }
 
 // --- CBLinear / CBFuse -------------------------------------------------------------------------

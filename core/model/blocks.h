@@ -76,20 +76,33 @@ private:
     bool m_act;
 };
 
-/// Two convs with an optional residual (when shortcut and c1 == c2).
+/// Two convs with an optional residual (when shortcut and c1 == c2). With `repConv` the first
+/// is a 3x3 RepConv: YOLOv9's RepNBottleneck.
 class BottleneckImpl : public SingleInputBlock {
 public:
     BottleneckImpl(int64_t c1, int64_t c2, bool shortcut = true, int64_t groups = 1, int64_t k1 = 3,
-                   int64_t k2 = 3, double e = 0.5);
+                   int64_t k2 = 3, double e = 0.5, bool repConv = false);
     torch::Tensor forward(const torch::Tensor& x) override;
 
 private:
-    std::shared_ptr<ConvImpl> m_cv1, m_cv2;
+    std::shared_ptr<SingleInputBlock> m_cv1; ///< a Conv, or a RepConv
+    std::shared_ptr<ConvImpl> m_cv2;
     bool m_add;
 };
 
-/// CSP bottleneck with two convolutions (YOLOv8).
-class C2fImpl : public SingleInputBlock {
+/// What the CSP blocks C2f (YOLOv8) and RepCSP (YOLOv9) share: a chain of bottlenecks on
+/// their hidden channels, named "m" as in Ultralytics' weights.
+class CspBlockImpl : public SingleInputBlock {
+protected:
+    /// `n` 3x3 bottlenecks of `hidden` channels (RepNBottlenecks with `repConv`). Called after
+    /// the block's own convs are registered, so that parameters keep Ultralytics' order.
+    void addBottlenecks(int64_t n, int64_t hidden, bool shortcut, int64_t groups, bool repConv);
+
+    std::vector<std::shared_ptr<BottleneckImpl>> m_blocks;
+};
+
+/// CSP bottleneck with two convolutions (YOLOv8): the bottlenecks' outputs are all kept.
+class C2fImpl : public CspBlockImpl {
 public:
     C2fImpl(int64_t c1, int64_t c2, int64_t n = 1, bool shortcut = false, int64_t groups = 1,
             double e = 0.5);
@@ -98,18 +111,27 @@ public:
 private:
     int64_t m_hidden;
     std::shared_ptr<ConvImpl> m_cv1, m_cv2;
-    std::vector<std::shared_ptr<BottleneckImpl>> m_blocks;
 };
 
-/// Spatial pyramid pooling, fast: one conv, three chained max-pools, concat, conv.
-class SPPFImpl : public SingleInputBlock {
+/// Spatial pyramid pooling: a 1x1 conv to `hidden` channels, three chained k x k max-pools,
+/// the four maps concatenated, a 1x1 conv. SPPF and SPPELAN differ only in the hidden width
+/// and in the last conv's name.
+class PoolPyramidImpl : public SingleInputBlock {
 public:
-    SPPFImpl(int64_t c1, int64_t c2, int64_t k = 5);
     torch::Tensor forward(const torch::Tensor& x) override;
 
+protected:
+    PoolPyramidImpl(int64_t c1, int64_t c2, int64_t hidden, int64_t k, const char* lastName);
+
 private:
-    std::shared_ptr<ConvImpl> m_cv1, m_cv2;
+    std::shared_ptr<ConvImpl> m_first, m_last;
     int64_t m_k;
+};
+
+/// SPPF (YOLOv8): the pyramid on half the input channels.
+class SPPFImpl : public PoolPyramidImpl {
+public:
+    SPPFImpl(int64_t c1, int64_t c2, int64_t k = 5) : PoolPyramidImpl(c1, c2, c1 / 2, k, "cv2") {}
 };
 
 /// Concatenation of the inputs along channels.
@@ -160,21 +182,8 @@ private:
     bool m_act;
 };
 
-/// Bottleneck whose first conv is a RepConv.
-class RepNBottleneckImpl : public SingleInputBlock {
-public:
-    RepNBottleneckImpl(int64_t c1, int64_t c2, bool shortcut = true, int64_t groups = 1,
-                       double e = 0.5);
-    torch::Tensor forward(const torch::Tensor& x) override;
-
-private:
-    std::shared_ptr<RepConvImpl> m_cv1;
-    std::shared_ptr<ConvImpl> m_cv2;
-    bool m_add;
-};
-
-/// CSP block (C3 layout) of RepNBottlenecks.
-class RepCSPImpl : public SingleInputBlock {
+/// CSP block (C3 layout) of RepNBottlenecks: the chain's end beside a 1x1 branch.
+class RepCSPImpl : public CspBlockImpl {
 public:
     RepCSPImpl(int64_t c1, int64_t c2, int64_t n = 1, bool shortcut = true, int64_t groups = 1,
                double e = 0.5);
@@ -182,7 +191,6 @@ public:
 
 private:
     std::shared_ptr<ConvImpl> m_cv1, m_cv2, m_cv3;
-    std::vector<std::shared_ptr<RepNBottleneckImpl>> m_blocks;
 };
 
 /// GELAN block (YOLOv9): split, two branches (RepCSP + conv or, for ELAN1, plain convs),
@@ -220,15 +228,11 @@ private:
     std::shared_ptr<ConvImpl> m_cv1, m_cv2;
 };
 
-/// SPP with ELAN: conv, three chained max-pools, concat, conv.
-class SPPELANImpl : public SingleInputBlock {
+/// SPPELAN (YOLOv9): the pyramid on `c3` channels.
+class SPPELANImpl : public PoolPyramidImpl {
 public:
-    SPPELANImpl(int64_t c1, int64_t c2, int64_t c3, int64_t k = 5);
-    torch::Tensor forward(const torch::Tensor& x) override;
-
-private:
-    std::shared_ptr<ConvImpl> m_cv1, m_cv5;
-    int64_t m_k;
+    SPPELANImpl(int64_t c1, int64_t c2, int64_t c3, int64_t k = 5)
+        : PoolPyramidImpl(c1, c2, c3, k, "cv5") {}
 };
 
 /// One biased conv whose output channels are several parts (CBFuse picks them apart). The

@@ -4,6 +4,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <thread>
 
 #include <dlfcn.h>
 
@@ -19,6 +20,19 @@ void setComputeThreads(int threads) {
     using SetThreads = void (*)(int);
     if (auto* set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
         set(count);
+}
+
+int computeThreadsFor(int requested, int processesOnMachine) {
+    if (requested > 0)
+        return requested;
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return std::max(1, cores / std::max(processesOnMachine, 1));
+}
+
+int useComputeThreads(int requested, int processesOnMachine) {
+    const int threads = computeThreadsFor(requested, processesOnMachine);
+    setComputeThreads(threads);
+    return threads;
 }
 
 } // namespace hr

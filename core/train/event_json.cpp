@@ -15,12 +15,14 @@ namespace {
 /// Builds one flat JSON object; numbers that are not finite become null.
 class JsonObject {
 public:
-    JsonObject& add(const char* key, const std::string& value) {
+    JsonObject& add(const std::string& key, const std::string& value) {
         field(key) << '"' << jsonEscape(value) << '"';
         return *this;
     }
-    JsonObject& add(const char* key, const char* value) { return add(key, std::string(value)); }
-    JsonObject& add(const char* key, double value) {
+    JsonObject& add(const std::string& key, const char* value) {
+        return add(key, std::string(value));
+    }
+    JsonObject& add(const std::string& key, double value) {
         if (!std::isfinite(value)) {
             field(key) << "null";
         } else {
@@ -32,7 +34,7 @@ public:
     }
     /// A number with a fixed count of decimals (a unix time to the millisecond: "%.9g" would
     /// round it to ten seconds).
-    JsonObject& addFixed(const char* key, double value, int decimals) {
+    JsonObject& addFixed(const std::string& key, double value, int decimals) {
         if (!std::isfinite(value)) {
             field(key) << "null";
         } else {
@@ -42,16 +44,16 @@ public:
         }
         return *this;
     }
-    JsonObject& add(const char* key, std::int64_t value) {
+    JsonObject& add(const std::string& key, std::int64_t value) {
         field(key) << value;
         return *this;
     }
-    JsonObject& add(const char* key, int value) { return add(key, std::int64_t(value)); }
-    JsonObject& add(const char* key, bool value) {
+    JsonObject& add(const std::string& key, int value) { return add(key, std::int64_t(value)); }
+    JsonObject& add(const std::string& key, bool value) {
         field(key) << (value ? "true" : "false");
         return *this;
     }
-    JsonObject& add(const char* key, const std::vector<std::string>& values) {
+    JsonObject& add(const std::string& key, const std::vector<std::string>& values) {
         std::ostringstream& out = field(key);
         out << '[';
         for (size_t i = 0; i < values.size(); ++i)
@@ -59,14 +61,14 @@ public:
         out << ']';
         return *this;
     }
-    JsonObject& raw(const char* key, const std::string& json) {
+    JsonObject& raw(const std::string& key, const std::string& json) {
         field(key) << json;
         return *this;
     }
     std::string str() const { return "{" + m_out.str() + "}"; }
 
 private:
-    std::ostringstream& field(const char* key) {
+    std::ostringstream& field(const std::string& key) {
         if (!m_first)
             m_out << ',';
         m_first = false;
@@ -98,6 +100,31 @@ JsonObject& addSample(JsonObject& o, const MemorySample& s) {
         .add("peak", s.peakSinceLastStep)
         .add("budget", s.budget)
         .add("phase", toString(s.phase));
+}
+
+/// The loss parts as `<prefix>box_loss`, `<prefix>cls_loss`, `<prefix>dfl_loss`.
+JsonObject& addLosses(JsonObject& o, const std::string& prefix, double box, double cls,
+                      double dfl) {
+    return o.add(prefix + "box_loss", box)
+        .add(prefix + "cls_loss", cls)
+        .add(prefix + "dfl_loss", dfl);
+}
+
+/// The byte counts of an OOM, as both the oom event and the report file name them.
+JsonObject& addOomBytes(JsonObject& o, const OomReport& r) {
+    return o.add("requested_bytes", r.requestedBytes)
+        .add("allocated_bytes", r.allocatedBytes)
+        .add("budget_bytes", r.budgetBytes)
+        .add("peak_bytes", r.peakBytes);
+}
+
+/// A message code and its arguments (`<prefix>code`, `<prefix>args`), only when there is a code:
+/// events written without one keep their old fields.
+JsonObject& addCode(JsonObject& o, const std::string& prefix, const std::string& code,
+                    const std::vector<std::string>& args) {
+    if (!code.empty())
+        o.add(prefix + "code", code).add(prefix + "args", args);
+    return o;
 }
 
 std::string sampleJson(const MemorySample& s) {
@@ -146,23 +173,16 @@ std::string eventToJson(const TrainEvent& event, double unixSeconds) {
                 o.add("epoch", e.epoch)
                     .add("batch", e.batchIndex)
                     .add("batches_per_epoch", e.batchesPerEpoch)
-                    .add("step", e.step)
-                    .add("box_loss", e.boxLoss)
-                    .add("cls_loss", e.clsLoss)
-                    .add("dfl_loss", e.dflLoss)
+                    .add("step", e.step);
+                addLosses(o, "", e.boxLoss, e.clsLoss, e.dflLoss)
                     .add("lr", e.lr)
                     .add("images_per_s", e.imagesPerSecond)
                     .add("eta_s", e.etaSeconds)
                     .add("peak_bytes", e.peakBytes);
             } else if constexpr (std::is_same_v<T, EpochEnd>) {
-                o.add("epoch", e.epoch)
-                    .add("epochs", e.epochs)
-                    .add("box_loss", e.boxLoss)
-                    .add("cls_loss", e.clsLoss)
-                    .add("dfl_loss", e.dflLoss)
-                    .add("val_box_loss", e.valBoxLoss)
-                    .add("val_cls_loss", e.valClsLoss)
-                    .add("val_dfl_loss", e.valDflLoss)
+                o.add("epoch", e.epoch).add("epochs", e.epochs);
+                addLosses(o, "", e.boxLoss, e.clsLoss, e.dflLoss);
+                addLosses(o, "val_", e.valBoxLoss, e.valClsLoss, e.valDflLoss)
                     .add("precision", e.precision)
                     .add("recall", e.recall)
                     .add("map50", e.map50)
@@ -184,11 +204,8 @@ std::string eventToJson(const TrainEvent& event, double unixSeconds) {
                 o.add("phase", toString(e.report.phase))
                     .add("seconds", e.report.seconds)
                     .add("epoch", e.report.epoch)
-                    .add("batch", e.report.batchIndex)
-                    .add("requested_bytes", e.report.requestedBytes)
-                    .add("allocated_bytes", e.report.allocatedBytes)
-                    .add("budget_bytes", e.report.budgetBytes)
-                    .add("peak_bytes", e.report.peakBytes)
+                    .add("batch", e.report.batchIndex);
+                addOomBytes(o, e.report)
                     .add("host_memory", e.report.hostMemory)
                     .add("batch_size", e.report.config.batch)
                     .add("imgsz", e.report.config.imgsz)
@@ -220,16 +237,13 @@ std::string eventToJson(const TrainEvent& event, double unixSeconds) {
                     .add("stopped_by_user", e.stoppedByUser)
                     .add("state", toString(e.state))
                     .add("reason", e.reason);
-                if (!e.reasonCode.empty())
-                    o.add("reason_code", e.reasonCode).add("reason_args", e.reasonArgs);
+                addCode(o, "reason_", e.reasonCode, e.reasonArgs);
             } else if constexpr (std::is_same_v<T, RunFailed>) {
                 o.add("message", e.message).add("state", toString(e.state));
-                if (!e.code.empty())
-                    o.add("reason_code", e.code).add("reason_args", e.args);
+                addCode(o, "reason_", e.code, e.args);
             } else if constexpr (std::is_same_v<T, LogMessage>) {
                 o.add("level", levelName(e.level)).add("text", e.text);
-                if (!e.code.empty())
-                    o.add("code", e.code).add("args", e.args);
+                addCode(o, "", e.code, e.args);
             }
         },
         event);
@@ -245,12 +259,8 @@ std::string oomReportToJson(const OomReport& report) {
     }
     timeline += "]";
     JsonObject o;
-    o.add("type", "oom")
-        .add("phase", toString(report.phase))
-        .add("requested_bytes", report.requestedBytes)
-        .add("allocated_bytes", report.allocatedBytes)
-        .add("budget_bytes", report.budgetBytes)
-        .add("peak_bytes", report.peakBytes)
+    o.add("type", "oom").add("phase", toString(report.phase));
+    addOomBytes(o, report)
         .add("seconds", report.seconds)
         .raw("breakdown", breakdownJson(report.breakdown))
         .add("epoch", report.epoch)

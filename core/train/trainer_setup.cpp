@@ -13,7 +13,6 @@
 
 #include <filesystem>
 #include <stdexcept>
-#include <thread>
 
 namespace hr {
 
@@ -79,10 +78,7 @@ void Trainer::Impl::setUp() {
     if (!env)
         throw RunError(launchError);
     launch = *env;
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int threads =
-        config.threads > 0 ? config.threads : std::max(1, cores / launch.localWorldSize);
-    setComputeThreads(threads);
+    useComputeThreads(config.threads, launch.localWorldSize);
     if (config.nproc > 1 && !launch.distributed())
         log(LogMessage::Level::Warning,
             "nproc " + std::to_string(config.nproc) +
