@@ -3,6 +3,7 @@
 
 #include "config/train_rules.h"
 #include "fixwording.h"
+#include "memorywording.h"
 #include "plotpalette.h"
 #include "settingsform.h"
 #include "util/bytes.h"
@@ -32,26 +33,7 @@ QString bytes(std::int64_t value) {
     return QString::fromStdString(hr::formatBytes(value));
 }
 
-QString partName(int part) {
-    switch (part) {
-    case 0:
-        return MemoryPanel::tr("Weights");
-    case 1:
-        return MemoryPanel::tr("Gradients");
-    case 2:
-        return MemoryPanel::tr("Optimizer state");
-    case 3:
-        return MemoryPanel::tr("EMA");
-    case 4:
-        return MemoryPanel::tr("Activations");
-    case 5:
-        return MemoryPanel::tr("Batch data");
-    default:
-        return MemoryPanel::tr("Other");
-    }
-}
-
-/// The training bar's parts, in partName() order.
+/// The training bar's parts, in MemoryWording::partName() order.
 std::array<std::int64_t, kParts> trainParts(const MemoryBreakdown& b) {
     return {b.weights, b.gradients, b.optimizerState, b.ema, b.activations, b.batchData, b.other};
 }
@@ -62,131 +44,6 @@ std::array<std::int64_t, kParts> valParts(const MemoryEstimate& e) {
     const MemoryBreakdown& b = e.breakdown;
     const std::int64_t working = std::max<std::int64_t>(0, e.valPeak - b.resident());
     return {b.weights, b.gradients, b.optimizerState, b.ema, working, 0, 0};
-}
-
-/// How the estimate was made, in the user's language, from the values core reports.
-QString howText(const MemoryEstimate& e) {
-    const MemoryEstimate::How& how = e.how;
-    QStringList parts;
-    parts << MemoryPanel::tr("calibrated with real training steps at batch %1 and %2 on %3 (%4 "
-                             "targets per image)")
-                 .arg(how.probeBatchSmall)
-                 .arg(how.probeBatchLarge)
-                 .arg(QString::fromStdString(how.probeDevice))
-                 .arg(e.objectsPerImage);
-    switch (how.peakPart) {
-    case MemoryEstimate::How::PeakPart::Forward:
-        parts << MemoryPanel::tr("the step peaks in its forward pass");
-        break;
-    case MemoryEstimate::How::PeakPart::Loss:
-        parts << MemoryPanel::tr("the step peaks in its loss");
-        break;
-    case MemoryEstimate::How::PeakPart::Backward:
-        parts << MemoryPanel::tr("the step peaks in its backward pass");
-        break;
-    case MemoryEstimate::How::PeakPart::OptimizerStep:
-        parts << MemoryPanel::tr("the step peaks in its optimizer step");
-        break;
-    }
-    parts << MemoryPanel::tr("counts the batch on the device, not the loader's queued batches "
-                             "(host memory)");
-    if (e.ranks > 1) {
-        QString rank = MemoryPanel::tr("per rank of %1: training batch %2, the gradients' "
-                                       "all-reduce copies counted")
-                           .arg(e.ranks)
-                           .arg(e.rankBatch);
-        if (how.stateShare < 1.0)
-            rank += MemoryPanel::tr(", %1% of the optimizer state (ZeRO-1, the most loaded rank)")
-                        .arg(std::lround(how.stateShare * 100.0));
-        parts << rank << MemoryPanel::tr("rank 0 validates at batch %1").arg(e.valBatch);
-    }
-    if (how.valProbeSmall > 0)
-        parts << MemoryPanel::tr("validation from probes at %1 and %2 images")
-                     .arg(how.valProbeSmall)
-                     .arg(how.valProbeLarge);
-    parts << MemoryPanel::tr("validation NMS is sized by an untrained model's few candidates");
-    if (how.scaledFromOtherSize)
-        parts << MemoryPanel::tr("per-image memory scaled by the pixel count from a calibration "
-                                 "at another image size");
-    return parts.join(MemoryPanel::tr("; ")) + MemoryPanel::tr(".");
-}
-
-/// "Source: measured here. …": the kind of source in the fix cards' words (FixWording), then
-/// what it is.
-QString sourced(FigureSource source, const QString& detail) {
-    return MemoryPanel::tr("Source: %1. %2")
-        .arg(FixWording::basis(FigureBasis{source, {}}), detail);
-}
-
-/// Where the training and validation peaks come from: the probe steps of these settings, or
-/// (scaled from another image size) the pixel-count rule, which is an assumption.
-QString peakSource(const MemoryEstimate& e, bool validation) {
-    const MemoryEstimate::How& how = e.how;
-    if (how.scaledFromOtherSize)
-        return sourced(FigureSource::Assumption,
-                       MemoryPanel::tr("Probe steps at another image size, their per-image memory "
-                                       "scaled by the pixel count."));
-    if (validation) {
-        const int small = how.valProbeSmall > 0 ? how.valProbeSmall : how.probeBatchSmall;
-        const int large = how.valProbeLarge > 0 ? how.valProbeLarge : how.probeBatchLarge;
-        return sourced(FigureSource::MeasuredHere,
-                       MemoryPanel::tr("The allocator's peak of validation batches of %1 and %2 "
-                                       "images on %3, on a line to batch %4.")
-                           .arg(small)
-                           .arg(large)
-                           .arg(QString::fromStdString(how.probeDevice))
-                           .arg(e.valBatch));
-    }
-    return sourced(FigureSource::MeasuredHere,
-                   MemoryPanel::tr("The allocator's peak of real training steps at batch %1 and "
-                                   "%2 on %3, on a line to batch %4.")
-                       .arg(how.probeBatchSmall)
-                       .arg(how.probeBatchLarge)
-                       .arg(QString::fromStdString(how.probeDevice))
-                       .arg(e.rankBatch > 0 ? e.rankBatch : e.batch));
-}
-
-/// The source of one part of the training bar (partName() order).
-QString partSource(int part, const MemoryEstimate& e) {
-    const QString device = QString::fromStdString(e.how.probeDevice);
-    switch (part) {
-    case 0:
-        return sourced(FigureSource::MeasuredHere,
-                       MemoryPanel::tr("The bytes of the model's weights, counted from its "
-                                       "tensors on %1 after the probe steps.")
-                           .arg(device));
-    case 1:
-        return sourced(FigureSource::MeasuredHere,
-                       MemoryPanel::tr("The bytes of the trainable parameters' gradients, "
-                                       "counted from their tensors after the probe steps."));
-    case 2: {
-        QString text = MemoryPanel::tr("The bytes of the optimizer's state, counted from its "
-                                       "tensors after the probe steps.");
-        if (e.how.stateShare < 1.0)
-            text += QLatin1Char(' ') +
-                    MemoryPanel::tr("This rank keeps %1% of it (ZeRO-1: the most loaded rank "
-                                    "by parameter size).")
-                        .arg(std::lround(e.how.stateShare * 100.0));
-        return sourced(FigureSource::MeasuredHere, text);
-    }
-    case 3:
-        return sourced(FigureSource::MeasuredHere,
-                       MemoryPanel::tr("The bytes of the EMA copy of the weights, counted from "
-                                       "its tensors after the probe steps."));
-    case 4:
-        return peakSource(e, false) + QLatin1Char(' ') +
-               MemoryPanel::tr("Activations are that peak less the parts above and the "
-                               "batch.");
-    case 5:
-        return MemoryPanel::tr("Source: byte count. %1 images × 3 colour channels × the image "
-                               "size squared × 4 bytes (float32): the batch once the step has "
-                               "moved it to the device.")
-            .arg(e.rankBatch > 0 ? e.rankBatch : e.batch);
-    default:
-        return peakSource(e, false) + QLatin1Char(' ') +
-               MemoryPanel::tr("Other is what that peak holds beyond the parts above (the "
-                               "activations take it all).");
-    }
 }
 
 } // namespace
@@ -215,7 +72,7 @@ MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget*
     m_plot->yAxis->grid()->setVisible(false);
     for (int i = 0; i < kParts; ++i) {
         auto* bars = new QCPBars(m_plot->yAxis, m_plot->xAxis);
-        bars->setName(partName(i));
+        bars->setName(MemoryWording::partName(i));
         bars->setWidth(0.6);
         if (!m_parts.isEmpty())
             bars->moveAbove(m_parts.last());
@@ -246,7 +103,7 @@ MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget*
         swatch->setFixedSize(12, 12);
         auto* value = new QLabel(QStringLiteral("–"), this);
         value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        auto* name = new QLabel(partName(i), this);
+        auto* name = new QLabel(MemoryWording::partName(i), this);
         table->addWidget(swatch, i, 0);
         table->addWidget(name, i, 1);
         table->addWidget(value, i, 2);
@@ -454,7 +311,7 @@ void MemoryPanel::showOutcome(const EstimateOutcome& outcome) {
                         .arg(e.batch)
                         .arg(e.valBatch)
                         .arg(bytes(e.perImageTrain))
-                        .arg(howText(e)));
+                        .arg(MemoryWording::howText(e)));
     updateChart();
 }
 
@@ -574,9 +431,9 @@ void MemoryPanel::showSources(std::int64_t budget) {
     // Rows: the parts, then training peak, validation peak, budget (the constructor's order).
     QStringList tips;
     for (int i = 0; i < kParts; ++i)
-        tips << (m_hasEstimate ? partSource(i, e) : QString());
-    tips << (m_hasEstimate ? peakSource(e, false) : QString())
-         << (m_hasEstimate ? peakSource(e, true) : QString());
+        tips << (m_hasEstimate ? MemoryWording::partSource(i, e) : QString());
+    tips << (m_hasEstimate ? MemoryWording::peakSource(e, false) : QString())
+         << (m_hasEstimate ? MemoryWording::peakSource(e, true) : QString());
     const QString budgetTip =
         budget > 0 ? tr("Source: your setting (memory_budget). The dashed line at 90% of it is "
                         "the margin Auto-fit leaves for fragmentation and growth: %1.")
@@ -598,10 +455,10 @@ void MemoryPanel::showSources(std::int64_t budget) {
     m_status->setToolTip(m_hasEstimate ? all : QString());
     m_note->setToolTip(m_hasEstimate ? tr("Each more image: %1").arg(tips.value(kParts))
                                      : QString());
-    m_fitResult->setToolTip(
-        sourced(FigureSource::MeasuredHere,
-                tr("Auto-fit compares the peaks the estimator's probe steps measured for each "
-                   "candidate with 90% of the budget; that margin is an assumption.")));
+    m_fitResult->setToolTip(MemoryWording::sourced(
+        FigureSource::MeasuredHere,
+        tr("Auto-fit compares the peaks the estimator's probe steps measured for each "
+           "candidate with 90% of the budget; that margin is an assumption.")));
 }
 
 void MemoryPanel::placeBudgetLabel() {
