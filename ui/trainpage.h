@@ -12,7 +12,6 @@ class QLabel;
 class QProgressBar;
 class QToolButton;
 class QAction;
-class QCPAbstractItem;
 
 namespace hr::ui {
 
@@ -101,7 +100,6 @@ private:
     bool m_waiting = false;
     double m_lastSampleSeconds = 0;
     QVector<double> m_oomTimes;
-    QList<QCPAbstractItem*> m_oomItems;
     RunPeaks m_peaks;
     QString m_state;
 };
