@@ -769,6 +769,9 @@ void TestAdvisor::everyFigureNamesItsSource() {
     for (const hr::FixEffect& e : effects) {
         QVERIFY(!e.speedBasis.detail.empty());
         QVERIFY(!e.accuracyBasis.detail.empty());
+        // Each clause also comes as a kind and values, for a UI in another language.
+        QCOMPARE(e.speedBasis.parts.size(), std::size_t(1));
+        QCOMPARE(e.accuracyBasis.parts.size(), std::size_t(1));
         QVERIFY(e.speedBasis.source != hr::FigureSource::MeasuredHere);
         QVERIFY(e.accuracyBasis.source != hr::FigureSource::MeasuredHere);
         QVERIFY2(!claimsMeasured(e.speedBasis.detail), e.speedBasis.detail.c_str());
@@ -795,6 +798,8 @@ void TestAdvisor::everyFigureNamesItsSource() {
     QVERIFY(!fixes.empty());
     for (const auto& f : fixes) {
         QVERIFY(!f.memoryBasis.detail.empty());
+        QVERIFY(!f.memoryBasis.parts.empty() && !f.speedBasis.parts.empty() &&
+                !f.accuracyBasis.parts.empty());
         QCOMPARE(f.memoryBasis.source, hr::FigureSource::MeasuredHere);
         QVERIFY(!f.speedBasis.detail.empty());
         QVERIFY(f.speedBasis.source != hr::FigureSource::MeasuredHere);

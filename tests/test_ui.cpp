@@ -103,6 +103,7 @@ private slots:
     void startWithoutDataSetAsks();
     void plotsShowSinglePointsAndKeepAxesAndLegendClear();
     void legendWrapsLongNamesInsideANarrowPlot();
+    void markerLabelsNeverCrossLinesOrEachOther();
     void logFollowsUntilScrolledUp();
     void menusListEveryPageAndHelp();
     void windowFitsSmallScreen();
@@ -768,6 +769,91 @@ void TestUi::plotsShowSinglePointsAndKeepAxesAndLegendClear() {
                             .arg(inner.y())
                             .arg(inner.width())
                             .arg(inner.height())));
+}
+
+void TestUi::markerLabelsNeverCrossLinesOrEachOther() {
+    // The Train page's memory plot after an OOM at the start of a run (the advisor's probe
+    // steps before it): the OOM marker sits where the budget's label would go, at the left. No
+    // label crosses a marker line, and no two labels touch - with one marker, two close ones,
+    // and in a short plot.
+    hr::ui::PlotWidget plot("memory");
+    plot.resize(900, 200);
+    const int s = plot.addSeries("allocated", 0);
+    for (int i = 0; i <= 100; ++i)
+        plot.append(s, i, 40 + (i % 10) * 12);
+    plot.setReferenceLine(160, "budget 160 MiB");
+    plot.addMarker(0.5, "out of memory", Qt::red);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    const auto check = [&plot](const char* when) {
+        QTRY_VERIFY(!plot.replotPending());
+        plot.plot()->replot();
+        const QRectF budget = plot.referenceLabelRect();
+        QVERIFY2(!budget.isEmpty(), when);
+        const QVector<QRectF> labels = plot.markerLabelRects();
+        const QVector<double> lines = plot.markerPixels();
+        QCOMPARE(labels.size(), lines.size());
+        const QRect area = plot.plot()->axisRect()->rect();
+        QVector<QRectF> all = labels;
+        all << budget;
+        // A marker without a label of its own shares that of an earlier one close to it.
+        for (int i = 0; i < labels.size(); ++i) {
+            bool shares = false;
+            for (int j = 0; j < i && !shares; ++j)
+                shares =
+                    !labels[j].isEmpty() && std::abs(lines[j] - lines[i]) < labels[j].width() + 10;
+            QVERIFY2(!labels[i].isEmpty() || shares,
+                     qPrintable(QString("%1: marker %2 has no label").arg(when).arg(i)));
+        }
+        for (const QRectF& r : labels)
+            if (r.isEmpty())
+                all.removeOne(r);
+        for (int i = 0; i < all.size(); ++i) {
+            QVERIFY2(area.contains(all[i].toAlignedRect().adjusted(1, 1, -1, -1)), when);
+            for (double x : lines)
+                QVERIFY2(!all[i].intersects(QRectF(x - 1, area.top(), 2, area.height())),
+                         qPrintable(QString("%1: label %2 (%3..%4) crosses the marker at %5")
+                                        .arg(when)
+                                        .arg(i)
+                                        .arg(all[i].left())
+                                        .arg(all[i].right())
+                                        .arg(x)));
+            for (int j = i + 1; j < all.size(); ++j)
+                QVERIFY2(
+                    !all[i].intersects(all[j]),
+                    qPrintable(QString("%1: labels %2 and %3 overlap").arg(when).arg(i).arg(j)));
+        }
+        // The first marker's label is drawn where the layout put it.
+        QCPItemText* label = nullptr;
+        for (int i = 0; i < plot.plot()->itemCount() && !label; ++i)
+            if (auto* text = qobject_cast<QCPItemText*>(plot.plot()->item(i));
+                text && text->text() == "out of memory")
+                label = text;
+        QVERIFY(label && label->visible());
+        QVERIFY2(std::abs(label->topLeft->pixelPosition().x() - labels.first().left()) < 1.5, when);
+    };
+    check("one marker at the left");
+    if (QTest::currentTestFailed())
+        return;
+    plot.addMarker(3, "out of memory", Qt::red);
+    check("two markers close together");
+    if (QTest::currentTestFailed())
+        return;
+    plot.resize(900, 130);
+    check("a short plot");
+    if (QTest::currentTestFailed())
+        return;
+    // Two markers far apart each get their own label, clear of the budget's.
+    plot.resize(900, 200);
+    plot.addMarker(60, "out of memory", Qt::red);
+    check("a third marker far from the others");
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(!plot.markerLabelRects().last().isEmpty());
+    plot.clearMarkers();
+    QTRY_VERIFY(!plot.replotPending());
+    plot.plot()->replot();
+    QVERIFY(plot.markerLabelRects().isEmpty());
 }
 
 void TestUi::legendWrapsLongNamesInsideANarrowPlot() {

@@ -220,6 +220,60 @@
         <source>The run was ended: %1</source>
         <translation>训练已被终止：%1</translation>
     </message>
+    <message>
+        <source>The data set&apos;s description (data.yaml) has problems; fix the lines below and start again:
+%1</source>
+        <translation>数据集的描述文件（data.yaml）有问题；请修正下面列出的行后重新开始：
+%1</translation>
+    </message>
+    <message>
+        <source>The training split has no usable image; check the data set (the Data page lists what is wrong):
+%1</source>
+        <translation>训练集中没有可用的图像；请检查数据集（“数据”页会列出问题）：
+%1</translation>
+    </message>
+    <message>
+        <source>The data-parallel launch settings are wrong, so the run cannot start: %1</source>
+        <translation>数据并行的启动设置有误，训练无法开始：%1</translation>
+    </message>
+    <message>
+        <source>The ranks of the data-parallel run could not connect: %1. Start again; if it repeats, set the number of processes to 1.</source>
+        <translation>数据并行训练的各进程无法互相连接：%1。请重新开始；如果再次出现，请把进程数设为 1。</translation>
+    </message>
+    <message>
+        <source>The device &quot;%1&quot; cannot be used: %2. Choose another device in Settings.</source>
+        <translation>无法使用设备“%1”：%2。请在“设置”中选择其他设备。</translation>
+    </message>
+    <message>
+        <source>The model %1 cannot be built; fix the lines below or choose another model:
+%2</source>
+        <translation>无法构建模型 %1；请修正下面列出的行，或选择其他模型：
+%2</translation>
+    </message>
+    <message>
+        <source>The starting weights %1 cannot be loaded: %2</source>
+        <translation>无法加载起始权重 %1：%2</translation>
+    </message>
+    <message>
+        <source>The run folder cannot be written: %1. Choose another project folder in Settings, or free disk space.</source>
+        <translation>无法写入运行文件夹：%1。请在“设置”中选择其他项目文件夹，或释放磁盘空间。</translation>
+    </message>
+    <message>
+        <source>Cannot resume: the settings stored in the checkpoint %1 are unusable:
+%2</source>
+        <translation>无法继续训练：检查点 %1 中保存的设置不可用：
+%2</translation>
+    </message>
+    <message>
+        <source>Rank 0&apos;s fix could not be read by this rank:
+%1</source>
+        <translation>本进程无法读取 0 号进程发来的修复：
+%1</translation>
+    </message>
+    <message>
+        <source>The run stopped on an unexpected error: %1</source>
+        <translation>训练因意外错误而停止：%1</translation>
+    </message>
 </context>
 <context>
     <name>FixWording</name>
@@ -511,6 +565,174 @@
         <source>(estimate: assumption, not measured here)</source>
         <translation>（估计值：假设值，未在本机测量）</translation>
     </message>
+    <message>
+        <source>the published YOLOv9-c memory-strategy table</source>
+        <translation>已发表的 YOLOv9-c 内存策略表</translation>
+    </message>
+    <message>
+        <source>per-step overhead fitted to the batch 16 vs batch 4 + accumulate 4 epoch times of %1 (%2)</source>
+        <translation>每步固定开销按%1中批大小 16 与批大小 4 + 累积 4 步的每轮耗时拟合（%2）</translation>
+    </message>
+    <message>
+        <source>assumed per-step overhead of half an image&apos;s time (%1), not measured here</source>
+        <translation>假设每步固定开销为半张图像的耗时（%1），未在本机测量</translation>
+    </message>
+    <message>
+        <source>%1: batch 4 + accumulate 4 mAP50 0.679 vs batch 16 0.682</source>
+        <translation>%1：批大小 4 + 累积 4 步 mAP50 为 0.679，批大小 16 为 0.682</translation>
+    </message>
+    <message>
+        <source>%1: batch 2 + AMP + accumulate 8 mAP50 0.675 vs batch 16 0.682</source>
+        <translation>%1：批大小 2 + AMP + 累积 8 步 mAP50 为 0.675，批大小 16 为 0.682</translation>
+    </message>
+    <message>
+        <source>%1: batch 4 + AMP 15 min vs batch 4 + accumulate 4 21 min</source>
+        <translation>%1：批大小 4 + AMP 每轮 15 分钟，批大小 4 + 累积 4 步为 21 分钟</translation>
+    </message>
+    <message>
+        <source>assumed for bf16 autocast on CPU, not measured here</source>
+        <translation>CPU 上 bf16 自动混合精度的假设值，未在本机测量</translation>
+    </message>
+    <message>
+        <source>%1: batch 4 + AMP mAP50 0.680 vs 0.682</source>
+        <translation>%1：批大小 4 + AMP 的 mAP50 为 0.680，对比 0.682</translation>
+    </message>
+    <message>
+        <source>no published YOLO figure for bf16 on CPU; not measured here</source>
+        <translation>没有 CPU 上 bf16 训练 YOLO 的已发表数据；未在本机测量</translation>
+    </message>
+    <message>
+        <source>one extra forward of the wrapped blocks, backward counted as 2 × forward FLOPs, the backbone as half of the forward (%1)</source>
+        <translation>被包装的模块多做一次前向；反向按前向浮点运算量的 2 倍计，主干网络按前向的一半计（%1）</translation>
+    </message>
+    <message>
+        <source>the same arithmetic (gradients tested equal), not an mAP measurement</source>
+        <translation>计算相同（已测试梯度一致），并非 mAP 测量</translation>
+    </message>
+    <message>
+        <source>convolution FLOPs scale with the pixel count (%1)</source>
+        <translation>卷积的浮点运算量与像素数成正比（%1）</translation>
+    </message>
+    <message>
+        <source>depends on this data set&apos;s object sizes; not measured</source>
+        <translation>取决于本数据集的目标尺寸；未测量</translation>
+    </message>
+    <message>
+        <source>unknown scale: no figures</source>
+        <translation>未知的模型规模：没有数据</translation>
+    </message>
+    <message>
+        <source>GFLOPs %1 vs %2 at 640 px, from Ultralytics&apos; published model table</source>
+        <translation>640 px 下 GFLOPs 为 %1，对比 %2，来自 Ultralytics 已发表的模型表</translation>
+    </message>
+    <message>
+        <source>Ultralytics&apos; published COCO val2017 mAP50-95 at 640 px: %1 vs %2</source>
+        <translation>Ultralytics 已发表的 640 px COCO val2017 mAP50-95：%1，对比 %2</translation>
+    </message>
+    <message>
+        <source>no backward through the backbone, counted as half of the forward and 2 × forward in backward (%1)</source>
+        <translation>主干网络不再反向传播；主干按前向的一半计，反向按前向的 2 倍计（%1）</translation>
+    </message>
+    <message>
+        <source>depends on the data set; not measured</source>
+        <translation>取决于数据集；未测量</translation>
+    </message>
+    <message>
+        <source>assumed: the optimizer step is a small part of a step</source>
+        <translation>假设：优化器更新只占每步的一小部分</translation>
+    </message>
+    <message>
+        <source>depends on lr0 and the data; not measured</source>
+        <translation>取决于 lr0 和数据；未测量</translation>
+    </message>
+    <message>
+        <source>assumed +15% for host copies and a CPU update per step</source>
+        <translation>假设每步因主机拷贝和 CPU 上的更新多花 15%</translation>
+    </message>
+    <message>
+        <source>on CPU the state stays in the same RAM, only outside the budget</source>
+        <translation>在 CPU 上状态仍在同一内存中，只是不计入预算</translation>
+    </message>
+    <message>
+        <source>the same arithmetic</source>
+        <translation>计算相同</translation>
+    </message>
+    <message>
+        <source>assumed: training untouched, validation a small part of an epoch</source>
+        <translation>假设：训练不受影响，验证只占每轮的一小部分</translation>
+    </message>
+    <message>
+        <source>the same arithmetic per image</source>
+        <translation>每张图像的计算相同</translation>
+    </message>
+    <message>
+        <source>the same arithmetic in %1 passes instead of %2; each more pass assumed to cost ~%3 against a step of ~%4 ms (bench loss on the developers&apos; CPU, 1 thread; %5)</source>
+        <translation>相同的计算分 %1 次而不是 %2 次完成；假设每多一次约耗时 %3，而每步约 %4 ms（开发者 CPU 上 bench loss 的结果，单线程；%5）</translation>
+    </message>
+    <message>
+        <source>identical targets (tested)</source>
+        <translation>目标完全相同（已测试）</translation>
+    </message>
+    <message>
+        <source>assumed: one cache release, refilled as it goes</source>
+        <translation>假设：释放一次缓存，之后随训练重新填充</translation>
+    </message>
+    <message>
+        <source>assumed ideal data-parallel scaling plus 10% for the all-reduce</source>
+        <translation>假设数据并行理想扩展，另加 10% 的全归约开销</translation>
+    </message>
+    <message>
+        <source>assumed +10%: images are decoded again every epoch</source>
+        <translation>假设多花 10%：每轮都要重新解码图像</translation>
+    </message>
+    <message>
+        <source>the same images</source>
+        <translation>图像相同</translation>
+    </message>
+    <message>
+        <source>assumed: slower only when the loader is the bottleneck</source>
+        <translation>假设：只有数据加载成为瓶颈时才会变慢</translation>
+    </message>
+    <message>
+        <source>assumed: mosaic&apos;s assembly is a small part of loading</source>
+        <translation>假设：mosaic 拼图只占数据加载的一小部分</translation>
+    </message>
+    <message>
+        <source>scaled by %1 to what the failed step needed</source>
+        <translation>已乘以 %1，以符合失败步骤的实际需要</translation>
+    </message>
+    <message>
+        <source>the estimator&apos;s cached probe steps on this machine (another image size scaled by the pixel count)</source>
+        <translation>估算器在本机缓存的探测步骤（其他图像尺寸的结果按像素数换算）</translation>
+    </message>
+    <message>
+        <source>host memory is not predicted</source>
+        <translation>不预测主机内存</translation>
+    </message>
+    <message>
+        <source>what the failed step needed</source>
+        <translation>失败步骤实际需要的内存</translation>
+    </message>
+    <message>
+        <source>measured here on this data set: mAP50-95 %1 (mAP50 %2) in run %3 against %4 (%5) in run %6</source>
+        <translation>在本机用此数据集实测：运行 %3 的 mAP50-95 为 %1（mAP50 %2），运行 %6 为 %4（%5）</translation>
+    </message>
+    <message>
+        <source>timed on this machine by the estimator&apos;s probe steps (CPU time, medians of 3 or more steps): %1 ms per image instead of %2 ms</source>
+        <translation>由估算器的探测步骤在本机计时（CPU 时间，取至少 3 步的中位数）：每张图像 %1 ms，原为 %2 ms</translation>
+    </message>
+    <message>
+        <source>×%1: the last run on this machine that applied this fix measured that much against its prediction</source>
+        <translation>×%1：本机上一次应用此修复的运行实测值与预测值之比</translation>
+    </message>
+    <message>
+        <source>the estimator&apos;s probe steps on this machine</source>
+        <translation>估算器在本机的探测步骤</translation>
+    </message>
+    <message>
+        <source>scaled from the failed step&apos;s measured breakdown by batch × image size; AMP assumed to keep 60% (one CPU bf16 test)</source>
+        <translation>由失败步骤实测的内存构成按批大小 × 图像尺寸换算；假设 AMP 保留 60%（一次 CPU bf16 测试）</translation>
+    </message>
 </context>
 <context>
     <name>LogWording</name>
@@ -581,6 +803,38 @@
     <message>
         <source>The weights were trained on other classes (%1) than the data set&apos;s (%2): the class layers learn the data set&apos;s classes from scratch where the counts differ, and keep the checkpoint&apos;s meaning where they agree</source>
         <translation>这些权重训练时使用的类别（%1）与数据集的类别（%2）不同：类别数不同时，类别层从头学习数据集的类别；类别一致时，保留检查点的含义</translation>
+    </message>
+    <message>
+        <source>Processes %1: this process was not started as one of the workers, so it trains alone; the studio or `headroom-cli train --nproc N` starts them.</source>
+        <translation>进程数 %1：本进程不是作为工作进程启动的，因此单独训练；由工作室或 headroom-cli train --nproc N 启动各进程。</translation>
+    </message>
+    <message>
+        <source>sync_bn: BatchNorm statistics over the batches of all %1 ranks</source>
+        <translation>同步 BatchNorm：在全部 %1 个进程的批次上统计 BatchNorm</translation>
+    </message>
+    <message>
+        <source>Batch %1 is not a multiple of the %2 ranks; each rank takes %3</source>
+        <translation>批大小 %1 不是进程数 %2 的倍数；每个进程取 %3</translation>
+    </message>
+    <message>
+        <source>%1 ranks: gradients all-reduced in %2 buckets, %3 of them launched during backward; optimizer state sharded (zero 1)</source>
+        <translation>%1 个进程：梯度分 %2 个桶做全归约，其中 %3 个在反向传播期间发起；优化器状态已分片（ZeRO-1）</translation>
+    </message>
+    <message>
+        <source>%1 ranks: gradients all-reduced in %2 buckets, %3 of them launched during backward</source>
+        <translation>%1 个进程：梯度分 %2 个桶做全归约，其中 %3 个在反向传播期间发起</translation>
+    </message>
+    <message>
+        <source>Rank %1 cannot record its memory: %2</source>
+        <translation>%1 号进程无法记录其内存：%2</translation>
+    </message>
+    <message>
+        <source>Rank %1 cannot write its optimizer shard (%2); a resumed run restarts it</source>
+        <translation>%1 号进程无法写入其优化器分片（%2）；继续训练时该分片将重新开始</translation>
+    </message>
+    <message>
+        <source>Rank %1 has no optimizer shard %2; its optimizer state starts afresh</source>
+        <translation>%1 号进程没有优化器分片 %2；其优化器状态将重新开始</translation>
     </message>
 </context>
 <context>
@@ -887,6 +1141,46 @@
     <message>
         <source>No other row has both a lower training peak and a higher mAP50-95.</source>
         <translation>没有其他行同时具有更低的训练峰值和更高的 mAP50-95。</translation>
+    </message>
+    <message>
+        <source>Not run: the comparison was stopped before this strategy.</source>
+        <translation>未运行：比较在此策略之前已停止。</translation>
+    </message>
+    <message>
+        <source>Not run: the strategy&apos;s settings were rejected:</source>
+        <translation>未运行：此策略的设置被拒绝：</translation>
+    </message>
+    <message>
+        <source>The run folder cannot be read: %1</source>
+        <translation>无法读取运行文件夹：%1</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>OOM</source>
+        <translation>内存不足</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>incomplete</source>
+        <translation>未完成</translation>
+    </message>
+    <message>
+        <source>invalid</source>
+        <translation>无效</translation>
+    </message>
+    <message>
+        <source>not run</source>
+        <translation>未运行</translation>
     </message>
 </context>
 <context>

@@ -5,6 +5,7 @@
 #include "comparisonsession.h"
 #include "failurewording.h"
 #include "fixwording.h"
+#include "oomadvisordialog.h"
 #include "plotwidget.h"
 #include "runs/run_store.h"
 #include "strategyeditor.h"
@@ -60,6 +61,47 @@ QString withClaim(const QString& measured, const std::optional<double>& claim) {
     return ComparePage::tr("%1 (claim ×%2)").arg(measured).arg(*claim, 0, 'f', 2);
 }
 
+/// Why a row failed or was not run, in the UI's words (core's English when uncoded).
+QString rowMessage(const ComparisonRow& r) {
+    if (r.messageCode == "comparison_stopped")
+        return ComparePage::tr("Not run: the comparison was stopped before this strategy.");
+    if (r.messageCode == "strategy_invalid") {
+        QStringList lines;
+        for (const Diagnostic& d : r.problems)
+            lines << StrategyEditor::problemLine(r.strategy, d);
+        return ComparePage::tr("Not run: the strategy's settings were rejected:") +
+               QLatin1Char('\n') + lines.join(QLatin1Char('\n'));
+    }
+    if (r.messageCode == "run_unreadable")
+        return ComparePage::tr("The run folder cannot be read: %1")
+            .arg(r.messageArgs.empty() ? QString() : QString::fromStdString(r.messageArgs[0]));
+    return FailureWording::reason(r.messageCode, r.messageArgs, r.message);
+}
+
+/// A row's status in words: "done", "stopped", "OOM (phase)", "failed", "incomplete",
+/// "invalid", "not run" (ComparisonRow::status).
+QString statusWords(const ComparisonRow& r) {
+    if (r.status == "done")
+        return ComparePage::tr("done");
+    if (r.status == "stopped")
+        return ComparePage::tr("stopped");
+    if (r.status == "OOM") {
+        Phase phase = Phase::Idle;
+        if (!r.oomPhase.empty() && parsePhase(r.oomPhase, phase))
+            return ComparePage::tr("OOM (%1)").arg(phaseName(phase));
+        return ComparePage::tr("OOM");
+    }
+    if (r.status == "failed")
+        return ComparePage::tr("failed");
+    if (r.status == "incomplete")
+        return ComparePage::tr("incomplete");
+    if (r.status == "invalid")
+        return ComparePage::tr("invalid");
+    if (r.status == "not run")
+        return ComparePage::tr("not run");
+    return QString::fromStdString(r.status);
+}
+
 /// A row's tooltip: what its strategy changes and why it failed, in the UI's words (core's
 /// English when a file's own description or an uncoded failure has no wording), and its folder.
 QString rowTooltip(const ComparisonRow& r) {
@@ -72,11 +114,8 @@ QString rowTooltip(const ComparisonRow& r) {
     }
     if (!r.runDir.empty())
         lines << QString::fromStdString(r.runDir);
-    const RunSummary& end = r.run.summary;
     if (!r.message.empty())
-        lines << (end.failed && r.message == end.reason
-                      ? FailureWording::reason(end.reasonCode, end.reasonArgs, end.reason)
-                      : QString::fromStdString(r.message));
+        lines << rowMessage(r);
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -413,9 +452,7 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
     m_table->setRowCount(static_cast<int>(rows.size()));
     for (size_t i = 0; i < rows.size(); ++i) {
         const ComparisonRow& r = rows[i];
-        QString status = QString::fromStdString(r.status);
-        if (r.status == "OOM" && !r.oomPhase.empty())
-            status = tr("OOM (%1)").arg(QString::fromStdString(r.oomPhase));
+        const QString status = statusWords(r);
         QString batch = r.batch > 0 ? QString::number(r.batch) : QString();
         if (r.accumulate > 1)
             batch += QStringLiteral("×%1").arg(r.accumulate);

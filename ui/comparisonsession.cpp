@@ -3,6 +3,7 @@
 
 #include "compare/strategy_runner.h"
 #include "devicelock.h"
+#include "strategyeditor.h"
 
 #include <QThread>
 
@@ -29,8 +30,13 @@ bool ComparisonSession::start(const TrainConfig& base, const std::vector<Strateg
     for (const Strategy& strategy : strategies) {
         Diagnostics problems;
         if (!applyStrategy(base, strategy, problems)) {
-            if (error)
-                *error = QString::fromStdString(formatDiagnostics(problems)).trimmed();
+            if (error) {
+                QStringList lines;
+                for (const Diagnostic& d : problems)
+                    if (d.severity == Diagnostic::Severity::Error)
+                        lines << StrategyEditor::problemLine(strategy.name, d);
+                *error = lines.join(QLatin1Char('\n'));
+            }
             return false;
         }
     }

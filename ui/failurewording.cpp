@@ -65,6 +65,41 @@ QString FailureWording::reason(const std::string& code, const std::vector<std::s
         return tr("Cannot create the built-in data set: %1").arg(arg(0));
     if (code == "fix_invalid")
         return tr("The fix '%1' gave invalid settings:\n%2").arg(arg(0), arg(1));
+    if (code == "data_config")
+        return tr("The data set's description (data.yaml) has problems; fix the lines below and "
+                  "start again:\n%1")
+            .arg(arg(0));
+    if (code == "no_train_images")
+        return tr("The training split has no usable image; check the data set (the Data page "
+                  "lists what is wrong):\n%1")
+            .arg(arg(0));
+    if (code == "launch_env")
+        return tr("The data-parallel launch settings are wrong, so the run cannot start: %1")
+            .arg(arg(0));
+    if (code == "rank_connect")
+        return tr("The ranks of the data-parallel run could not connect: %1. Start again; if it "
+                  "repeats, set the number of processes to 1.")
+            .arg(arg(0));
+    if (code == "device")
+        return tr("The device \"%1\" cannot be used: %2. Choose another device in Settings.")
+            .arg(arg(0), arg(1));
+    if (code == "model_build")
+        return tr("The model %1 cannot be built; fix the lines below or choose another "
+                  "model:\n%2")
+            .arg(arg(0), arg(1));
+    if (code == "weights_load")
+        return tr("The starting weights %1 cannot be loaded: %2").arg(arg(0), arg(1));
+    if (code == "run_folder")
+        return tr("The run folder cannot be written: %1. Choose another project folder in "
+                  "Settings, or free disk space.")
+            .arg(arg(0));
+    if (code == "resume_config")
+        return tr("Cannot resume: the settings stored in the checkpoint %1 are unusable:\n%2")
+            .arg(arg(0), arg(1));
+    if (code == "fix_broadcast")
+        return tr("Rank 0's fix could not be read by this rank:\n%1").arg(arg(0));
+    if (code == "unexpected")
+        return tr("The run stopped on an unexpected error: %1").arg(arg(0));
     if (code == "aborted")
         return tr("The run was ended: %1").arg(arg(0));
     return QString::fromStdString(english);

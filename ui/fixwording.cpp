@@ -174,6 +174,138 @@ QString partAccuracy(const FixPart& p) {
     return {};
 }
 
+/// One clause of a figure's detail (FigureDetail, kinds listed in fix_cost_model.cpp and
+/// fix_search.cpp); empty for a kind this UI does not know.
+QString detailClause(const FigureDetail& d) {
+    const auto arg = [&d](std::size_t i) {
+        return i < d.args.size() ? QString::fromStdString(d.args[i]) : QString();
+    };
+    const std::string& k = d.kind;
+    const QString table = FixWording::tr("the published YOLOv9-c memory-strategy table");
+    if (k == "batch_overhead_published")
+        return FixWording::tr("per-step overhead fitted to the batch 16 vs batch 4 + accumulate 4 "
+                              "epoch times of %1 (%2)")
+            .arg(table, arg(0));
+    if (k == "batch_overhead_assumed")
+        return FixWording::tr("assumed per-step overhead of half an image's time (%1), not "
+                              "measured here")
+            .arg(arg(0));
+    if (k == "published_accumulate")
+        return FixWording::tr("%1: batch 4 + accumulate 4 mAP50 0.679 vs batch 16 0.682")
+            .arg(table);
+    if (k == "published_small_batch")
+        return FixWording::tr("%1: batch 2 + AMP + accumulate 8 mAP50 0.675 vs batch 16 0.682")
+            .arg(table);
+    if (k == "published_amp_time")
+        return FixWording::tr("%1: batch 4 + AMP 15 min vs batch 4 + accumulate 4 21 min")
+            .arg(table);
+    if (k == "amp_cpu_assumed")
+        return FixWording::tr("assumed for bf16 autocast on CPU, not measured here");
+    if (k == "published_amp_map")
+        return FixWording::tr("%1: batch 4 + AMP mAP50 0.680 vs 0.682").arg(table);
+    if (k == "amp_cpu_unpublished")
+        return FixWording::tr("no published YOLO figure for bf16 on CPU; not measured here");
+    if (k == "checkpoint_flops")
+        return FixWording::tr("one extra forward of the wrapped blocks, backward counted as 2 × "
+                              "forward FLOPs, the backbone as half of the forward (%1)")
+            .arg(arg(0));
+    if (k == "tested_same_gradients")
+        return FixWording::tr("the same arithmetic (gradients tested equal), not an mAP "
+                              "measurement");
+    if (k == "pixel_flops")
+        return FixWording::tr("convolution FLOPs scale with the pixel count (%1)").arg(arg(0));
+    if (k == "object_sizes")
+        return FixWording::tr("depends on this data set's object sizes; not measured");
+    if (k == "unknown_scale")
+        return FixWording::tr("unknown scale: no figures");
+    if (k == "published_gflops")
+        return FixWording::tr("GFLOPs %1 vs %2 at 640 px, from Ultralytics' published model table")
+            .arg(arg(0), arg(1));
+    if (k == "published_map")
+        return FixWording::tr("Ultralytics' published COCO val2017 mAP50-95 at 640 px: %1 vs %2")
+            .arg(arg(0), arg(1));
+    if (k == "freeze_flops")
+        return FixWording::tr("no backward through the backbone, counted as half of the forward "
+                              "and 2 × forward in backward (%1)")
+            .arg(arg(0));
+    if (k == "depends_on_data")
+        return FixWording::tr("depends on the data set; not measured");
+    if (k == "optimizer_step_small")
+        return FixWording::tr("assumed: the optimizer step is a small part of a step");
+    if (k == "depends_on_lr")
+        return FixWording::tr("depends on lr0 and the data; not measured");
+    if (k == "offload_host_copies")
+        return FixWording::tr("assumed +15% for host copies and a CPU update per step");
+    if (k == "offload_cpu_same_ram")
+        return FixWording::tr("on CPU the state stays in the same RAM, only outside the budget");
+    if (k == "same_arithmetic")
+        return FixWording::tr("the same arithmetic");
+    if (k == "validation_small")
+        return FixWording::tr("assumed: training untouched, validation a small part of an epoch");
+    if (k == "same_arithmetic_per_image")
+        return FixWording::tr("the same arithmetic per image");
+    if (k == "assign_passes")
+        return FixWording::tr("the same arithmetic in %1 passes instead of %2; each more pass "
+                              "assumed to cost ~%3 against a step of ~%4 ms (bench loss on the "
+                              "developers' CPU, 1 thread; %5)")
+            .arg(arg(0), arg(1), arg(2), arg(3), arg(4));
+    if (k == "identical_targets")
+        return FixWording::tr("identical targets (tested)");
+    if (k == "cache_release")
+        return FixWording::tr("assumed: one cache release, refilled as it goes");
+    if (k == "ddp_scaling")
+        return FixWording::tr("assumed ideal data-parallel scaling plus 10% for the all-reduce");
+    if (k == "not_measured")
+        return FixWording::tr("not measured");
+    if (k == "decode_again")
+        return FixWording::tr("assumed +10%: images are decoded again every epoch");
+    if (k == "same_images")
+        return FixWording::tr("the same images");
+    if (k == "loader_bottleneck")
+        return FixWording::tr("assumed: slower only when the loader is the bottleneck");
+    if (k == "mosaic_small")
+        return FixWording::tr("assumed: mosaic's assembly is a small part of loading");
+    if (k == "scaled_to_failed_step")
+        return FixWording::tr("scaled by %1 to what the failed step needed").arg(arg(0));
+    if (k == "cached_probe_steps")
+        return FixWording::tr("the estimator's cached probe steps on this machine (another image "
+                              "size scaled by the pixel count)");
+    if (k == "host_not_predicted")
+        return FixWording::tr("host memory is not predicted");
+    if (k == "failed_step_need")
+        return FixWording::tr("what the failed step needed");
+    if (k == "measured_map")
+        return FixWording::tr("measured here on this data set: mAP50-95 %1 (mAP50 %2) in run %3 "
+                              "against %4 (%5) in run %6")
+            .arg(arg(0), arg(1), arg(2), arg(3), arg(4), arg(5));
+    if (k == "timed_here")
+        return FixWording::tr("timed on this machine by the estimator's probe steps (CPU time, "
+                              "medians of 3 or more steps): %1 ms per image instead of %2 ms")
+            .arg(arg(0), arg(1));
+    if (k == "speed_check")
+        return FixWording::tr("×%1: the last run on this machine that applied this fix measured "
+                              "that much against its prediction")
+            .arg(arg(0));
+    if (k == "probe_steps")
+        return FixWording::tr("the estimator's probe steps on this machine");
+    if (k == "report_scaling")
+        return FixWording::tr("scaled from the failed step's measured breakdown by batch × image "
+                              "size; AMP assumed to keep 60% (one CPU bf16 test)");
+    return {};
+}
+
+/// A basis' detail in the UI's words; empty when it has none or a clause this UI does not know.
+QString detailWords(const FigureBasis& basis) {
+    QStringList clauses;
+    for (const FigureDetail& d : basis.parts) {
+        const QString clause = detailClause(d);
+        if (clause.isEmpty())
+            return {};
+        clauses << clause;
+    }
+    return clauses.join(FixWording::tr("; "));
+}
+
 /// True when this UI words every lever of `fix`; otherwise core's English is shown whole.
 bool known(const FixSuggestion& fix) {
     if (fix.parts.empty())
@@ -242,12 +374,15 @@ QString FixWording::basis(const FigureBasis& basis) {
         source = tr("not measured");
         break;
     }
-    // Core's detail is English numbers and citations: an English UI shows it as given, on the
-    // same line; a translated one shows the kind of source alone rather than English inside
-    // its sentence.
-    if (basis.detail.empty() || translationInstalled())
+    if (basis.detail.empty())
         return source;
-    return tr("%1 (%2)").arg(source, QString::fromStdString(basis.detail));
+    // An English UI shows core's detail as given; a translated one words it from its kinds and
+    // values, and shows the kind of source alone for a detail it cannot word (English inside a
+    // translated sentence would be worse).
+    if (!translationInstalled())
+        return tr("%1 (%2)").arg(source, QString::fromStdString(basis.detail));
+    const QString words = detailWords(basis);
+    return words.isEmpty() ? source : tr("%1 (%2)").arg(source, words);
 }
 
 QString FixWording::cited(FigureSource source, const std::string& citation) {

@@ -20,8 +20,8 @@ public:
     static QString reason(const FixSuggestion& fix);
     /// The expected accuracy effect in words ("none expected" when no lever costs any).
     static QString accuracyEffect(const FixSuggestion& fix);
-    /// Where a figure comes from: its source kind, then core's English detail (numbers,
-    /// citations) in an English UI; a translated UI gives the kind alone.
+    /// Where a figure comes from: its source kind, then its detail (numbers, citations):
+    /// core's English in an English UI, worded from FigureBasis::parts in a translated one.
     static QString basis(const FigureBasis& basis);
     /// The kind of source with a citation (a name, shown as given in any language).
     static QString cited(FigureSource source, const std::string& citation);

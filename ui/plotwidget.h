@@ -39,6 +39,16 @@ public:
     void setAxisLabels(const QString& x, const QString& y);
     /// Draws a horizontal reference line (the memory budget); value <= 0 hides it.
     void setReferenceLine(double value, const QString& label);
+    /// Adds a vertical marker line at key `x` with `label` at its foot (the moment of an OOM).
+    /// Labels are laid out so that none crosses a marker line or another label.
+    void addMarker(double x, const QString& label, const QColor& color);
+    void clearMarkers();
+    /// Where the last redraw put the reference line's label (empty when hidden), each marker's
+    /// label (empty when hidden: it shares an earlier close marker's label of the same text, or
+    /// fits nowhere) and each marker's line (x in pixels): for tests of the layout.
+    QRectF referenceLabelRect() const { return m_referenceRect; }
+    QVector<QRectF> markerLabelRects() const;
+    QVector<double> markerPixels() const;
     /// A logarithmic value axis (learning rate).
     void setLogarithmic(bool on);
     /// What the empty plot says will appear (shown instead of axes while no series has data).
@@ -76,6 +86,7 @@ private:
     void applyPalette();
     void replotNow();
     void placeLabels();
+    void placeMarkedLabels(const QRect& area);
     void showLegend();
     void fitLegend();
     bool hasData() const;
@@ -91,6 +102,14 @@ private:
     QCPItemStraightLine* m_reference = nullptr;
     QCPItemText* m_referenceLabel = nullptr;
     QCPItemText* m_empty = nullptr;
+    struct Marker {
+        double x = 0;
+        QCPItemStraightLine* line = nullptr;
+        QCPItemText* label = nullptr;
+        QRectF rect; ///< where placeLabels() put the label
+    };
+    QVector<Marker> m_markers;
+    QRectF m_referenceRect;
     QString m_emptyText; ///< unwrapped; placeLabels() wraps it to the plot area
     double m_referenceValue = 0;
     bool m_followData = true;

@@ -96,27 +96,6 @@ const std::vector<std::string>& checkpointingModes() {
     return modes;
 }
 
-/// One problem of the strategy named `name` in words: the strategy, the message, the setting
-/// when the message does not name it, and the fix. Coded problems are worded in the UI's
-/// language; others keep core's English (whose message names the strategy).
-QString problemLine(const std::string& name, const Diagnostic& d) {
-    if (!d.code.empty()) {
-        const QString who =
-            name.empty() ? StrategyEditor::tr("a strategy")
-                         : StrategyEditor::tr("strategy '%1'").arg(QString::fromStdString(name));
-        QString what = DiagnosticWording::message(d);
-        if (!d.key.empty() && d.key != "name" && d.code != "override_twice")
-            what = StrategyEditor::tr("%1: %2").arg(QString::fromStdString(d.key), what);
-        return StrategyEditor::tr("%1: %2").arg(who, what);
-    }
-    QString line = QString::fromStdString(d.message);
-    if (!d.key.empty() && d.message.find(d.key) == std::string::npos)
-        line += QStringLiteral(" ('%1')").arg(QString::fromStdString(d.key));
-    if (!d.fix.empty())
-        line += QStringLiteral(" - ") + QString::fromStdString(d.fix);
-    return line;
-}
-
 /// Where a claim comes from: the default matrix's source in the user's language, a source from
 /// a strategies file as written there.
 QString claimSourceText(const std::string& source) {
@@ -407,6 +386,23 @@ void StrategyEditor::commitForm() {
 
 hr::Diagnostics StrategyEditor::problems() const {
     return checkStrategies(m_strategies);
+}
+
+QString StrategyEditor::problemLine(const std::string& name, const Diagnostic& d) {
+    if (!d.code.empty()) {
+        const QString who =
+            name.empty() ? tr("a strategy") : tr("strategy '%1'").arg(QString::fromStdString(name));
+        QString what = DiagnosticWording::message(d);
+        if (!d.key.empty() && d.key != "name" && d.code != "override_twice")
+            what = tr("%1: %2").arg(QString::fromStdString(d.key), what);
+        return tr("%1: %2").arg(who, what);
+    }
+    QString line = QString::fromStdString(d.message);
+    if (!d.key.empty() && d.message.find(d.key) == std::string::npos)
+        line += QStringLiteral(" ('%1')").arg(QString::fromStdString(d.key));
+    if (!d.fix.empty())
+        line += QStringLiteral(" - ") + QString::fromStdString(d.fix);
+    return line;
 }
 
 QString StrategyEditor::problemsText() const {

@@ -41,6 +41,10 @@ public:
     hr::Diagnostics problems() const;
     /// problems() in words, one a line; empty when there are none.
     QString problemsText() const;
+    /// One problem of the strategy named `name` in words: the strategy, the message, the setting
+    /// when the message does not name it, and the fix. Coded problems are worded in the UI's
+    /// language; others keep core's English (whose message names the strategy).
+    static QString problemLine(const std::string& name, const hr::Diagnostic& d);
 
     int currentIndex() const;
     void setCurrentIndex(int index);

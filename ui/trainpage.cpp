@@ -215,9 +215,7 @@ void TrainPage::resetRunView() {
         plot->clear();
     m_peaks = RunPeaks();
     m_lastSample.reset();
-    for (QCPAbstractItem* item : std::as_const(m_oomItems))
-        m_memory->plot()->removeItem(item);
-    m_oomItems.clear();
+    m_memory->clearMarkers();
     m_oomTimes.clear();
     m_memoryStatus->clear();
 }
@@ -381,23 +379,7 @@ void TrainPage::addOomMark(double seconds) {
         if (std::abs(t - seconds) < 1.0)
             return;
     m_oomTimes << seconds;
-    QCustomPlot* plot = m_memory->plot();
-    auto* line = new QCPItemStraightLine(plot);
-    line->point1->setCoords(seconds, 0);
-    line->point2->setCoords(seconds, 1);
-    line->setPen(QPen(QColor(200, 30, 30), 1.5, Qt::DashLine));
-    auto* label = new QCPItemText(plot);
-    label->position->setTypeX(QCPItemPosition::ptPlotCoords);
-    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    // At the foot of the line: the budget's label sits at the top, by the budget line.
-    label->position->setCoords(seconds, 0.98);
-    label->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
-    label->setPadding(QMargins(3, 1, 3, 1));
-    label->setText(tr("out of memory"));
-    label->setColor(QColor(200, 30, 30));
-    label->setClipToAxisRect(true);
-    m_oomItems << line << label;
-    m_memory->scheduleReplot();
+    m_memory->addMarker(seconds, tr("out of memory"), QColor(200, 30, 30));
 }
 
 void TrainPage::onFinished(const hr::RunFinished& event) {

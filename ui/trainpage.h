@@ -14,7 +14,6 @@ class QLabel;
 class QProgressBar;
 class QToolButton;
 class QAction;
-class QCPAbstractItem;
 
 namespace hr::ui {
 
@@ -108,7 +107,6 @@ private:
     double m_lastSampleSeconds = 0;
     std::optional<hr::MemorySample> m_lastSample; ///< of this run, for the status line
     QVector<double> m_oomTimes;
-    QList<QCPAbstractItem*> m_oomItems;
     RunPeaks m_peaks;
     QString m_state;
 };

@@ -11,14 +11,33 @@ namespace hr::fixcost {
 
 namespace {
 
+std::string oneDecimal(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f", value);
+    return buffer;
+}
+
 std::string percent(double factor) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%+.0f%%", (factor - 1.0) * 100.0);
     return buffer;
 }
 
-FigureBasis basis(FigureSource source, std::string detail) {
-    return FigureBasis{source, std::move(detail)};
+/// A figure's basis with one clause: its kind and values for a UI, `detail` for the CLI.
+/// The kinds (values): batch_overhead_published (percent), batch_overhead_assumed (percent),
+/// published_accumulate (-), published_small_batch (-), published_amp_time (-),
+/// amp_cpu_assumed (-), published_amp_map (-), amp_cpu_unpublished (-), checkpoint_flops
+/// (percent), tested_same_gradients (-), pixel_flops (percent), object_sizes (-),
+/// unknown_scale (-), published_gflops (to, from), published_map (to, from), freeze_flops
+/// (percent), depends_on_data (-), optimizer_step_small (-), depends_on_lr (-),
+/// offload_host_copies (-), offload_cpu_same_ram (-), same_arithmetic (-),
+/// validation_small (-), same_arithmetic_per_image (-), assign_passes (passes, passes now,
+/// ms per pass, ms per step, percent), identical_targets (-), cache_release (-),
+/// ddp_scaling (-), not_measured (-), decode_again (-), same_images (-),
+/// loader_bottleneck (-), mosaic_small (-).
+FigureBasis basis(FigureSource source, std::string kind, std::vector<std::string> args,
+                  const std::string& detail) {
+    return figureBasis(source, std::move(kind), std::move(args), detail);
 }
 
 // The published strategy table (YOLOv9-c, RTX-class GPUs) that the design notes reproduce.
@@ -89,18 +108,19 @@ FixEffect smallerBatch(int fromBatch, int toBatch, bool cuda) {
     const double r = cuda ? kStepOverheadImagesCuda : kStepOverheadImagesCpu;
     FixEffect e;
     e.speedFactor = (r / toBatch + 1.0) / (r / fromBatch + 1.0);
-    e.speedBasis = cuda ? basis(FigureSource::Published,
-                                std::string("per-step overhead fitted to the batch 16 vs batch "
-                                            "4 + accumulate 4 epoch times of ") +
-                                    kStrategyTable + " (" + percent(e.speedFactor) + ")")
-                        : basis(FigureSource::Assumption,
-                                "assumed per-step overhead of half an image's time (" +
-                                    percent(e.speedFactor) + "), not measured here");
+    e.speedBasis =
+        cuda ? basis(FigureSource::Published, "batch_overhead_published", {percent(e.speedFactor)},
+                     std::string("per-step overhead fitted to the batch 16 vs batch "
+                                 "4 + accumulate 4 epoch times of ") +
+                         kStrategyTable + " (" + percent(e.speedFactor) + ")")
+             : basis(FigureSource::Assumption, "batch_overhead_assumed", {percent(e.speedFactor)},
+                     "assumed per-step overhead of half an image's time (" +
+                         percent(e.speedFactor) + "), not measured here");
     if (toBatch >= 4) {
         e.accuracyCost = 0;
         e.accuracyEffect = "same mAP within noise: accumulation keeps the nominal batch "
                            "(published: batch 4 + accumulate 4 mAP50 0.679 vs 0.682)";
-        e.accuracyBasis = basis(FigureSource::Published,
+        e.accuracyBasis = basis(FigureSource::Published, "published_accumulate", {},
                                 std::string(kStrategyTable) +
                                     ": batch 4 + accumulate 4 mAP50 0.679 vs batch 16 0.682");
     } else {
@@ -109,7 +129,7 @@ FixEffect smallerBatch(int fromBatch, int toBatch, bool cuda) {
                            std::to_string(toBatch) +
                            " image(s) are noisy (published: batch 2 + AMP + accumulate 8 "
                            "mAP50 0.675 vs 0.682)";
-        e.accuracyBasis = basis(FigureSource::Published,
+        e.accuracyBasis = basis(FigureSource::Published, "published_small_batch", {},
                                 std::string(kStrategyTable) +
                                     ": batch 2 + AMP + accumulate 8 mAP50 0.675 vs batch 16 0.682");
     }
@@ -119,10 +139,10 @@ FixEffect smallerBatch(int fromBatch, int toBatch, bool cuda) {
 FixEffect amp(bool cuda) {
     FixEffect e;
     e.speedFactor = cuda ? kAmpSpeedCuda : kAmpSpeedCpu;
-    e.speedBasis = cuda ? basis(FigureSource::Published,
+    e.speedBasis = cuda ? basis(FigureSource::Published, "published_amp_time", {},
                                 std::string(kStrategyTable) +
                                     ": batch 4 + AMP 15 min vs batch 4 + accumulate 4 21 min")
-                        : basis(FigureSource::Assumption,
+                        : basis(FigureSource::Assumption, "amp_cpu_assumed", {},
                                 "assumed for bf16 autocast on CPU, not measured here");
     e.accuracyCost = 1;
     e.accuracyEffect = cuda ? "mAP within noise in published runs (0.680 vs 0.682); fp16 "
@@ -130,9 +150,9 @@ FixEffect amp(bool cuda) {
                             : "bf16 keeps fp32's range but 8 bits of mantissa; its mAP effect "
                               "on YOLO is not measured";
     e.accuracyBasis =
-        cuda ? basis(FigureSource::Published,
+        cuda ? basis(FigureSource::Published, "published_amp_map", {},
                      std::string(kStrategyTable) + ": batch 4 + AMP mAP50 0.680 vs 0.682")
-             : basis(FigureSource::NotMeasured,
+             : basis(FigureSource::NotMeasured, "amp_cpu_unpublished", {},
                      "no published YOLO figure for bf16 on CPU; not measured here");
     return e;
 }
@@ -145,16 +165,16 @@ FixEffect checkpointing(Checkpointing from, Checkpointing to) {
     };
     FixEffect e;
     e.speedFactor = cost(to) / cost(from);
-    e.speedBasis = basis(FigureSource::FlopCount,
+    e.speedBasis = basis(FigureSource::FlopCount, "checkpoint_flops", {percent(e.speedFactor)},
                          "one extra forward of the wrapped blocks, backward counted as 2 x "
                          "forward FLOPs, the backbone as half of the forward (" +
                              percent(e.speedFactor) + ")");
     e.accuracyCost = 0;
     e.accuracyEffect = "none: the same computation, recomputed (BatchNorm statistics are "
                        "updated once)";
-    e.accuracyBasis =
-        basis(FigureSource::Assumption, "the same arithmetic (gradients tested equal), not an mAP "
-                                        "measurement");
+    e.accuracyBasis = basis(FigureSource::Assumption, "tested_same_gradients", {},
+                            "the same arithmetic (gradients tested equal), not an mAP "
+                            "measurement");
     return e;
 }
 
@@ -162,14 +182,15 @@ FixEffect smallerImage(int fromImgsz, int toImgsz) {
     FixEffect e;
     const double ratio = static_cast<double>(toImgsz) / fromImgsz;
     e.speedFactor = ratio * ratio;
-    e.speedBasis = basis(FigureSource::FlopCount, "convolution FLOPs scale with the pixel count (" +
-                                                      percent(e.speedFactor) + ")");
+    e.speedBasis =
+        basis(FigureSource::FlopCount, "pixel_flops", {percent(e.speedFactor)},
+              "convolution FLOPs scale with the pixel count (" + percent(e.speedFactor) + ")");
     e.accuracyCost = 2;
     e.accuracyEffect = "lower recall on small objects: every object shrinks to " +
                        std::to_string(static_cast<int>(std::lround(ratio * 100))) +
                        "% of its size, and ones under ~8 px vanish at stride 8";
-    e.accuracyBasis =
-        basis(FigureSource::NotMeasured, "depends on this data set's object sizes; not measured");
+    e.accuracyBasis = basis(FigureSource::NotMeasured, "object_sizes", {},
+                            "depends on this data set's object sizes; not measured");
     return e;
 }
 
@@ -179,9 +200,11 @@ FixEffect smallerScale(int family, char fromScale, char toScale) {
     const ScaleFigures* from = findScale(family, fromScale);
     const ScaleFigures* to = findScale(family, toScale);
     if (!from || !to) {
-        e.speedBasis = basis(FigureSource::NotMeasured, "unknown scale: no figures");
+        e.speedBasis =
+            basis(FigureSource::NotMeasured, "unknown_scale", {}, "unknown scale: no figures");
         e.accuracyEffect = "a smaller model learns less; training restarts from scratch";
-        e.accuracyBasis = basis(FigureSource::NotMeasured, "unknown scale: no figures");
+        e.accuracyBasis =
+            basis(FigureSource::NotMeasured, "unknown_scale", {}, "unknown scale: no figures");
         return e;
     }
     e.speedFactor = to->gflops / from->gflops;
@@ -189,7 +212,8 @@ FixEffect smallerScale(int family, char fromScale, char toScale) {
     std::snprintf(flops, sizeof flops,
                   "GFLOPs %.1f vs %.1f at 640 px, from Ultralytics' published model table",
                   to->gflops, from->gflops);
-    e.speedBasis = basis(FigureSource::FlopCount, flops);
+    e.speedBasis = basis(FigureSource::FlopCount, "published_gflops",
+                         {oneDecimal(to->gflops), oneDecimal(from->gflops)}, flops);
     char buffer[200];
     std::snprintf(buffer, sizeof buffer,
                   "published COCO mAP50-95 %.1f vs %.1f; training restarts from scratch "
@@ -199,7 +223,8 @@ FixEffect smallerScale(int family, char fromScale, char toScale) {
     std::snprintf(buffer, sizeof buffer,
                   "Ultralytics' published COCO val2017 mAP50-95 at 640 px: %.1f vs %.1f", to->map,
                   from->map);
-    e.accuracyBasis = basis(FigureSource::Published, buffer);
+    e.accuracyBasis = basis(FigureSource::Published, "published_map",
+                            {oneDecimal(to->map), oneDecimal(from->map)}, buffer);
     return e;
 }
 
@@ -208,7 +233,7 @@ FixEffect freezeBackbone(bool pretrained) {
     // Backward through a frozen backbone at the start of the network is skipped entirely:
     // its share of backward (about half of 2/3 of the step, see kBackboneForwardShare) goes.
     e.speedFactor = 1.0 - kBackboneForwardShare * 2.0 / 3.0;
-    e.speedBasis = basis(FigureSource::FlopCount,
+    e.speedBasis = basis(FigureSource::FlopCount, "freeze_flops", {percent(e.speedFactor)},
                          "no backward through the backbone, counted as half of the forward "
                          "and 2 x forward in backward (" +
                              percent(e.speedFactor) + ")");
@@ -221,16 +246,18 @@ FixEffect freezeBackbone(bool pretrained) {
         e.accuracyEffect = "the backbone stops learning where it is now; from scratch this "
                            "costs much accuracy";
     }
-    e.accuracyBasis = basis(FigureSource::NotMeasured, "depends on the data set; not measured");
+    e.accuracyBasis = basis(FigureSource::NotMeasured, "depends_on_data", {},
+                            "depends on the data set; not measured");
     return e;
 }
 
 FixEffect sgdInsteadOfAdam() {
     FixEffect e;
     e.speedFactor = 1.0;
-    e.speedBasis =
-        basis(FigureSource::Assumption, "assumed: the optimizer step is a small part of a step");
-    e.accuracyBasis = basis(FigureSource::NotMeasured, "depends on lr0 and the data; not measured");
+    e.speedBasis = basis(FigureSource::Assumption, "optimizer_step_small", {},
+                         "assumed: the optimizer step is a small part of a step");
+    e.accuracyBasis = basis(FigureSource::NotMeasured, "depends_on_lr", {},
+                            "depends on lr0 and the data; not measured");
     e.accuracyCost = 2;
     e.accuracyEffect = "different dynamics: SGD usually needs a higher lr0 (Ultralytics' auto "
                        "rule uses SGD lr 0.01 for long runs, AdamW for short ones)";
@@ -242,24 +269,25 @@ FixEffect optimizerOffload(bool cuda) {
     // On CUDA: gradients go to the host and weights come back each optimizer step, and the
     // update runs on the CPU.
     e.speedFactor = cuda ? 1.15 : 1.0;
-    e.speedBasis = cuda ? basis(FigureSource::Assumption,
+    e.speedBasis = cuda ? basis(FigureSource::Assumption, "offload_host_copies", {},
                                 "assumed +15% for host copies and a CPU update per step")
-                        : basis(FigureSource::Assumption,
+                        : basis(FigureSource::Assumption, "offload_cpu_same_ram", {},
                                 "on CPU the state stays in the same RAM, only outside the budget");
     e.accuracyCost = 0;
     e.accuracyEffect = "none: the same update, computed elsewhere";
-    e.accuracyBasis = basis(FigureSource::Assumption, "the same arithmetic");
+    e.accuracyBasis = basis(FigureSource::Assumption, "same_arithmetic", {}, "the same arithmetic");
     return e;
 }
 
 FixEffect smallerValidationBatch() {
     FixEffect e;
     e.speedFactor = 1.0;
-    e.speedBasis = basis(FigureSource::Assumption,
+    e.speedBasis = basis(FigureSource::Assumption, "validation_small", {},
                          "assumed: training untouched, validation a small part of an epoch");
     e.accuracyCost = 0;
     e.accuracyEffect = "none: validation results do not depend on its batch";
-    e.accuracyBasis = basis(FigureSource::Assumption, "the same arithmetic per image");
+    e.accuracyBasis = basis(FigureSource::Assumption, "same_arithmetic_per_image", {},
+                            "the same arithmetic per image");
     return e;
 }
 
@@ -283,7 +311,9 @@ FixEffect chunkedAssignment(int fromBoxes, int toBoxes, int objects, std::int64_
     char perSlice[64];
     std::snprintf(perSlice, sizeof perSlice, "%.2f ms", sliceMs);
     e.speedBasis = basis(
-        FigureSource::Assumption,
+        FigureSource::Assumption, "assign_passes",
+        {std::to_string(slices(toBoxes)), std::to_string(slices(fromBoxes)), perSlice,
+         std::to_string(std::lround(stepMs)), percent(e.speedFactor)},
         "the same arithmetic in " + std::to_string(slices(toBoxes)) + " passes instead of " +
             std::to_string(slices(fromBoxes)) + "; each more pass assumed to cost ~" + perSlice +
             " against a step of ~" + std::to_string(std::lround(stepMs)) +
@@ -291,29 +321,30 @@ FixEffect chunkedAssignment(int fromBoxes, int toBoxes, int objects, std::int64_
     e.accuracyCost = 0;
     e.accuracyEffect = "no accuracy effect: same targets (each slice's results are combined "
                        "exactly; tested against one pass over all boxes)";
-    e.accuracyBasis = basis(FigureSource::Assumption, "identical targets (tested)");
+    e.accuracyBasis =
+        basis(FigureSource::Assumption, "identical_targets", {}, "identical targets (tested)");
     return e;
 }
 
 FixEffect releaseCachedBlocks() {
     FixEffect e;
     e.speedFactor = 1.0;
-    e.speedBasis =
-        basis(FigureSource::Assumption, "assumed: one cache release, refilled as it goes");
+    e.speedBasis = basis(FigureSource::Assumption, "cache_release", {},
+                         "assumed: one cache release, refilled as it goes");
     e.accuracyCost = 0;
     e.accuracyEffect = "none";
-    e.accuracyBasis = basis(FigureSource::Assumption, "the same arithmetic");
+    e.accuracyBasis = basis(FigureSource::Assumption, "same_arithmetic", {}, "the same arithmetic");
     return e;
 }
 
 FixEffect distributed(int devices) {
     FixEffect e;
     e.speedFactor = devices > 1 ? 1.1 / devices : 1.0;
-    e.speedBasis = basis(FigureSource::Assumption,
+    e.speedBasis = basis(FigureSource::Assumption, "ddp_scaling", {},
                          "assumed ideal data-parallel scaling plus 10% for the all-reduce");
     e.accuracyCost = 0;
     e.accuracyEffect = "same nominal batch; BatchNorm statistics per device unless sync_bn";
-    e.accuracyBasis = basis(FigureSource::NotMeasured, "not measured");
+    e.accuracyBasis = basis(FigureSource::NotMeasured, "not_measured", {}, "not measured");
     return e;
 }
 
@@ -321,20 +352,20 @@ FixEffect noImageCache() {
     FixEffect e;
     // Decoding images again each epoch costs little when the loader keeps ahead of the model.
     e.speedFactor = 1.1;
-    e.speedBasis =
-        basis(FigureSource::Assumption, "assumed +10%: images are decoded again every epoch");
+    e.speedBasis = basis(FigureSource::Assumption, "decode_again", {},
+                         "assumed +10%: images are decoded again every epoch");
     e.accuracyCost = 0;
     e.accuracyEffect = "none";
-    e.accuracyBasis = basis(FigureSource::Assumption, "the same images");
+    e.accuracyBasis = basis(FigureSource::Assumption, "same_images", {}, "the same images");
     return e;
 }
 
 FixEffect fewerWorkers(int fromWorkers, int toWorkers) {
     FixEffect e;
     e.speedFactor = 1.0;
-    e.speedBasis =
-        basis(FigureSource::Assumption, "assumed: slower only when the loader is the bottleneck");
-    e.accuracyBasis = basis(FigureSource::Assumption, "the same images");
+    e.speedBasis = basis(FigureSource::Assumption, "loader_bottleneck", {},
+                         "assumed: slower only when the loader is the bottleneck");
+    e.accuracyBasis = basis(FigureSource::Assumption, "same_images", {}, "the same images");
     e.accuracyCost = 0;
     e.accuracyEffect = "none (" + std::to_string(fromWorkers) + " -> " + std::to_string(toWorkers) +
                        " loader threads)";
@@ -344,9 +375,9 @@ FixEffect fewerWorkers(int fromWorkers, int toWorkers) {
 FixEffect mosaicOff() {
     FixEffect e;
     e.speedFactor = 1.0;
-    e.speedBasis =
-        basis(FigureSource::Assumption, "assumed: mosaic's assembly is a small part of loading");
-    e.accuracyBasis = basis(FigureSource::NotMeasured, "not measured");
+    e.speedBasis = basis(FigureSource::Assumption, "mosaic_small", {},
+                         "assumed: mosaic's assembly is a small part of loading");
+    e.accuracyBasis = basis(FigureSource::NotMeasured, "not_measured", {}, "not measured");
     e.accuracyCost = 2;
     e.accuracyEffect = "less augmentation: mosaic is one of YOLO's main augmentations "
                        "(Ultralytics turns it off only for the last close_mosaic epochs)";
@@ -375,6 +406,7 @@ FigureBasis combined(const std::vector<FigureBasis>& parts) {
             out.source = part.source;
         if (!part.detail.empty())
             out.detail += (out.detail.empty() ? "" : "; ") + part.detail;
+        out.parts.insert(out.parts.end(), part.parts.begin(), part.parts.end());
         first = false;
     }
     return out;

@@ -103,9 +103,11 @@ public:
             b = it->second;
         if (m_correction > 1.0) {
             char note[120];
-            std::snprintf(note, sizeof note, "; scaled by %.2f to what the failed step needed",
+            std::snprintf(note, sizeof note, "scaled by %.2f to what the failed step needed",
                           m_correction);
-            b.detail += note;
+            char factor[32];
+            std::snprintf(factor, sizeof factor, "%.2f", m_correction);
+            b.add("scaled_to_failed_step", {factor}, note);
         }
         return b;
     }
@@ -172,9 +174,10 @@ private:
         std::optional<std::int64_t> value =
             m_options.quickPredictor ? m_options.quickPredictor(config) : std::nullopt;
         if (value)
-            m_sources[key] = {FigureSource::MeasuredHere,
-                              "the estimator's cached probe steps on this machine (another "
-                              "image size scaled by the pixel count)"};
+            m_sources[key] =
+                figureBasis(FigureSource::MeasuredHere, "cached_probe_steps", {},
+                            "the estimator's cached probe steps on this machine (another "
+                            "image size scaled by the pixel count)");
         const bool late =
             m_options.predictionSeconds > 0 &&
             std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count() >
@@ -270,7 +273,8 @@ std::vector<FixSuggestion> hostFixes(const OomReport& report) {
         cand.steps[0]->apply(t);
         FixSuggestion f = toSuggestion(cand, t, 0, true);
         f.hostFix = true;
-        f.memoryBasis = {FigureSource::NotMeasured, "host memory is not predicted"};
+        f.memoryBasis = figureBasis(FigureSource::NotMeasured, "host_not_predicted", {},
+                                    "host memory is not predicted");
         f.reason += " Host memory is not predicted; this frees host RAM, not device memory.";
         out.push_back(std::move(f));
     }
@@ -300,7 +304,8 @@ std::optional<FixSuggestion> releaseCacheFix(const OomReport& report, Search& se
                " in cached blocks that the failed request could not use (fragmentation); the "
                "step itself needed " +
                formatBytes(need) + ". Speed: " + e.speedBasis.detail + ".";
-    f.memoryBasis = {FigureSource::MeasuredHere, "what the failed step needed"};
+    f.memoryBasis = figureBasis(FigureSource::MeasuredHere, "failed_step_need", {},
+                                "what the failed step needed");
     f.speedBasis = e.speedBasis;
     f.accuracyBasis = e.accuracyBasis;
     f.fits = true;
@@ -325,7 +330,14 @@ void useMeasuredFigures(FixSuggestion& f, const OomReport& report, const Advisor
                           "%s against %.3f (%.3f) in run %s",
                           after->map, after->map50, after->run.c_str(), before->map, before->map50,
                           before->run.c_str());
-            f.accuracyBasis = {FigureSource::MeasuredHere, text};
+            char numbers[4][32];
+            std::snprintf(numbers[0], sizeof numbers[0], "%.3f", after->map);
+            std::snprintf(numbers[1], sizeof numbers[1], "%.3f", after->map50);
+            std::snprintf(numbers[2], sizeof numbers[2], "%.3f", before->map);
+            std::snprintf(numbers[3], sizeof numbers[3], "%.3f", before->map50);
+            f.accuracyBasis = figureBasis(
+                FigureSource::MeasuredHere, "measured_map",
+                {numbers[0], numbers[1], after->run, numbers[2], numbers[3], before->run}, text);
         }
     }
     if (options.timePredictor) {
@@ -338,7 +350,11 @@ void useMeasuredFigures(FixSuggestion& f, const OomReport& report, const Advisor
                           "timed on this machine by the estimator's probe steps (CPU time, "
                           "medians of 3 or more steps): %.1f ms per image instead of %.1f ms",
                           *after * 1e3, *before * 1e3);
-            f.speedBasis = {FigureSource::MeasuredHere, text};
+            char ms[2][32];
+            std::snprintf(ms[0], sizeof ms[0], "%.1f", *after * 1e3);
+            std::snprintf(ms[1], sizeof ms[1], "%.1f", *before * 1e3);
+            f.speedBasis =
+                figureBasis(FigureSource::MeasuredHere, "timed_here", {ms[0], ms[1]}, text);
         }
     }
     if (options.useSpeedChecks)
@@ -347,10 +363,12 @@ void useMeasuredFigures(FixSuggestion& f, const OomReport& report, const Advisor
             f.speedCorrection = *ratio;
             char text[160];
             std::snprintf(text, sizeof text,
-                          "; x%.2f: the last run on this machine that applied this fix measured "
+                          "x%.2f: the last run on this machine that applied this fix measured "
                           "that much against its prediction",
                           *ratio);
-            f.speedBasis.detail += text;
+            char factor[32];
+            std::snprintf(factor, sizeof factor, "%.2f", *ratio);
+            f.speedBasis.add("speed_check", {factor}, text);
             f.speedBasis.source = FigureSource::MeasuredHere;
         }
 }
@@ -406,11 +424,11 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
     if (!going)
         return {};
     const FigureBasis predictorBasis =
-        predictor
-            ? FigureBasis{FigureSource::MeasuredHere, "the estimator's probe steps on this machine"}
-            : FigureBasis{FigureSource::Assumption,
-                          "scaled from the failed step's measured breakdown by batch x "
-                          "image size; AMP assumed to keep 60% (one CPU bf16 test)"};
+        predictor ? figureBasis(FigureSource::MeasuredHere, "probe_steps", {},
+                                "the estimator's probe steps on this machine")
+                  : figureBasis(FigureSource::Assumption, "report_scaling", {},
+                                "scaled from the failed step's measured breakdown by batch x "
+                                "image size; AMP assumed to keep 60% (one CPU bf16 test)");
     Search search(report, predictor ? predictor : reportScalingPredictor(report), predictorBasis,
                   options);
 

@@ -40,11 +40,39 @@ inline const char* toString(FigureSource source) {
     return "not_measured";
 }
 
+/// One clause of a figure's detail as a kind and its values (numbers, percentages, run names),
+/// for a UI that words it in its own language. The kinds and their values are listed where
+/// they are made: fix_cost_model.cpp and fix_search.cpp.
+struct FigureDetail {
+    std::string kind;
+    std::vector<std::string> args;
+};
+
 /// A figure's source and the words that go with it (a citation, the measurement, the count).
 struct FigureBasis {
     FigureSource source = FigureSource::NotMeasured;
-    std::string detail;
+    std::string detail;              ///< the CLI's English, clauses joined by "; "
+    std::vector<FigureDetail> parts; ///< the same clauses as kinds and values
+
+    FigureBasis() = default;
+    /// A basis whose detail (if any) is English only: a UI shows the kind of source alone.
+    FigureBasis(FigureSource source, std::string detail = {})
+        : source(source), detail(std::move(detail)) {}
+
+    /// Appends a clause: its English to `detail` and its kind and values to `parts`.
+    void add(std::string kind, std::vector<std::string> args, const std::string& english) {
+        detail += (detail.empty() ? "" : "; ") + english;
+        parts.push_back({std::move(kind), std::move(args)});
+    }
 };
+
+/// A basis with one clause (FigureBasis::add).
+inline FigureBasis figureBasis(FigureSource source, std::string kind, std::vector<std::string> args,
+                               const std::string& english) {
+    FigureBasis b(source);
+    b.add(std::move(kind), std::move(args), english);
+    return b;
+}
 
 /// One lever's setting within a fix, as values: a UI words it in its own language (the English
 /// title, reason and accuracyEffect of FixSuggestion are worded from the same values).

@@ -132,6 +132,8 @@ ComparisonRow rowFromRun(const RunRecord& run, const Strategy* strategy) {
     if (end.failed) {
         row.status = row.ooms > 0 || end.state == "stopped_by_oom" ? "OOM" : "failed";
         row.message = end.reason;
+        row.messageCode = end.reasonCode;
+        row.messageArgs = end.reasonArgs;
     } else if (end.finished) {
         row.status = end.state == "stopped" || stoppedEarly ? "stopped" : "done";
     } else {
@@ -152,6 +154,8 @@ Comparison compareRunFolders(const std::vector<std::string>& dirs) {
             row.runDir = dir;
             row.status = "not run";
             row.message = error;
+            row.messageCode = "run_unreadable";
+            row.messageArgs = {error};
             comparison.rows.push_back(row);
         }
     }

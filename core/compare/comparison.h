@@ -44,7 +44,13 @@ struct ComparisonRow {
     /// in events.jsonl), "invalid" (the strategy's settings were rejected), "not run".
     std::string status;
     std::string oomPhase; ///< phase of the first OOM ("forward", "backward" ...), when any
-    std::string message;  ///< why it failed or was not run
+    std::string message;  ///< why it failed or was not run (the CLI's English)
+    /// The message as a code and its values, for a UI in another language: a run's failure
+    /// code (RunFailed::code), or "comparison_stopped" (-), "strategy_invalid" (`problems`
+    /// holds the diagnostics), "run_unreadable" (detail). Empty when not coded.
+    std::string messageCode;
+    std::vector<std::string> messageArgs;
+    Diagnostics problems; ///< "strategy_invalid": the strategy's errors
     int ooms = 0;         ///< OOM events in the run (recovered ones included)
 
     int batch = 0, accumulate = 0, imgsz = 0, epochs = 0;

@@ -34,6 +34,7 @@ Comparison StrategyRunner::run() {
             if (m_stop) {
                 row.status = "not run";
                 row.message = "the comparison was stopped";
+                row.messageCode = "comparison_stopped";
                 comparison.rows.push_back(row);
                 continue;
             }
@@ -43,19 +44,25 @@ Comparison StrategyRunner::run() {
         if (!config) {
             row.status = "invalid";
             for (const Diagnostic& d : problems)
-                if (d.severity == Diagnostic::Severity::Error)
+                if (d.severity == Diagnostic::Severity::Error) {
                     row.message += (row.message.empty() ? "" : "; ") + d.toString();
+                    row.problems.push_back(d);
+                }
+            row.messageCode = "strategy_invalid";
             comparison.rows.push_back(row);
             continue;
         }
-        std::string runDir, failure, oomPhase;
+        std::string runDir, failure, failureCode, oomPhase;
+        std::vector<std::string> failureArgs;
         try {
             Trainer trainer(*config, [&](const TrainEvent& event) {
                 if (const auto* started = std::get_if<RunStarted>(&event))
                     runDir = started->runDir;
-                else if (const auto* failed = std::get_if<RunFailed>(&event))
+                else if (const auto* failed = std::get_if<RunFailed>(&event)) {
                     failure = failed->message;
-                else if (const auto* oom = std::get_if<OomOccurred>(&event))
+                    failureCode = failed->code;
+                    failureArgs = failed->args;
+                } else if (const auto* oom = std::get_if<OomOccurred>(&event))
                     oomPhase = oomPhase.empty() ? toString(oom->report.phase) : oomPhase;
                 if (m_sink)
                     m_sink(i, event);
@@ -73,6 +80,8 @@ Comparison StrategyRunner::run() {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_current = nullptr;
             failure = userMessage(e);
+            failureCode = "unexpected";
+            failureArgs = {failure};
         }
         std::string loadError;
         std::optional<RunRecord> record;
@@ -82,14 +91,19 @@ Comparison StrategyRunner::run() {
             ComparisonRow measured = rowFromRun(*record, &strategy);
             if (measured.oomPhase.empty())
                 measured.oomPhase = oomPhase;
-            if (measured.message.empty())
+            if (measured.message.empty()) {
                 measured.message = failure;
+                measured.messageCode = failureCode;
+                measured.messageArgs = failureArgs;
+            }
             comparison.rows.push_back(std::move(measured));
         } else {
             row.runDir = runDir;
             row.status = oomPhase.empty() ? "failed" : "OOM";
             row.oomPhase = oomPhase;
             row.message = failure.empty() ? loadError : failure;
+            row.messageCode = failure.empty() ? "run_unreadable" : failureCode;
+            row.messageArgs = failure.empty() ? std::vector<std::string>{loadError} : failureArgs;
             comparison.rows.push_back(row);
         }
     }

@@ -116,7 +116,11 @@ struct RunFailed {
     ///  resume_missing: path | resume_no_run: folder pattern | resume_damaged: path, detail |
     ///  resume_both_damaged: path, backup | checkpoint_write: path, detail |
     ///  data_loader: detail | validation_loader: detail | builtin_data: detail |
-    ///  fix_invalid: fix id, detail | aborted: detail.
+    ///  fix_invalid: fix id, detail | aborted: detail | data_config: diagnostics |
+    ///  no_train_images: diagnostics | launch_env: detail | rank_connect: detail |
+    ///  device: device, detail | model_build: model, diagnostics | weights_load: file, detail |
+    ///  run_folder: detail | resume_config: checkpoint, diagnostics | fix_broadcast: diagnostics |
+    ///  unexpected: detail (any other error, as userMessage() words it).
     /// A detail is core's English (an OS or loader error); a UI shows it as it is.
     std::string code;
     std::vector<std::string> args;
@@ -156,12 +160,9 @@ constexpr int kFixCheckSteps = 20;
 struct LogMessage {
     enum class Level { Info, Warning, Error } level = Level::Info;
     std::string text; ///< the CLI's English
-    /// The line as a code and its values, for a UI that words it in its own language; empty
-    /// when not coded (the UI shows `text`). events.jsonl: "code", "args". Codes and values:
-    ///  scanning: split (train|val), done, total | builtin_data: path | no_val_images: - |
-    ///  optimizer_auto: name, lr, momentum, planned iterations | resumed: folder, epoch |
-    ///  stopping_early: patience, best epoch | best_write: detail | results_write: detail |
-    ///  unreadable_images: count | validation_skipped: epoch | batch_auto: -.
+    /// The line as a code and its values, for a UI that words it in its own language.
+    /// events.jsonl: "code", "args". The codes and their values are listed once, in LogCode
+    /// (train/log_code.h); every line the trainer logs has one.
     std::string code;
     std::vector<std::string> args;
 };

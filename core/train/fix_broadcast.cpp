@@ -32,7 +32,8 @@ OomDecision decodeDecision(const std::string& text) {
     TrainConfigResult parsed = parseTrainConfig(yaml, "fix from rank 0");
     if (!parsed.config)
         throw RunError("the fix sent by rank 0 is unreadable:\n" +
-                       formatDiagnostics(parsed.diagnostics));
+                           formatDiagnostics(parsed.diagnostics),
+                       "fix_broadcast", {formatDiagnostics(parsed.diagnostics)});
     decision.stop = false;
     decision.config = *parsed.config;
     decision.predictedPeak = std::strtoll(peak.c_str(), nullptr, 10);

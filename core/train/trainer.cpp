@@ -171,7 +171,7 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
                     // The epoch's training is complete and will be saved; its metrics are not.
                     log(LogMessage::Level::Info,
                         "stopped: validation of epoch " + std::to_string(epoch + 1) + " skipped",
-                        "validation_skipped", {std::to_string(epoch + 1)});
+                        LogCode::ValidationSkipped, {std::to_string(epoch + 1)});
                     valLoader->stop();
                     result.valPeakBytes = 0;
                     validationSkipped = true;
@@ -291,7 +291,10 @@ int Trainer::Impl::runImpl() {
                     std::to_string(group->size()) + " ranks: gradients all-reduced in " +
                         std::to_string(buckets) + " buckets, " + std::to_string(overlapped) +
                         " of them launched during backward" +
-                        (config.zero == 1 ? "; optimizer state sharded (zero 1)" : ""));
+                        (config.zero == 1 ? "; optimizer state sharded (zero 1)" : ""),
+                    LogCode::GradientBuckets,
+                    {std::to_string(group->size()), std::to_string(buckets),
+                     std::to_string(overlapped), config.zero == 1 ? "1" : "0"});
             }
             shareEpochEnd(epoch);
         }
@@ -308,7 +311,7 @@ int Trainer::Impl::runImpl() {
                 fs::rename(folder->bestWeights() + ".tmp", folder->bestWeights(), ec);
             if (ec)
                 log(LogMessage::Level::Warning, "cannot write best.pt: " + ec.message(),
-                    "best_write", {ec.message()});
+                    LogCode::BestWrite, {ec.message()});
         }
         if (const int unreadable = trainLoader->loadFailures(); unreadable > loadFailuresSeen) {
             log(LogMessage::Level::Warning,
@@ -316,12 +319,12 @@ int Trainer::Impl::runImpl() {
                     " image(s) could not be read this epoch and were replaced by grey images: "
                     "they were moved, deleted or damaged while training. Put them back, or "
                     "check the data set (headroom-cli data check) before the next run.",
-                "unreadable_images", {std::to_string(unreadable - loadFailuresSeen)});
+                LogCode::UnreadableImages, {std::to_string(unreadable - loadFailuresSeen)});
             loadFailuresSeen = unreadable;
         }
         if (folder && !folder->writeEpoch(result))
             log(LogMessage::Level::Warning, "cannot write results.csv: " + folder->error(),
-                "results_write", {folder->error()});
+                LogCode::ResultsWrite, {folder->error()});
         drainSamples();
         emit(result);
         if (fixCheck.active) {
@@ -333,7 +336,8 @@ int Trainer::Impl::runImpl() {
             log(LogMessage::Level::Info,
                 "stopping early: no improvement in the last " + std::to_string(config.patience) +
                     " epochs; the best was epoch " + std::to_string(bestEpoch + 1),
-                "stopping_early", {std::to_string(config.patience), std::to_string(bestEpoch + 1)});
+                LogCode::StoppingEarly,
+                {std::to_string(config.patience), std::to_string(bestEpoch + 1)});
             finished.stoppedEarly = true;
             ++epoch;
             break;
@@ -382,6 +386,8 @@ int Trainer::run() {
         args = e.args;
     } catch (const std::exception& e) {
         reason = userMessage(e);
+        code = "unexpected";
+        args = {reason};
     } catch (const StopNow&) {
         reason = "stopped"; // cannot happen: trainEpoch catches it
     }

@@ -42,7 +42,7 @@ std::string Trainer::Impl::readableCheckpoint(const std::string& path, c10::IVal
                     firstError + "; resuming from its backup " + candidate + " (epoch " +
                         std::to_string(value.toInt()) + "; the damaged file is now " + path +
                         ".damaged)",
-                    "resumed_from_backup",
+                    LogCode::ResumedFromBackup,
                     {path, candidate, std::to_string(value.toInt()), firstError});
             }
             return candidate;
@@ -74,7 +74,8 @@ void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs)
             return;
         } catch (const c10::Error& e) {
             if (!isOomMessage(e.what_without_backtrace()))
-                throw RunError(userMessage(e, path));
+                throw RunError(userMessage(e, path), "checkpoint_write",
+                               {path, userMessage(e, path)});
             failure = OomFailure{e.what_without_backtrace(), true};
         } catch (const std::bad_alloc& e) {
             failure = OomFailure{std::string("host memory exhausted: ") + e.what(), true};
@@ -129,9 +130,10 @@ void Trainer::Impl::saveOptimizerShard() {
     archive.save_to(bytes);
     std::string error;
     if (!writeFileAtomically(shardPath(), bytes.str(), &error))
-        log(LogMessage::Level::Warning, "rank " + std::to_string(launch.rank) +
-                                            ": cannot write its optimizer shard (" + error +
-                                            "); a resumed run restarts it");
+        log(LogMessage::Level::Warning,
+            "rank " + std::to_string(launch.rank) + ": cannot write its optimizer shard (" + error +
+                "); a resumed run restarts it",
+            LogCode::OptimizerShardWrite, {std::to_string(launch.rank), error});
 }
 
 void Trainer::Impl::loadCheckpoint(const std::string& path) {
@@ -145,9 +147,10 @@ void Trainer::Impl::loadCheckpoint(const std::string& path) {
             shard.load_from(shardPath(), device);
             step->loadOptimizerShard(shard);
         } else {
-            log(LogMessage::Level::Warning, "rank " + std::to_string(launch.rank) +
-                                                ": no optimizer shard " + shardPath() +
-                                                "; its optimizer state starts afresh");
+            log(LogMessage::Level::Warning,
+                "rank " + std::to_string(launch.rank) + ": no optimizer shard " + shardPath() +
+                    "; its optimizer state starts afresh",
+                LogCode::OptimizerShardMissing, {std::to_string(launch.rank), shardPath()});
         }
     }
     c10::IValue value;

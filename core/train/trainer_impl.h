@@ -5,6 +5,7 @@
 // loop; trainer_setup.cpp; trainer_checkpoint.cpp; trainer_resume.cpp; oom_recovery.cpp;
 // fix_broadcast.cpp). Not part of the train module's interface.
 
+#include "train/log_code.h"
 #include "train/trainer.h"
 
 #include "config/data_config.h"
@@ -188,13 +189,11 @@ struct Trainer::Impl {
         if (sink)
             sink(event);
     }
-    void log(LogMessage::Level level, const std::string& text) {
-        emit(LogMessage{level, text, {}, {}});
-    }
     /// A line the UI words from `code` and `args` (LogMessage); `text` is the CLI's English.
-    void log(LogMessage::Level level, const std::string& text, std::string code,
+    /// Every line is coded: a new kind of line is a new LogCode, worded by the UI.
+    void log(LogMessage::Level level, const std::string& text, LogCode code,
              std::vector<std::string> args) {
-        emit(LogMessage{level, text, std::move(code), std::move(args)});
+        emit(LogMessage{level, text, toString(code), std::move(args)});
     }
 
     /// Forwards the sampler's points on the trainer thread (the sink's contract).

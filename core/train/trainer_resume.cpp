@@ -62,7 +62,8 @@ std::string Trainer::Impl::prepareResume(std::string& resumeDir) {
     TrainConfigResult stored = parseTrainConfig(yaml.toStringRef(), checkpoint);
     if (!stored.config)
         throw RunError("resume: the checkpoint's config is unusable:\n" +
-                       formatDiagnostics(stored.diagnostics));
+                           formatDiagnostics(stored.diagnostics),
+                       "resume_config", {checkpoint, formatDiagnostics(stored.diagnostics)});
     TrainConfig resumed = *stored.config;
     keepRuntimeSettings(resumed, config);
     config = resumed;

@@ -26,7 +26,7 @@ std::function<bool(int, int)> Trainer::Impl::scanProgress(const std::string& spl
             log(LogMessage::Level::Info,
                 "scanning the " + split + " images: " + std::to_string(done) + " of " +
                     std::to_string(total),
-                "scanning", {split, std::to_string(done), std::to_string(total)});
+                LogCode::Scanning, {split, std::to_string(done), std::to_string(total)});
         }
         return true;
     };
@@ -40,12 +40,13 @@ void Trainer::Impl::loadData() {
         if (dataPath.empty())
             throw RunError("cannot create the built-in data set: " + error, "builtin_data",
                            {error});
-        log(LogMessage::Level::Info, "using the built-in data set " + dataPath, "builtin_data",
-            {dataPath});
+        log(LogMessage::Level::Info, "using the built-in data set " + dataPath,
+            LogCode::BuiltinData, {dataPath});
     }
     DataConfigResult loaded = loadDataConfig(dataPath);
     if (!loaded.config)
-        throw RunError(formatDiagnostics(loaded.diagnostics));
+        throw RunError(formatDiagnostics(loaded.diagnostics), "data_config",
+                       {formatDiagnostics(loaded.diagnostics)});
     ScanOptions scan;
     scan.singleCls = config.single_cls;
     scan.fraction = config.fraction;
@@ -53,7 +54,8 @@ void Trainer::Impl::loadData() {
     auto train = std::make_shared<DatasetReport>(scanDataset(*loaded.config, Split::Train, scan));
     if (!train->usable())
         throw RunError("the training split has no usable image:\n" +
-                       formatDiagnostics(train->problems));
+                           formatDiagnostics(train->problems),
+                       "no_train_images", {formatDiagnostics(train->problems)});
     ScanOptions valScan;
     valScan.singleCls = config.single_cls;
     valScan.progress = scanProgress("validation");
@@ -61,7 +63,7 @@ void Trainer::Impl::loadData() {
     if (!val->usable()) {
         log(LogMessage::Level::Warning,
             "the data set has no usable validation images; validating on the training images",
-            "no_val_images", {});
+            LogCode::NoValImages, {});
         val = std::make_shared<DatasetReport>(*train);
         val->split = Split::Val;
     }
@@ -76,28 +78,34 @@ void Trainer::Impl::setUp() {
     const std::optional<LaunchEnv> env =
         launchOverride ? launchOverride : readLaunchEnv(&launchError);
     if (!env)
-        throw RunError(launchError);
+        throw RunError(launchError, "launch_env", {launchError});
     launch = *env;
     useComputeThreads(config.threads, launch.localWorldSize);
     if (config.nproc > 1 && !launch.distributed())
         log(LogMessage::Level::Warning,
             "nproc " + std::to_string(config.nproc) +
                 ": this process was not started as one of the workers (no RANK/WORLD_SIZE), so "
-                "it trains alone; `headroom-cli train --nproc N` starts them");
+                "it trains alone; `headroom-cli train --nproc N` starts them",
+            LogCode::NprocAlone, {std::to_string(config.nproc)});
     if (launch.distributed()) {
         std::string error;
         group = DataParallelGroup::connect(launch, collectiveTimeout(), &error,
                                            [this] { return abortReason(); });
         if (!group)
-            throw RunError(error);
+            throw RunError(error, "rank_connect", {error});
         if (config.sync_bn && leader())
-            log(LogMessage::Level::Info, "sync_bn: BatchNorm statistics over the batches of all " +
-                                             std::to_string(launch.worldSize) + " ranks");
+            log(LogMessage::Level::Info,
+                "sync_bn: BatchNorm statistics over the batches of all " +
+                    std::to_string(launch.worldSize) + " ranks",
+                LogCode::SyncBn, {std::to_string(launch.worldSize)});
         if (config.batch > 0 && config.batch % launch.worldSize != 0)
             log(LogMessage::Level::Warning,
                 "batch " + std::to_string(config.batch) + " is not a multiple of the " +
                     std::to_string(launch.worldSize) + " ranks; each rank takes " +
-                    std::to_string(rankBatch(config.batch, launch.worldSize)));
+                    std::to_string(rankBatch(config.batch, launch.worldSize)),
+                LogCode::BatchNotMultiple,
+                {std::to_string(config.batch), std::to_string(launch.worldSize),
+                 std::to_string(rankBatch(config.batch, launch.worldSize))});
     }
 
     std::string resumeDir;
@@ -106,14 +114,14 @@ void Trainer::Impl::setUp() {
     if (config.batch < 1) {
         log(LogMessage::Level::Warning,
             "batch -1 (auto-fit) is resolved by the command line or GUI; the trainer uses 16",
-            "batch_auto", {});
+            LogCode::BatchAuto, {});
         config.batch = 16;
     }
 
     try {
         device = resolveDevice(config.device);
     } catch (const std::invalid_argument& e) {
-        throw RunError(e.what());
+        throw RunError(e.what(), "device", {config.device, e.what()});
     }
     if (group && device.is_cuda())
         device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(launch.localRank));
@@ -135,34 +143,35 @@ void Trainer::Impl::setUp() {
         });
     } else {
         log(LogMessage::Level::Warning, "no memory probe for " + device.str() + ": " + probeError,
-            "no_probe", {device.str(), probeError});
+            LogCode::NoProbe, {device.str(), probeError});
     }
 
     loadData();
     ModelBuild build = buildModel(config.model, nc, config.model_scale);
     if (!build.model)
-        throw RunError(formatDiagnostics(build.diagnostics));
+        throw RunError(formatDiagnostics(build.diagnostics), "model_build",
+                       {config.model, formatDiagnostics(build.diagnostics)});
     if (const std::string weights = startingWeights(config); !weights.empty() && !config.resume) {
         std::string error;
         WeightTransfer transfer;
         if (!loadWeightsInto(build.model, weights, &error, &transfer))
-            throw RunError(error);
+            throw RunError(error, "weights_load", {weights, error});
         const std::string file = std::filesystem::path(weights).filename().string();
-        log(LogMessage::Level::Info, transfer.summary, "transferred",
+        log(LogMessage::Level::Info, transfer.summary, LogCode::Transferred,
             {std::to_string(transfer.transferred), std::to_string(transfer.total), file});
         if (transfer.transferred * 2 < transfer.total)
             log(LogMessage::Level::Warning,
                 "most tensors did not transfer (" + transfer.summary +
                     "): the weights were made for another architecture than " +
                     build.model->architectureName(),
-                "transfer_mostly_failed",
+                LogCode::TransferMostlyFailed,
                 {std::to_string(transfer.transferred), std::to_string(transfer.total), file,
                  build.model->architectureName()});
         if (const std::string w = classNamesMismatch(transfer.classNames, names); !w.empty())
             log(LogMessage::Level::Warning,
                 w + "; the class layers learn the data set's classes from scratch where the "
                     "counts differ, and keep the checkpoint's meaning where they agree",
-                "class_names_differ",
+                LogCode::ClassNamesDiffer,
                 {classNamesPreview(transfer.classNames), classNamesPreview(names)});
     }
     makeTrainLoader();
@@ -188,7 +197,7 @@ void Trainer::Impl::setUp() {
             "optimizer auto: " + choice.name + " lr=" + std::to_string(choice.lr) +
                 " momentum=" + std::to_string(choice.momentum) + " (" + std::to_string(iterations) +
                 " planned iterations)",
-            "optimizer_auto",
+            LogCode::OptimizerAuto,
             {choice.name, std::to_string(choice.lr), std::to_string(choice.momentum),
              std::to_string(iterations)});
 
@@ -198,9 +207,9 @@ void Trainer::Impl::setUp() {
                      ? RunFolder::open(resumeDir, &error)
                      : RunFolder::create(config.project, config.name, config.exist_ok, &error);
         if (!folder)
-            throw RunError(error);
+            throw RunError(error, "run_folder", {error});
         if (!folder->writeConfig(config))
-            throw RunError(folder->error());
+            throw RunError(folder->error(), "run_folder", {folder->error()});
     }
     runDir =
         group ? group->broadcastText(folder ? folder->path() : std::string(), 0) : folder->path();
@@ -209,8 +218,8 @@ void Trainer::Impl::setUp() {
         if (folder)
             folder->truncateResults(startEpoch);
         log(LogMessage::Level::Info,
-            "resumed " + resumeDir + " at epoch " + std::to_string(startEpoch + 1), "resumed",
-            {resumeDir, std::to_string(startEpoch + 1)});
+            "resumed " + resumeDir + " at epoch " + std::to_string(startEpoch + 1),
+            LogCode::Resumed, {resumeDir, std::to_string(startEpoch + 1)});
     }
     if (sampler) {
         sampler->setRank(launch.rank);
@@ -220,7 +229,8 @@ void Trainer::Impl::setUp() {
             !sampler->streamCsv(runDir + "/memory.rank" + std::to_string(launch.rank) + ".csv",
                                 config.resume, &streamError))
             log(LogMessage::Level::Warning,
-                "rank " + std::to_string(launch.rank) + ": " + streamError);
+                "rank " + std::to_string(launch.rank) + ": " + streamError,
+                LogCode::RankMemoryStream, {std::to_string(launch.rank), streamError});
         sampler->start();
     }
 }
