@@ -816,13 +816,25 @@ void TestAdvisor::measuredSpeedReplacesTheModel() {
     const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
     hr::AdvisorOptions options;
     // Timings of this machine: a per-step cost of 2 images' time, AMP twice as fast; none at
-    // other image sizes (as when only those probe steps ran).
-    options.timePredictor = [](const hr::TrainConfig& c) -> std::optional<double> {
-        if (c.imgsz != 640)
+    // other image sizes (as when only those probe steps ran). Nothing is timed yet: a timing
+    // needs probe steps, which the advisor runs only in its last ranking, for timingSeconds.
+    int probed = 0;
+    options.timePredictor = [&probed](const hr::TrainConfig& before, const hr::TrainConfig& after,
+                                      bool probe) -> std::optional<hr::TimedSpeed> {
+        if (!probe || after.imgsz != 640)
             return std::nullopt;
-        return (c.amp ? 0.5 : 1.0) * (1.0 + 2.0 / c.batch);
+        ++probed;
+        auto seconds = [](const hr::TrainConfig& c) {
+            return (c.amp ? 0.5 : 1.0) * (1.0 + 2.0 / c.batch);
+        };
+        return hr::TimedSpeed{seconds(after) / seconds(before), seconds(before), seconds(after), 3};
     };
+    for (const auto& f : hr::suggestFixes(r, model.predictor(), options))
+        QVERIFY(f.speedBasis.source != hr::FigureSource::MeasuredHere);
+    QCOMPARE(probed, 0);
+    options.timingSeconds = 60.0;
     const auto fixes = hr::suggestFixes(r, model.predictor(), options);
+    QVERIFY(probed > 0);
     bool sawBatch = false, sawImage = false;
     for (const auto& f : fixes) {
         if (f.id == "batch") {
@@ -831,6 +843,7 @@ void TestAdvisor::measuredSpeedReplacesTheModel() {
             QVERIFY(std::abs(f.speedFactor - expected) < 1e-9);
             QCOMPARE(f.speedBasis.source, hr::FigureSource::MeasuredHere);
             QVERIFY(f.speedBasis.detail.find("timed on this machine") != std::string::npos);
+            QVERIFY(f.speedBasis.detail.find("in turns") != std::string::npos);
         } else if (f.id == "imgsz") {
             sawImage = true;
             // Not timed at that size: the FLOP count stays, and says so.

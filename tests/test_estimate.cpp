@@ -158,9 +158,31 @@ void TestEstimate::calibrationIsCachedAndLinear() {
     QCOMPARE(int(rounds->size()), 3);
     for (const auto& [plain, checkpointed] : *rounds)
         QVERIFY(plain > 0 && checkpointed > 0);
+    // The advisor's time factor: probe steps of both timed in turns, cached per pair; only the
+    // cache answers without probing.
+    QVERIFY(!hr::predictTimeFactor(c, recompute, false, &error).has_value());
+    QVERIFY(!error.empty());
+    const auto factor = hr::predictTimeFactor(c, recompute, true, &error);
+    QVERIFY2(factor.has_value(), error.c_str());
+    QCOMPARE(factor->rounds, hr::kTimeFactorRounds);
+    QVERIFY(factor->lowest <= factor->factor && factor->factor <= factor->highest);
+    QVERIFY(factor->beforeSeconds > 0 && factor->afterSeconds > 0);
+    timer.restart();
+    const auto cachedFactor = hr::predictTimeFactor(c, recompute, false, &error);
+    QVERIFY(cachedFactor.has_value() && timer.elapsed() < 1000);
+    QCOMPARE(cachedFactor->factor, factor->factor);
+    // A batch above the probe steps': the turns run at the larger probe batch and the config's
+    // own calibration line carries the factor on to its batch.
+    hr::TrainConfig twelveImages = c;
+    twelveImages.batch = 12;
+    const auto larger = hr::predictTimeFactor(c, twelveImages, true, &error);
+    QVERIFY2(larger.has_value(), error.c_str());
+    QVERIFY(larger->factor > 0 && larger->afterSeconds > 0);
     hr::TrainConfig broken = c;
     broken.model = "no-such-model.yaml";
     QVERIFY(!hr::timeStepsInTurns(c, broken, 1, &error).has_value());
+    QVERIFY(!hr::predictTimeFactor(c, broken, true, &error).has_value());
+    QVERIFY2(!error.empty() && error.find("frame #") == std::string::npos, error.c_str());
     QVERIFY2(!error.empty() && error.find("frame #") == std::string::npos, error.c_str());
 }
 

@@ -24,6 +24,7 @@
 #include "train/train_step.h"
 #include "train/trainer.h"
 #include "util/bytes.h"
+#include "util/speed_checks.h"
 #include "util/text.h"
 
 #include <QTemporaryDir>
@@ -133,6 +134,7 @@ private slots:
     void autoFinishesEveryRun();
     void earlierWorkDoesNotCount();
     void impossibleBudgetStopsInOneSentence();
+    void fixRecordsSpeedCheck();
 
 private:
     hr::TrainConfig baseConfig() const;
@@ -501,6 +503,69 @@ void TestOomRecovery::impossibleBudgetStopsInOneSentence() {
     // The budget it names is above the one that failed.
     const std::size_t at = why.find("memory_budget=") + 14;
     QVERIFY(std::stoll(why.substr(at)) * 1024 * 1024 > config.memory_budget);
+}
+
+/// After an applied fix the trainer times the next kFixCheckSteps steps against the fix's
+/// predicted time per image and keeps the ratio in speed-checks.tsv, which the advisor's later
+/// predictions of that fix on this device use (issue 18).
+void TestOomRecovery::fixRecordsSpeedCheck() {
+    QTemporaryDir cache;
+    QVERIFY(cache.isValid());
+    qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+    struct Unset {
+        ~Unset() { qunsetenv("XDG_CACHE_HOME"); }
+    } unset;
+    // A training epoch of 21 steps: after a fix in the first epoch's validation, the second
+    // epoch times 20 steps after its warm-up step.
+    hr::SyntheticOptions options;
+    options.train = 84;
+    options.val = 64;
+    options.imgsz = 96;
+    options.seed = 11;
+    std::string error;
+    const std::string dir = m_dir.path().toStdString() + "/speed_data";
+    QVERIFY2(hr::makeSyntheticDataset(dir, options, &error), error.c_str());
+    hr::TrainConfig config = baseConfig();
+    config.data = dir + "/data.yaml";
+    config.memory_budget = budgetFor(hr::Phase::Validation, false);
+    QVERIFY2(config.memory_budget > 0, "no budget separates validation from training");
+    config.name = "speed_check";
+    hr::testing::CpuBudgetGuard guard;
+
+    std::mutex mutex;
+    std::vector<hr::FixChecked> checks;
+    int fixes = 0;
+    hr::Trainer trainer(config, [&](const hr::TrainEvent& event) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (const auto* e = std::get_if<hr::FixChecked>(&event))
+            checks.push_back(*e);
+        else if (std::holds_alternative<hr::FixApplied>(event))
+            ++fixes;
+    });
+    // The fix lifts the budget: the run then finishes without another OOM.
+    trainer.setOomHandler([](const hr::OomReport& report) {
+        hr::OomDecision d;
+        d.stop = false;
+        d.config = report.config;
+        d.config.memory_budget = 0;
+        d.fixId = "lift_budget";
+        d.description = "lift the budget";
+        d.speedFactor = 1.0;
+        return d;
+    });
+    QCOMPARE(trainer.run(), 0);
+    QCOMPARE(fixes, 1);
+    QCOMPARE(int(checks.size()), 1);
+    const hr::FixChecked& check = checks.front();
+    QCOMPARE(check.fixId, std::string("lift_budget"));
+    QCOMPARE(check.timedSteps, hr::kFixCheckSteps);
+    QVERIFY(check.predictedSecondsPerImage > 0 && check.measuredSecondsPerImage > 0);
+    const std::string tsv = fileText(cache.path().toStdString() + "/headroom/speed-checks.tsv");
+    QVERIFY2(tsv.find("cpu\tlift_budget\t") == 0, tsv.c_str());
+    const std::optional<double> ratio = hr::speedCheckRatio("cpu", "lift_budget");
+    QVERIFY(ratio.has_value());
+    const double expected = check.measuredSecondsPerImage / check.predictedSecondsPerImage;
+    QVERIFY2(std::abs(*ratio / expected - 1.0) < 1e-3, tsv.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestOomRecovery)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // headroom-cli bench fixes: for every lever the advisor knows, its first step applied to the
-// base settings, predicted by the estimator (peak and time per image from its probe steps) and
-// then measured with real steps at the configured batch: how far the advisor's figures are off.
+// base settings, predicted by the estimator (peak from its calibration, time factor from probe
+// steps timed in turns with the base's) and then measured with real steps at the configured
+// batch: how far the advisor's figures are off.
 #include "command.h"
 #include "common.h"
 
@@ -39,7 +40,10 @@ struct LeverRow {
     std::string name;
     std::string changes; ///< "batch=4 nbs=64"
     std::int64_t predictedPeak = 0, measuredPeak = 0;
-    double predictedSeconds = 0; ///< per image, from the estimator's probe steps
+    double predictedSeconds = 0; ///< per image, from the config's own calibration
+    /// The advisor's factor (predictTimeFactor: probe steps in turns with the base's) and the
+    /// range of its rounds.
+    double predictedFactor = 1.0, predictedLowest = 1.0, predictedHighest = 1.0;
     /// Per image over the base's, timed in turns with the base: median, lowest and highest of
     /// the rounds.
     double measuredFactor = 1.0, lowestFactor = 1.0, highestFactor = 1.0;
@@ -55,7 +59,8 @@ double median(std::vector<double> values) {
 }
 
 /// Predicts (estimator) and measures (real steps) one config's peak and time per image; with
-/// `base`, times its steps in turns with the base's.
+/// `base`, predicts its time factor as the advisor does and times its steps in turns with the
+/// base's.
 LeverRow benchOne(const std::string& name, const std::string& changes, const TrainConfig& config,
                   const TrainConfig* base) {
     LeverRow row;
@@ -65,8 +70,10 @@ LeverRow benchOne(const std::string& name, const std::string& changes, const Tra
     const MemoryEstimate estimate = estimateMemory(config, &error);
     const std::optional<StepTimeEstimate> time =
         estimate.trainPeak > 0 ? predictStepTime(config, &error) : std::nullopt;
+    const std::optional<TimeFactor> factor =
+        time && base ? predictTimeFactor(*base, config, true, &error) : std::nullopt;
     const std::optional<MeasuredPeaks> measured =
-        time ? measurePeaks(config, &error) : std::nullopt;
+        time && (factor || !base) ? measurePeaks(config, &error) : std::nullopt;
     const auto rounds =
         measured && base ? timeStepsInTurns(*base, config, kTimedRounds, &error) : std::nullopt;
     if (!measured || (base && !rounds)) {
@@ -76,6 +83,11 @@ LeverRow benchOne(const std::string& name, const std::string& changes, const Tra
     row.predictedPeak = estimate.trainPeak;
     row.measuredPeak = measured->stepPeak;
     row.predictedSeconds = time->secondsPerImage;
+    if (factor) {
+        row.predictedFactor = factor->factor;
+        row.predictedLowest = factor->lowest;
+        row.predictedHighest = factor->highest;
+    }
     if (rounds) {
         std::vector<double> ratios;
         for (const auto& [baseSeconds, seconds] : *rounds) {
@@ -122,7 +134,9 @@ std::string json(const std::vector<LeverRow>& rows, const LeverRow& base) {
         const bool ok = r.error.empty();
         out << (i ? "," : "") << "{\"name\":\"" << jsonEscape(r.name) << "\",\"changes\":\""
             << jsonEscape(r.changes) << "\",\"predicted_peak_bytes\":" << r.predictedPeak
-            << ",\"measured_peak_bytes\":" << r.measuredPeak << ",\"predicted_time_factor\":"
+            << ",\"measured_peak_bytes\":" << r.measuredPeak
+            << ",\"predicted_time_factor\":" << (ok ? number(r.predictedFactor, "%.4f") : "null")
+            << ",\"calibration_time_factor\":"
             << (ok ? number(r.predictedSeconds / base.predictedSeconds, "%.4f") : "null")
             << ",\"measured_time_factor\":" << (ok ? number(r.measuredFactor, "%.4f") : "null")
             << ",\"model_time_factor\":" << number(r.modelFactor, "%.4f");
@@ -143,42 +157,86 @@ void printTable(const std::vector<LeverRow>& rows, const LeverRow& base, const T
                 formatBytes(base.predictedPeak).c_str(), formatBytes(base.measuredPeak).c_str(),
                 base.predictedSeconds * 1e3, baseSecondsMeasured(rows) * 1e3, loadBefore.c_str(),
                 loadText().c_str());
-    std::printf("%-14s %-28s | %10s %10s %7s | %6s %6s %11s %7s | %6s\n", "lever", "changes",
-                "peak pred", "measured", "error", "time x", "meas x", "rounds", "error", "model");
-    int memoryWithin = 0, timeWithin = 0, counted = 0;
+    std::printf("%-14s %-26s | %9s %9s %7s | %6s %11s %6s %11s %7s | %6s %7s | %5s\n", "lever",
+                "changes", "peak pred", "measured", "error", "time x", "rounds", "meas x", "rounds",
+                "error", "calib", "error", "model");
+    int memoryWithin = 0, timeWithin = 0, calibrationWithin = 0, counted = 0;
     for (const LeverRow& r : rows) {
         if (!r.error.empty()) {
-            std::printf("%-14s %-28s | failed: %s\n", r.name.c_str(), r.changes.c_str(),
+            std::printf("%-14s %-26s | failed: %s\n", r.name.c_str(), r.changes.c_str(),
                         r.error.c_str());
             continue;
         }
         const double memoryError = double(r.predictedPeak) / double(r.measuredPeak) - 1.0;
-        const double predicted = r.predictedSeconds / base.predictedSeconds;
-        const double measured = r.measuredFactor;
-        const double timeError = predicted / measured - 1.0;
+        const double calibration = r.predictedSeconds / base.predictedSeconds;
+        const double timeError = r.predictedFactor / r.measuredFactor - 1.0;
+        const double calibrationError = calibration / r.measuredFactor - 1.0;
         ++counted;
         memoryWithin += std::fabs(memoryError) <= 0.10;
         timeWithin += std::fabs(timeError) <= 0.15;
-        std::printf("%-14s %-28s | %10s %10s %+6.1f%% | %6.2f %6.2f %5.2f-%5.2f %+6.1f%% | "
-                    "%6.2f\n",
+        calibrationWithin += std::fabs(calibrationError) <= 0.15;
+        std::printf("%-14s %-26s | %9s %9s %+6.1f%% | %6.2f %5.2f-%5.2f %6.2f %5.2f-%5.2f "
+                    "%+6.1f%% | %6.2f %+6.1f%% | %5.2f\n",
                     r.name.c_str(), r.changes.c_str(), formatBytes(r.predictedPeak).c_str(),
-                    formatBytes(r.measuredPeak).c_str(), memoryError * 100.0, predicted, measured,
-                    r.lowestFactor, r.highestFactor, timeError * 100.0, r.modelFactor);
+                    formatBytes(r.measuredPeak).c_str(), memoryError * 100.0, r.predictedFactor,
+                    r.predictedLowest, r.predictedHighest, r.measuredFactor, r.lowestFactor,
+                    r.highestFactor, timeError * 100.0, calibration, calibrationError * 100.0,
+                    r.modelFactor);
     }
     std::printf(
-        "%d of %d levers within +-10%% memory, %d of %d within +-15%% time (CPU time "
-        "per image, relative to the base; measured: the median of %d rounds timed in turns with "
-        "the base, \"rounds\" their range; peaks are the training step's, without the loader's "
-        "queued batches; \"model\" is the cost model's factor before timing)\n",
-        memoryWithin, counted, timeWithin, counted, kTimedRounds);
+        "%d of %d levers within +-10%% memory, %d of %d within +-15%% time (%d of %d from "
+        "separate calibrations)\n"
+        "Time: CPU time per image relative to the base. \"time x\": the advisor's prediction, "
+        "probe steps timed in turns with the base's (median of %d rounds; a batch above the "
+        "probe steps' by each config's calibration line); \"meas x\": real steps at the "
+        "configured batch, the median of %d rounds timed in turns with the base; \"rounds\": "
+        "their ranges; \"calib\": the ratio of the two configs' own calibrations, made minutes "
+        "apart (the advisor's figure before); \"model\": the cost model's factor before timing. "
+        "Peaks are the training step's, without the loader's queued batches.\n",
+        memoryWithin, counted, timeWithin, counted, calibrationWithin, counted, kTimeFactorRounds,
+        kTimedRounds);
+}
+
+/// The levers named in --levers ("amp,checkpointing=all": a lever's name or its changes), or
+/// every lever without it. False, with the names that exist, when a name matches none.
+bool selectLevers(std::vector<LeverChange>& levers, const std::string& names) {
+    if (names.empty())
+        return true;
+    std::vector<std::string> wanted;
+    std::stringstream list(names);
+    for (std::string name; std::getline(list, name, ',');)
+        if (!name.empty())
+            wanted.push_back(name);
+    auto matches = [](const LeverChange& lever, const std::string& name) {
+        return lever.lever == name || changesText(lever.changes) == name;
+    };
+    for (const std::string& name : wanted)
+        if (std::none_of(levers.begin(), levers.end(),
+                         [&](const LeverChange& l) { return matches(l, name); })) {
+            std::cerr << "bench fixes: --levers: no lever \"" << name << "\" for these settings; "
+                      << "they are:";
+            for (const LeverChange& l : levers)
+                std::cerr << ' ' << l.lever << " (" << changesText(l.changes) << ")";
+            std::cerr << "\n";
+            return false;
+        }
+    levers.erase(std::remove_if(levers.begin(), levers.end(),
+                                [&](const LeverChange& l) {
+                                    return std::none_of(
+                                        wanted.begin(), wanted.end(),
+                                        [&](const std::string& n) { return matches(l, n); });
+                                }),
+                 levers.end());
+    return true;
 }
 
 int runBenchFixes(const ParsedArgs& args) {
     for (const char* required : {"--model", "--imgsz", "--batch"})
         if (!args.has(required)) {
-            std::cerr
-                << "bench fixes: " << required << " is required\nusage: headroom-cli bench "
-                << "fixes --model M --imgsz S --batch B [--data D] [key=value ...] [--json]\n";
+            std::cerr << "bench fixes: " << required << " is required\nusage: headroom-cli bench "
+                      << "fixes --model M --imgsz S --batch B [--data D] [--levers L,...] "
+                         "[key=value ...] "
+                         "[--json]\n";
             return ExitUsage;
         }
     TrainConfig config;
@@ -210,13 +268,16 @@ int runBenchFixes(const ParsedArgs& args) {
     const std::string device = config.device == "auto" ? "cpu" : config.device;
     const int objects = assignerObjectsPerImage(config);
     const std::string loadBefore = loadText();
+    std::vector<LeverChange> levers = leverFirstSteps(config, device, objects);
+    if (!selectLevers(levers, args.value("--levers")))
+        return ExitUsage;
     const LeverRow base = benchOne("base", "", config, nullptr);
     if (!base.error.empty()) {
         std::cerr << "bench fixes: the base settings cannot be measured: " << base.error << "\n";
         return ExitFailure;
     }
     std::vector<LeverRow> rows;
-    for (const LeverChange& lever : leverFirstSteps(config, device, objects)) {
+    for (const LeverChange& lever : levers) {
         if (!asJson)
             std::fprintf(stderr, "bench fixes: %s (%s)...\n", lever.lever.c_str(),
                          changesText(lever.changes).c_str());
@@ -238,28 +299,32 @@ Command makeBenchFixesCommand() {
     command.name = "bench fixes";
     command.summary = "predicted vs measured peak and speed of each fix the advisor knows";
     command.usage =
-        "headroom-cli bench fixes --model M --imgsz S --batch B [--data D] [key=value ...] "
-        "[--json]";
+        "headroom-cli bench fixes --model M --imgsz S --batch B [--data D] [--levers L,...] "
+        "[key=value ...] [--json]";
     command.description =
         "For every lever the advisor knows (smaller batch with accumulation, AMP, gradient "
         "checkpointing of the backbone and of all blocks, image size, model scale, freezing "
         "the backbone, SGD, optimizer offload on CUDA, chunked assignment for crowded images) "
-        "applies its first step to the base settings, predicts the training step's peak and "
-        "time per image with the estimator's probe steps, then measures both with real steps "
-        "at the configured batch. Time factors are per image, relative to the base settings, in "
-        "the process's CPU time (every thread), which other processes' load does not stretch "
-        "as it stretches wall time; each lever's steps are timed in turns with the base's (5 "
-        "rounds of a pair of steps each, the median of the rounds' ratios), so that a change "
-        "of load during the bench reaches both sides. The host-memory "
-        "fixes (image cache, workers, "
-        "mosaic) change the loader, which these steps on ready batches do not run: they are "
-        "not measured here.\n\n"
+        "applies its first step to the base settings, predicts the training step's peak with "
+        "the estimator's calibration and its time factor as the advisor does (probe steps "
+        "timed in turns with the base's), then measures both with real steps at the configured "
+        "batch. Time factors are per image, relative to the base settings, in the process's CPU "
+        "time (every thread), which other processes' load stretches less than wall time; the "
+        "measured one times the lever's steps in turns with the base's (5 rounds of a pair of "
+        "steps each, the median of the rounds' ratios), so that a change of load during the "
+        "bench reaches both sides. The table also shows the ratio of the two configs' own "
+        "calibrations. The host-memory fixes (image cache, workers, mosaic) change the loader, "
+        "which these steps on ready batches do not run: they are not measured here.\n\n"
         "--json prints {\"base\": {...}, \"levers\": [{\"name\", \"changes\", "
         "\"predicted_peak_bytes\", \"measured_peak_bytes\", \"predicted_time_factor\", "
-        "\"measured_time_factor\", \"model_time_factor\"}, ...]}.";
+        "\"measured_time_factor\", \"calibration_time_factor\", \"model_time_factor\"}, "
+        "...]}.";
     command.options = trainConfigOptions();
     command.options.push_back({"--imgsz", "S", "image size of the base settings"});
     command.options.push_back({"--batch", "B", "batch of the base settings"});
+    command.options.push_back({"--levers", "L,...",
+                               "only these levers: names (amp, checkpointing) or changes "
+                               "(checkpointing=all), comma-separated"});
     command.options.push_back({"--json", "", "print one JSON object"});
     command.acceptsOverrides = true;
     command.run = runBenchFixes;

@@ -40,6 +40,18 @@ FigureBasis basis(FigureSource source, std::string kind, std::vector<std::string
     return figureBasis(source, std::move(kind), std::move(args), detail);
 }
 
+/// A rule's whole effect: its speed and accuracy figures, each with its source.
+FixEffect effect(double speedFactor, FigureBasis speedBasis, int accuracyCost,
+                 std::string accuracyEffect, FigureBasis accuracyBasis) {
+    FixEffect e;
+    e.speedFactor = speedFactor;
+    e.speedBasis = std::move(speedBasis);
+    e.accuracyCost = accuracyCost;
+    e.accuracyEffect = std::move(accuracyEffect);
+    e.accuracyBasis = std::move(accuracyBasis);
+    return e;
+}
+
 // The published strategy table (YOLOv9-c, RTX-class GPUs) that the design notes reproduce.
 constexpr const char* kStrategyTable = "the published YOLOv9-c memory-strategy table";
 
@@ -252,43 +264,36 @@ FixEffect freezeBackbone(bool pretrained) {
 }
 
 FixEffect sgdInsteadOfAdam() {
-    FixEffect e;
-    e.speedFactor = 1.0;
-    e.speedBasis = basis(FigureSource::Assumption, "optimizer_step_small", {},
-                         "assumed: the optimizer step is a small part of a step");
-    e.accuracyBasis = basis(FigureSource::NotMeasured, "depends_on_lr", {},
-                            "depends on lr0 and the data; not measured");
-    e.accuracyCost = 2;
-    e.accuracyEffect = "different dynamics: SGD usually needs a higher lr0 (Ultralytics' auto "
-                       "rule uses SGD lr 0.01 for long runs, AdamW for short ones)";
-    return e;
+    return effect(
+        1.0,
+        basis(FigureSource::Assumption, "optimizer_step_small", {},
+              "assumed: the optimizer step is a small part of a step"),
+        2,
+        "different dynamics: SGD usually needs a higher lr0 (Ultralytics' auto rule uses SGD lr "
+        "0.01 for long runs, AdamW for short ones)",
+        basis(FigureSource::NotMeasured, "depends_on_lr", {},
+              "depends on lr0 and the data; not measured"));
 }
 
 FixEffect optimizerOffload(bool cuda) {
-    FixEffect e;
     // On CUDA: gradients go to the host and weights come back each optimizer step, and the
     // update runs on the CPU.
-    e.speedFactor = cuda ? 1.15 : 1.0;
-    e.speedBasis = cuda ? basis(FigureSource::Assumption, "offload_host_copies", {},
-                                "assumed +15% for host copies and a CPU update per step")
-                        : basis(FigureSource::Assumption, "offload_cpu_same_ram", {},
-                                "on CPU the state stays in the same RAM, only outside the budget");
-    e.accuracyCost = 0;
-    e.accuracyEffect = "none: the same update, computed elsewhere";
-    e.accuracyBasis = basis(FigureSource::Assumption, "same_arithmetic", {}, "the same arithmetic");
-    return e;
+    return effect(cuda ? 1.15 : 1.0,
+                  cuda ? basis(FigureSource::Assumption, "offload_host_copies", {},
+                               "assumed +15% for host copies and a CPU update per step")
+                       : basis(FigureSource::Assumption, "offload_cpu_same_ram", {},
+                               "on CPU the state stays in the same RAM, only outside the budget"),
+                  0, "none: the same update, computed elsewhere",
+                  basis(FigureSource::Assumption, "same_arithmetic", {}, "the same arithmetic"));
 }
 
 FixEffect smallerValidationBatch() {
-    FixEffect e;
-    e.speedFactor = 1.0;
-    e.speedBasis = basis(FigureSource::Assumption, "validation_small", {},
-                         "assumed: training untouched, validation a small part of an epoch");
-    e.accuracyCost = 0;
-    e.accuracyEffect = "none: validation results do not depend on its batch";
-    e.accuracyBasis = basis(FigureSource::Assumption, "same_arithmetic_per_image", {},
-                            "the same arithmetic per image");
-    return e;
+    return effect(1.0,
+                  basis(FigureSource::Assumption, "validation_small", {},
+                        "assumed: training untouched, validation a small part of an epoch"),
+                  0, "none: validation results do not depend on its batch",
+                  basis(FigureSource::Assumption, "same_arithmetic_per_image", {},
+                        "the same arithmetic per image"));
 }
 
 FixEffect chunkedAssignment(int fromBoxes, int toBoxes, int objects, std::int64_t images,
@@ -327,61 +332,47 @@ FixEffect chunkedAssignment(int fromBoxes, int toBoxes, int objects, std::int64_
 }
 
 FixEffect releaseCachedBlocks() {
-    FixEffect e;
-    e.speedFactor = 1.0;
-    e.speedBasis = basis(FigureSource::Assumption, "cache_release", {},
-                         "assumed: one cache release, refilled as it goes");
-    e.accuracyCost = 0;
-    e.accuracyEffect = "none";
-    e.accuracyBasis = basis(FigureSource::Assumption, "same_arithmetic", {}, "the same arithmetic");
-    return e;
+    return effect(1.0,
+                  basis(FigureSource::Assumption, "cache_release", {},
+                        "assumed: one cache release, refilled as it goes"),
+                  0, "none",
+                  basis(FigureSource::Assumption, "same_arithmetic", {}, "the same arithmetic"));
 }
 
 FixEffect distributed(int devices) {
-    FixEffect e;
-    e.speedFactor = devices > 1 ? 1.1 / devices : 1.0;
-    e.speedBasis = basis(FigureSource::Assumption, "ddp_scaling", {},
-                         "assumed ideal data-parallel scaling plus 10% for the all-reduce");
-    e.accuracyCost = 0;
-    e.accuracyEffect = "same nominal batch; BatchNorm statistics per device unless sync_bn";
-    e.accuracyBasis = basis(FigureSource::NotMeasured, "not_measured", {}, "not measured");
-    return e;
+    return effect(devices > 1 ? 1.1 / devices : 1.0,
+                  basis(FigureSource::Assumption, "ddp_scaling", {},
+                        "assumed ideal data-parallel scaling plus 10% for the all-reduce"),
+                  0, "same nominal batch; BatchNorm statistics per device unless sync_bn",
+                  basis(FigureSource::NotMeasured, "not_measured", {}, "not measured"));
 }
 
 FixEffect noImageCache() {
-    FixEffect e;
     // Decoding images again each epoch costs little when the loader keeps ahead of the model.
-    e.speedFactor = 1.1;
-    e.speedBasis = basis(FigureSource::Assumption, "decode_again", {},
-                         "assumed +10%: images are decoded again every epoch");
-    e.accuracyCost = 0;
-    e.accuracyEffect = "none";
-    e.accuracyBasis = basis(FigureSource::Assumption, "same_images", {}, "the same images");
-    return e;
+    return effect(1.1,
+                  basis(FigureSource::Assumption, "decode_again", {},
+                        "assumed +10%: images are decoded again every epoch"),
+                  0, "none", basis(FigureSource::Assumption, "same_images", {}, "the same images"));
 }
 
 FixEffect fewerWorkers(int fromWorkers, int toWorkers) {
-    FixEffect e;
-    e.speedFactor = 1.0;
-    e.speedBasis = basis(FigureSource::Assumption, "loader_bottleneck", {},
-                         "assumed: slower only when the loader is the bottleneck");
-    e.accuracyBasis = basis(FigureSource::Assumption, "same_images", {}, "the same images");
-    e.accuracyCost = 0;
-    e.accuracyEffect = "none (" + std::to_string(fromWorkers) + " -> " + std::to_string(toWorkers) +
-                       " loader threads)";
-    return e;
+    return effect(1.0,
+                  basis(FigureSource::Assumption, "loader_bottleneck", {},
+                        "assumed: slower only when the loader is the bottleneck"),
+                  0,
+                  "none (" + std::to_string(fromWorkers) + " -> " + std::to_string(toWorkers) +
+                      " loader threads)",
+                  basis(FigureSource::Assumption, "same_images", {}, "the same images"));
 }
 
 FixEffect mosaicOff() {
-    FixEffect e;
-    e.speedFactor = 1.0;
-    e.speedBasis = basis(FigureSource::Assumption, "mosaic_small", {},
-                         "assumed: mosaic's assembly is a small part of loading");
-    e.accuracyBasis = basis(FigureSource::NotMeasured, "not_measured", {}, "not measured");
-    e.accuracyCost = 2;
-    e.accuracyEffect = "less augmentation: mosaic is one of YOLO's main augmentations "
-                       "(Ultralytics turns it off only for the last close_mosaic epochs)";
-    return e;
+    return effect(1.0,
+                  basis(FigureSource::Assumption, "mosaic_small", {},
+                        "assumed: mosaic's assembly is a small part of loading"),
+                  2,
+                  "less augmentation: mosaic is one of YOLO's main augmentations (Ultralytics "
+                  "turns it off only for the last close_mosaic epochs)",
+                  basis(FigureSource::NotMeasured, "not_measured", {}, "not measured"));
 }
 
 FigureBasis combined(const std::vector<FigureBasis>& parts) {

@@ -315,10 +315,12 @@ std::optional<FixSuggestion> releaseCacheFix(const OomReport& report, Search& se
     return f;
 }
 
-/// A fix's figures from what this machine measured: the speed from the estimator's timed probe
-/// steps of both configs, then how this fix's last prediction compared with the run that
-/// applied it; the accuracy from finished runs of both configs on this data set.
-void useMeasuredFigures(FixSuggestion& f, const OomReport& report, const AdvisorOptions& options) {
+/// A fix's figures from what this machine measured: the speed from the estimator's probe steps
+/// of both configs timed in turns (new timings only while `mayProbe` says so), then how this
+/// fix's last prediction compared with the run that applied it; the accuracy from finished runs
+/// of both configs on this data set.
+void useMeasuredFigures(FixSuggestion& f, const OomReport& report, const AdvisorOptions& options,
+                        const std::function<bool()>& mayProbe) {
     if (options.measuredAccuracy) {
         const std::optional<MeasuredAccuracy> before = options.measuredAccuracy(report.config);
         const std::optional<MeasuredAccuracy> after =
@@ -341,18 +343,20 @@ void useMeasuredFigures(FixSuggestion& f, const OomReport& report, const Advisor
         }
     }
     if (options.timePredictor) {
-        const std::optional<double> before = options.timePredictor(report.config);
-        const std::optional<double> after = before ? options.timePredictor(f.config) : std::nullopt;
-        if (before && after && *before > 0 && *after > 0) {
-            f.speedFactor = *after / *before;
-            char text[200];
+        std::optional<TimedSpeed> timed = options.timePredictor(report.config, f.config, false);
+        if (!timed && mayProbe && mayProbe())
+            timed = options.timePredictor(report.config, f.config, true);
+        if (timed && timed->factor > 0) {
+            f.speedFactor = timed->factor;
+            char text[240];
             std::snprintf(text, sizeof text,
-                          "timed on this machine by the estimator's probe steps (CPU time, "
-                          "medians of 3 or more steps): %.1f ms per image instead of %.1f ms",
-                          *after * 1e3, *before * 1e3);
+                          "timed on this machine by the estimator's probe steps, in turns with "
+                          "the failed settings' (CPU time, median of %d rounds): %.1f ms per "
+                          "image instead of %.1f ms",
+                          timed->rounds, timed->afterSeconds * 1e3, timed->beforeSeconds * 1e3);
             char ms[2][32];
-            std::snprintf(ms[0], sizeof ms[0], "%.1f", *after * 1e3);
-            std::snprintf(ms[1], sizeof ms[1], "%.1f", *before * 1e3);
+            std::snprintf(ms[0], sizeof ms[0], "%.1f", timed->afterSeconds * 1e3);
+            std::snprintf(ms[1], sizeof ms[1], "%.1f", timed->beforeSeconds * 1e3);
             f.speedBasis =
                 figureBasis(FigureSource::MeasuredHere, "timed_here", {ms[0], ms[1]}, text);
         }
@@ -436,7 +440,10 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
         search.setBeforePrediction([&] { return progress(state); });
     std::vector<std::pair<Candidate, std::int64_t>> found;
     std::optional<FixSuggestion> release = releaseCacheFix(report, search);
-    auto ranked = [&] {
+    // `final`: the last ranking, which may time the shown fixes' speeds for the options'
+    // timing seconds while whoever waits lets the search go on.
+    std::chrono::steady_clock::time_point timingStart;
+    auto ranked = [&](bool final) {
         std::vector<std::pair<Candidate, std::int64_t>> order = found;
         std::stable_sort(order.begin(), order.end(),
                          [](const auto& a, const auto& b) { return betterThan(a.first, b.first); });
@@ -448,7 +455,15 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
                 break;
             FixSuggestion f = toSuggestion(candidate, search.configOf(candidate), peak, true);
             f.memoryBasis = search.basisOf(f.config);
-            useMeasuredFigures(f, report, options);
+            useMeasuredFigures(f, report, options, [&] {
+                const double spent =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - timingStart)
+                        .count();
+                if (!final || !going || search.ended() || spent > options.timingSeconds)
+                    return false;
+                going = !progress || progress(state);
+                return going;
+            });
             f.predictionScale = search.correction();
             if (search.correction() > 1.0) {
                 char note[160];
@@ -487,7 +502,7 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
             ++state.checked;
             if (progress) {
                 if (hit)
-                    state.fixes = ranked();
+                    state.fixes = ranked(false);
                 if (!progress(state)) {
                     going = false;
                     break;
@@ -496,7 +511,8 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
         }
     }
 
-    std::vector<FixSuggestion> out = ranked();
+    timingStart = std::chrono::steady_clock::now();
+    std::vector<FixSuggestion> out = ranked(true);
     if (progress && going) {
         state.fixes = out;
         state.planned = state.checked;

@@ -125,10 +125,19 @@ struct FixSuggestion {
 /// many times (the advisor asks for dozens of configs).
 using PeakPredictor = std::function<std::optional<std::int64_t>(const TrainConfig&)>;
 
-/// Seconds per image of a training step with a config, as timed on this machine by the
-/// estimator's probe steps; answers from timings already made, without running steps, and
-/// nothing when there are none.
-using TimePredictor = std::function<std::optional<double>(const TrainConfig&)>;
+/// A speed timed on this machine: one config's time per image against another's.
+struct TimedSpeed {
+    double factor = 1.0;        ///< after's time per image over before's
+    double beforeSeconds = 0.0; ///< per image
+    double afterSeconds = 0.0;
+    int rounds = 0; ///< rounds of steps timed in turns
+};
+
+/// The time per image of training steps with `after` against `before`, as timed on this
+/// machine by the estimator's probe steps of both in turns; with `probe` false only timings
+/// already made answer (no steps run). Nothing when there are none.
+using TimePredictor = std::function<std::optional<TimedSpeed>(
+    const TrainConfig& before, const TrainConfig& after, bool probe)>;
 
 /// The mAP a finished run on this machine measured with a config on the same data set (a
 /// strategy comparison's run, or any other).
@@ -160,10 +169,15 @@ struct AdvisorOptions {
     /// Seconds the full predictor may spend on one report (0: no limit); past them only the
     /// quick one answers. A run waiting to continue should not wait for every calibration.
     double predictionSeconds = 0.0;
-    /// Timings of this machine: a fix whose config and the failed one both have one shows the
-    /// measured speed ratio instead of the cost model's (ranking still uses the model, so the
-    /// order does not depend on which calibrations happen to exist).
+    /// Timings of this machine: a fix timed against the failed config shows the measured speed
+    /// ratio instead of the cost model's (ranking still uses the model, so the order does not
+    /// depend on which timings happen to exist). The last ranking times the shown fixes while
+    /// timingSeconds last.
     TimePredictor timePredictor;
+    /// Seconds the last ranking may spend timing the shown fixes against the failed config
+    /// (0: only timings already made answer). Started before the seconds are spent, a timing
+    /// finishes (seconds of probe steps).
+    double timingSeconds = 0.0;
     /// Corrects a fix's speed by how the same fix's last prediction on the report's device
     /// compared with the run that applied it (util/speed_checks.h).
     bool useSpeedChecks = false;

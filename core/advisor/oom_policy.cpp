@@ -23,7 +23,17 @@ AdvisorOptions advisorOptions(const TrainConfig& config, bool personAnswers) {
     options.quickPredictor = predictPeakWithoutProbing;
     options.predictionSeconds = personAnswers ? 15.0 : 3.0;
     // Speeds timed by the same probe steps, corrected by this machine's earlier fixes.
-    options.timePredictor = secondsPerImageWithoutProbing;
+    options.timePredictor = [](const TrainConfig& before, const TrainConfig& after,
+                               bool probe) -> std::optional<TimedSpeed> {
+        std::string error;
+        const std::optional<TimeFactor> t = predictTimeFactor(before, after, probe, &error);
+        if (!t)
+            return std::nullopt;
+        return TimedSpeed{t->factor, t->beforeSeconds, t->afterSeconds, t->rounds};
+    };
+    // A person waits in the dialog, where speeds fill in; a run waiting on the auto policy
+    // does not wait for them (the ranking uses the cost model either way).
+    options.timingSeconds = personAnswers ? 30.0 : 0.0;
     options.useSpeedChecks = true;
     return options;
 }

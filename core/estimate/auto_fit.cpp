@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "estimate/auto_fit.h"
 
-#include "estimate/memory_estimator.h"
 #include "config/train_rules.h"
+#include "estimate/memory_estimator.h"
 #include "util/bytes.h"
 
 #include <algorithm>

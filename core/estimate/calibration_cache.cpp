@@ -148,9 +148,28 @@ std::optional<Calibration> CalibrationCache::calibrationFor(const TrainConfig& c
     return calibration;
 }
 
+bool CalibrationCache::timeFactorKey(const TrainConfig& before, const TrainConfig& after,
+                                     std::string& key, std::string* error,
+                                     const std::unique_lock<std::mutex>& held) {
+    key.clear();
+    for (const TrainConfig* config : {&before, &after}) {
+        DataFacts facts;
+        if (!dataFacts(*config, facts, error, held))
+            return false;
+        const std::unique_ptr<MemoryProbe> memoryProbe = makeProbe(config->device, error);
+        if (!memoryProbe)
+            return false;
+        key += calibrationKey(*config, facts, memoryProbe->deviceName()) + "|batch " +
+               std::to_string(config->batch) + "|nbs " + std::to_string(config->nbs) + "|nproc " +
+               std::to_string(config->nproc) + "\n";
+    }
+    return true;
+}
+
 void CalibrationCache::clear() {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_calibrations.clear();
+    m_timeFactors.clear();
     m_dataFacts.clear();
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "estimate/calibration.h"
+#include "estimate/memory_estimator.h"
 
 #include <map>
 #include <mutex>
@@ -34,7 +35,17 @@ public:
     std::optional<Calibration> calibrationFor(const TrainConfig& config, bool probe,
                                               std::string* error);
 
-    /// Forgets every calibration and data-set fact.
+    /// The key of the time factor of `after` against `before`: both configs' calibration keys
+    /// with their batches and nominal batches (the accumulation). False, with `error` filled,
+    /// when a data set cannot be read or the device has no probe. The caller holds lock().
+    bool timeFactorKey(const TrainConfig& before, const TrainConfig& after, std::string& key,
+                       std::string* error, const std::unique_lock<std::mutex>& held);
+    /// Time factors measured so far, by timeFactorKey(). The caller holds lock().
+    std::map<std::string, TimeFactor>& timeFactors(const std::unique_lock<std::mutex>& /*held*/) {
+        return m_timeFactors;
+    }
+
+    /// Forgets every calibration, time factor and data-set fact.
     void clear();
 
 private:
@@ -43,6 +54,7 @@ private:
     std::mutex m_mutex;
     std::map<std::string, DataFacts> m_dataFacts;
     std::map<std::string, Calibration> m_calibrations;
+    std::map<std::string, TimeFactor> m_timeFactors;
 };
 
 } // namespace hr::estimate

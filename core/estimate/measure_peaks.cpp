@@ -2,6 +2,7 @@
 // Real steps at the configured batch, measured: the resident floor and measurePeaks().
 #include "estimate/memory_estimator.h"
 
+#include "config/train_rules.h"
 #include "estimate/calibration_cache.h"
 #include "estimate/probe_batch.h"
 #include "estimate/probe_session.h"
@@ -117,27 +118,36 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
     return std::nullopt;
 }
 
-std::optional<std::vector<std::pair<double, double>>> timeStepsInTurns(const TrainConfig& first,
-                                                                       const TrainConfig& second,
-                                                                       int rounds,
-                                                                       std::string* error) {
+namespace {
+
+/// One side of steps timed in turns: the settings, the images per step and the accumulation
+/// that spreads the optimizer step over its batches.
+struct TurnSide {
+    const TrainConfig* config = nullptr;
+    int batch = 1;
+    int accumulate = 1;
+};
+
+/// Rounds of a pair of `first`'s steps then a pair of `second`'s, each side in a probe session
+/// of its own, after a warm-up step and pair of each; seconds per image of each round. The
+/// caller holds the cache's lock (`held`).
+std::optional<std::vector<std::pair<double, double>>>
+timeInTurns(const std::array<TurnSide, 2>& sides, int rounds, std::string* error,
+            const std::unique_lock<std::mutex>& held) {
     CalibrationCache& cache = CalibrationCache::shared();
-    const std::unique_lock<std::mutex> held = cache.lock();
-    const std::array<const TrainConfig*, 2> configs = {&first, &second};
     std::array<DataFacts, 2> facts;
     for (std::size_t i = 0; i < 2; ++i)
-        if (!cache.dataFacts(*configs[i], facts[i], error, held))
+        if (!cache.dataFacts(*sides[i].config, facts[i], error, held))
             return std::nullopt;
     try {
         std::array<std::unique_ptr<ProbeSession>, 2> sessions;
         std::array<Batch, 2> batches;
         for (std::size_t i = 0; i < 2; ++i) {
-            const TrainConfig& c = *configs[i];
-            const int batch = std::max(c.batch, 1);
-            sessions[i] = std::make_unique<ProbeSession>(c, facts[i], batch, error);
+            const TrainConfig& c = *sides[i].config;
+            sessions[i] = std::make_unique<ProbeSession>(c, facts[i], sides[i].batch, error);
             if (!sessions[i]->ready())
                 return std::nullopt;
-            batches[i] = probeBatch(batch, c.imgsz, facts[i].objectsPerImage, facts[i].nc);
+            batches[i] = probeBatch(sides[i].batch, c.imgsz, facts[i].objectsPerImage, facts[i].nc);
             sessions[i]->step().step(batches[i]); // optimizer state now exists
             StepSchedule schedule = sessions[i]->step().schedule();
             schedule.accumulate = 2;
@@ -149,12 +159,11 @@ std::optional<std::vector<std::pair<double, double>>> timeStepsInTurns(const Tra
         for (int round = 0; round < rounds; ++round) {
             std::array<double, 2> perImage{};
             for (std::size_t i = 0; i < 2; ++i) {
-                const int batch = std::max(configs[i]->batch, 1);
                 std::vector<double> work, optimizer;
                 estimate::timePairs(*sessions[i], batches[i], 1, work, optimizer);
                 perImage[i] =
                     estimate::perImageSeconds(estimate::median(work), estimate::median(optimizer),
-                                              accumulateSteps(configs[i]->nbs, batch), batch);
+                                              sides[i].accumulate, sides[i].batch);
             }
             out.emplace_back(perImage[0], perImage[1]);
         }
@@ -167,6 +176,91 @@ std::optional<std::vector<std::pair<double, double>>> timeStepsInTurns(const Tra
             *error = "timing steps failed: " + userMessage(e);
     }
     return std::nullopt;
+}
+
+/// The side of `config` whose steps predictTimeFactor times: at its batch per rank, at most
+/// kProbeBatchLarge images (larger batches are reached by the calibration's line).
+TurnSide probeSide(const TrainConfig& config) {
+    const int batch = rankBatch(std::max(config.batch, 1), config.nproc);
+    return {&config, std::min(batch, estimate::kProbeBatchLarge),
+            accumulateSteps(config.nbs, std::max(config.batch, 1))};
+}
+
+} // namespace
+
+std::optional<std::vector<std::pair<double, double>>> timeStepsInTurns(const TrainConfig& first,
+                                                                       const TrainConfig& second,
+                                                                       int rounds,
+                                                                       std::string* error) {
+    const std::unique_lock<std::mutex> held = CalibrationCache::shared().lock();
+    std::array<TurnSide, 2> sides;
+    for (std::size_t i = 0; i < 2; ++i) {
+        const TrainConfig& c = i == 0 ? first : second;
+        const int batch = std::max(c.batch, 1);
+        sides[i] = {&c, batch, accumulateSteps(c.nbs, batch)};
+    }
+    return timeInTurns(sides, rounds, error, held);
+}
+
+std::optional<TimeFactor> predictTimeFactor(const TrainConfig& before, const TrainConfig& after,
+                                            bool probe, std::string* error) {
+    CalibrationCache& cache = CalibrationCache::shared();
+    std::string key;
+    {
+        const std::unique_lock<std::mutex> held = cache.lock();
+        if (!cache.timeFactorKey(before, after, key, error, held))
+            return std::nullopt;
+        const auto& factors = cache.timeFactors(held);
+        if (const auto cached = factors.find(key); cached != factors.end())
+            return cached->second;
+    }
+    if (!probe) {
+        if (error)
+            *error = "these settings were not timed against each other yet";
+        return std::nullopt;
+    }
+    const std::array<TurnSide, 2> sides = {probeSide(before), probeSide(after)};
+    // A batch above the probe batches: its seconds per image from the config's own calibration
+    // line, relative to the probe batch the turns ran at.
+    std::array<double, 2> scale = {1.0, 1.0};
+    for (std::size_t i = 0; i < 2; ++i) {
+        const TrainConfig& c = *sides[i].config;
+        const int batch = rankBatch(std::max(c.batch, 1), c.nproc);
+        if (batch == sides[i].batch)
+            continue;
+        const std::optional<estimate::Calibration> calibration =
+            cache.calibrationFor(c, true, error);
+        if (!calibration || calibration->derived || calibration->times.steps <= 0)
+            return std::nullopt;
+        const double atProbe = calibration->times.perImage(sides[i].batch, sides[i].accumulate);
+        if (atProbe <= 0)
+            return std::nullopt;
+        scale[i] = calibration->times.perImage(batch, sides[i].accumulate) / atProbe;
+    }
+    const std::unique_lock<std::mutex> held = cache.lock();
+    const auto rounds = timeInTurns(sides, kTimeFactorRounds, error, held);
+    if (!rounds || rounds->empty())
+        return std::nullopt;
+    std::vector<double> ratios, first, second;
+    for (const auto& [a, b] : *rounds) {
+        if (a <= 0 || b <= 0)
+            continue;
+        ratios.push_back(b / a);
+        first.push_back(a);
+        second.push_back(b);
+    }
+    if (ratios.empty())
+        return std::nullopt;
+    const double scaling = scale[1] / scale[0];
+    TimeFactor t;
+    t.factor = estimate::median(ratios) * scaling;
+    t.lowest = *std::min_element(ratios.begin(), ratios.end()) * scaling;
+    t.highest = *std::max_element(ratios.begin(), ratios.end()) * scaling;
+    t.rounds = static_cast<int>(ratios.size());
+    t.beforeSeconds = estimate::median(first) * scale[0];
+    t.afterSeconds = estimate::median(second) * scale[1];
+    cache.timeFactors(held)[key] = t;
+    return t;
 }
 
 } // namespace hr

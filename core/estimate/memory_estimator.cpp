@@ -185,20 +185,13 @@ std::optional<std::int64_t> predictPeakWithoutProbing(const TrainConfig& config)
 }
 
 namespace {
-int accumulateOf(const TrainConfig& config) {
-    const int batch = std::max(config.batch, 1);
-    return std::max(1,
-                    static_cast<int>(std::lround(double(std::max(config.nbs, 1)) / double(batch))));
-}
-
 std::optional<StepTimeEstimate> stepTimeFrom(const TrainConfig& config,
                                              const Calibration& calibration) {
     if (calibration.derived || calibration.times.steps <= 0)
         return std::nullopt;
-    const int ranks = std::max(config.nproc, 1);
-    const int rankBatch = std::max(1, std::max(config.batch, 1) / ranks);
+    const int rankBatch = hr::rankBatch(std::max(config.batch, 1), config.nproc);
     StepTimeEstimate t;
-    t.accumulate = accumulateOf(config);
+    t.accumulate = accumulateSteps(config.nbs, std::max(config.batch, 1));
     t.stepSeconds = calibration.times.work.at(rankBatch);
     t.optimizerSeconds = calibration.times.optimizer;
     t.secondsPerImage = calibration.times.perImage(rankBatch, t.accumulate);

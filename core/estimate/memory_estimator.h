@@ -137,6 +137,30 @@ std::optional<std::vector<std::pair<double, double>>> timeStepsInTurns(const Tra
                                                                        int rounds,
                                                                        std::string* error);
 
+/// How much longer (>1) or shorter a training step of `after` takes per image than one of
+/// `before` on this machine.
+struct TimeFactor {
+    double factor = 1.0;       ///< after's seconds per image over before's
+    double lowest = 1.0;       ///< the lowest of the rounds' ratios
+    double highest = 1.0;      ///< the highest
+    int rounds = 0;            ///< rounds timed in turns
+    double beforeSeconds = 0.; ///< before's seconds per image (median of the rounds)
+    double afterSeconds = 0.;  ///< after's
+};
+
+/// Rounds of probe steps that predictTimeFactor times in turns.
+inline constexpr int kTimeFactorRounds = 3;
+
+/// The time factor of `after` against `before` from probe steps of both timed in turns
+/// (timeStepsInTurns at each config's batch, at most kProbeBatchLarge images; a larger batch is
+/// reached by each config's own calibration line, which compares steps of one session). A
+/// ratio of two calibrations made at different moments carries the load of each moment: on a
+/// shared machine it missed the factor by up to 75%, turns stay within a few percent
+/// (docs/decisions.md, "Fourth look"). Cached per device and pair of settings; without
+/// `probe` only the cache answers.
+std::optional<TimeFactor> predictTimeFactor(const TrainConfig& before, const TrainConfig& after,
+                                            bool probe, std::string* error);
+
 /// Forgets every cached calibration.
 void clearEstimateCache();
 
