@@ -48,24 +48,25 @@ torch::Tensor maxPool(const torch::Tensor& x, int64_t k, int64_t s, int64_t padd
 
 #if !HEADROOM_TORCH_AT_LEAST(2, 0)
 /// SiLU of a bf16 tensor composed of bf16 operations that LibTorch 1.13 vectorises (sigmoid,
-/// multiply, add): its own silu and silu_backward kernels for bf16 are scalar, 1.4x and 1.6x
-/// slower than this and together a third of an AMP training step's CPU time
-/// (docs/decisions.md, "bf16 on the CPU"). Saves only the input, as silu does; the backward
-/// recomputes the sigmoid.
+/// multiply, add): its own silu and silu_backward kernels for bf16 are scalar and took a third
+/// of an AMP training step's CPU time (docs/decisions.md, "bf16 on the CPU"). Saves the sigmoid
+/// in place of the input (the same bytes) and the output, which the next convolution keeps
+/// anyway; the backward is then four passes, d silu / dx = s + y (1 - s), with no sigmoid.
 class Bf16Silu : public torch::autograd::Function<Bf16Silu> {
 public:
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x) {
-        ctx->save_for_backward({x});
-        return torch::sigmoid(x).mul_(x);
+        const torch::Tensor s = torch::sigmoid(x);
+        torch::Tensor y = s * x;
+        ctx->save_for_backward({s, y});
+        return y;
     }
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                    torch::autograd::variable_list grads) {
-        const torch::Tensor x = ctx->get_saved_variables()[0];
         if (!grads[0].defined())
             return {torch::Tensor()};
-        // d silu / dx = s (1 + x (1 - s)), s = sigmoid(x)
-        const torch::Tensor s = torch::sigmoid(x);
-        return {torch::rsub(s, 1).mul_(x).add_(1).mul_(s).mul_(grads[0])};
+        const auto saved = ctx->get_saved_variables();
+        const torch::Tensor& s = saved[0];
+        return {torch::rsub(s, 1).mul_(saved[1]).add_(s).mul_(grads[0])};
     }
 };
 #endif
