@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // headroom-cli bench fixes as a user runs it: the usage on missing options, and the --json
-// object of a tiny configuration (every lever predicted and measured).
+// object of a tiny configuration (every lever predicted and measured); bench train's
+// convolution peak and profile.
 #include "config/settings_table.h"
 #include "data/synthetic_dataset.h"
 
@@ -45,6 +46,7 @@ private slots:
     void integerOptionsNameTheirCommand();
     void sharedOptionsKeepTheirPlace();
     void jsonHasEveryLever();
+    void trainMeasuresItsConvolutionPeak();
 
 private:
     QTemporaryDir m_dir;
@@ -155,6 +157,36 @@ void TestCliBench::jsonHasEveryLever() {
     for (const char* name : {"batch", "amp", "checkpointing", "imgsz", "freeze", "sgd"})
         QVERIFY2(names.contains(name), qPrintable(names.join(',')));
     QCOMPARE(names.count("checkpointing"), 2);
+}
+
+void TestCliBench::trainMeasuresItsConvolutionPeak() {
+    // bench train's reference is the model's own convolutions run alone in both precisions;
+    // the step, which runs them and more, takes longer than they do alone.
+    const QStringList tiny{
+        "bench",     "train",   "--model", "yolov8n.yaml", "--imgsz", "64",        "--batch",
+        "2",         "--steps", "2",       "--warmup",     "1",       "--threads", "1",
+        "--workers", "0",       "--data",  m_data};
+    CliResult r = runCli(tiny + QStringList{"--amp", "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QJsonParseError error;
+    const QJsonObject o = QJsonDocument::fromJson(r.out, &error).object();
+    QVERIFY2(error.error == QJsonParseError::NoError, r.out.constData());
+    QVERIFY2(o["conv_shapes"].toInt() > 10, r.out.constData());
+    QVERIFY(o["conv_gflop_per_step"].toDouble() > 0);
+    QVERIFY(o["conv_peak_gflops_fp32"].toDouble() > 0);
+    QVERIFY(o["conv_peak_gflops_bf16"].toDouble() > 0);
+    QVERIFY(o["step_cpu_ms"].toDouble() > 0);
+    const double share = o["conv_peak_share"].toDouble();
+    QVERIFY2(share > 0 && share < 1, r.out.constData());
+    QVERIFY(!o.contains("matmul_peak_gflops"));
+
+    r = runCli(tiny + QStringList{"--profile"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString out = QString::fromUtf8(r.out);
+    for (const char* part :
+         {"conv peak         fp32 ", "% of the fp32 peak", "top 10 operators", "conv forward",
+          "conv backward", "BatchNorm forward", "SiLU", "loss + assigner", "aten::"})
+        QVERIFY2(out.contains(QLatin1String(part)), part);
 }
 
 QTEST_GUILESS_MAIN(TestCliBench)

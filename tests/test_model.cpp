@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "model/blocks.h"
 #include "model/detection_model.h"
 #include "model/model_builder.h"
 #include "model/model_io.h"
@@ -68,6 +69,8 @@ private slots:
     void malformedRows();
     void scaleSelection();
     void summaryText();
+    void convolutionCallsCoverEveryConvolution();
+    void bf16SiluMatchesFloat();
 };
 
 void TestModel::initTestCase() {
@@ -560,6 +563,64 @@ void TestModel::summaryText() {
     QVERIFY(text.find("C2f") != std::string::npos);
     QVERIFY(hr::formatSummary(s, false).find("C2f") == std::string::npos);
     QVERIFY(model->is_training()); // summarize restores the mode
+}
+
+void TestModel::convolutionCallsCoverEveryConvolution() {
+    hr::DetectionModel model = build("yolov8n.yaml");
+    const std::vector<hr::ConvolutionCall> calls = hr::convolutionCalls(model, 64);
+    QVERIFY(model->is_training()); // the mode is restored
+    int convolutions = 0;
+    for (const auto& m : model->modules(false))
+        if (m->as<torch::nn::Conv2d>())
+            ++convolutions;
+    int counted = 0;
+    double flops = 0;
+    for (const auto& c : calls) {
+        counted += c.count;
+        flops += c.count * c.forwardFlops();
+    }
+    QCOMPARE(counted, convolutions - 1); // all but DFL's, which only decoding runs
+    // The stem: the image in, no input gradient, 3x3 stride 2 to 16 channels at 32 x 32.
+    QCOMPARE(calls.front().inChannels, int64_t(3));
+    QCOMPARE(calls.front().height, int64_t(64));
+    QCOMPARE(calls.front().outHeight(), int64_t(32));
+    QVERIFY(!calls.front().inputGradient);
+    QVERIFY(std::all_of(calls.begin() + 1, calls.end(),
+                        [](const hr::ConvolutionCall& c) { return c.inputGradient; }));
+    QCOMPARE(calls.front().forwardFlops(), 2.0 * 32 * 32 * 16 * 3 * 9);
+    // The same multiply-accumulates summarize() counts, less its BatchNorm share.
+    const double summary = hr::summarize(model, 64).gflops * 1e9;
+    QVERIFY2(flops < summary && flops > 0.97 * summary,
+             qPrintable(QString("%1 vs %2").arg(flops).arg(summary)));
+}
+
+void TestModel::bf16SiluMatchesFloat() {
+    // The bf16 SiLU must give silu's values and gradients within bf16 rounding: no worse than
+    // LibTorch's own bf16 kernel against the float result.
+    torch::manual_seed(0);
+    const torch::Tensor x = (3 * torch::randn({2, 8, 12, 12}))
+                                .contiguous(at::MemoryFormat::ChannelsLast)
+                                .to(torch::kBFloat16)
+                                .requires_grad_(true);
+    const torch::Tensor g = torch::randn({2, 8, 12, 12}).to(torch::kBFloat16);
+    const torch::Tensor y = hr::siluActivation(x);
+    QCOMPARE(y.scalar_type(), torch::kBFloat16);
+    y.backward(g);
+    const torch::Tensor xf = x.detach().to(torch::kFloat);
+    const torch::Tensor yRef = torch::silu(xf);
+    const torch::Tensor gRef = at::silu_backward(g.to(torch::kFloat), xf);
+    const auto maxError = [](const torch::Tensor& a, const torch::Tensor& b) {
+        return (a.to(torch::kFloat) - b).abs().max().item<double>();
+    };
+    const double ownY = maxError(torch::silu(x.detach()), yRef);
+    const double ownG = maxError(at::silu_backward(g, x.detach()), gRef);
+    const double errY = maxError(y.detach(), yRef);
+    const double errG = maxError(x.grad(), gRef);
+    QVERIFY2(errY <= 1.5 * ownY + 1e-6, qPrintable(QString("%1 vs %2").arg(errY).arg(ownY)));
+    QVERIFY2(errG <= 1.5 * ownG + 1e-6, qPrintable(QString("%1 vs %2").arg(errG).arg(ownG)));
+    QVERIFY(errG < 0.02 * gRef.abs().max().item<double>());
+    // fp32 is LibTorch's own silu, exactly.
+    QVERIFY(torch::equal(hr::siluActivation(xf), yRef));
 }
 
 QTEST_APPLESS_MAIN(TestModel)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // headroom-cli bench train: end-to-end training speed (data loading included), the step split
-// into its parts, peak resident memory, and achieved GFLOP/s against the measured matmul peak.
+// into its parts, peak resident memory, and achieved GFLOP/s against the model's own
+// convolutions run alone.
 #include "command.h"
 #include "common.h"
 
@@ -15,16 +16,22 @@
 #include "model/detection_model.h"
 #include "model/model_builder.h"
 #include "model/model_summary.h"
+#include "train/compute_threads.h"
 #include "train/train_step.h"
 #include "util/bytes.h"
 
+#include <ATen/record_function.h>
+
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <thread>
 #include <unistd.h>
 
@@ -37,6 +44,14 @@ double since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+/// CPU seconds the calling thread has run: unlike wall time, not stretched by other programs
+/// on a busy machine (with one thread it is the whole computation).
+double threadCpuSeconds() {
+    timespec t{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 /// A field of /proc/self/status in bytes (VmHWM = peak resident set), 0 when unavailable.
 std::int64_t procStatusBytes(const std::string& field) {
     std::ifstream in("/proc/self/status");
@@ -47,19 +62,209 @@ std::int64_t procStatusBytes(const std::string& field) {
     return 0;
 }
 
-/// GFLOP/s of a float32 1024 x 1024 matrix product with the current threads (best of 5).
-double matmulPeakGflops() {
-    torch::NoGradGuard noGrad;
-    const torch::Tensor a = torch::randn({1024, 1024});
-    const torch::Tensor b = torch::randn({1024, 1024});
-    torch::mm(a, b); // warm up
-    double best = 1e9;
-    for (int i = 0; i < 5; ++i) {
-        const auto t = Clock::now();
-        torch::Tensor c = torch::mm(a, b);
-        best = std::min(best, since(t));
+bool contains(const std::string& text, const char* part) {
+    return text.find(part) != std::string::npos;
+}
+
+/// The kind of layer work an operator of the profile is, for its per-type summary.
+std::string layerType(const std::string& phase, const std::string& n) {
+    if (phase == "loss")
+        return "loss + assigner";
+    if (phase == "optimizer" || phase == "ema")
+        return "optimizer + EMA";
+    if (phase == "data")
+        return "data";
+    const bool backward = contains(n, "ackward");
+    if (contains(n, "onvolution") || contains(n, "conv2d"))
+        return backward ? "conv backward" : "conv forward";
+    if (contains(n, "atch_norm") || contains(n, "atchNorm"))
+        return backward ? "BatchNorm backward" : "BatchNorm forward";
+    if (contains(n, "silu") || contains(n, "Silu"))
+        return "SiLU";
+    if (contains(n, "cat") || contains(n, "Cat") || contains(n, "split") || contains(n, "Split") ||
+        contains(n, "chunk") || contains(n, "narrow") || contains(n, "slice") ||
+        contains(n, "Slice"))
+        return "concat / split";
+    if (contains(n, "copy") || contains(n, "Copy") || contains(n, "contiguous") ||
+        contains(n, "clone") || n == "aten::to")
+        return "dtype / layout copies";
+    if (contains(n, "pool") || contains(n, "Pool") || contains(n, "upsample") ||
+        contains(n, "Upsample"))
+        return "pooling / upsampling";
+    if (contains(n, "AccumulateGrad"))
+        return "gradient accumulation";
+    return "other";
+}
+
+/// Self CPU time (the thread's own, not wall time) of every operator (and autograd node) that runs
+/// on the calling thread while
+/// it lives: what a step's time is made of, by operator, forward and backward alike. Built on
+/// RecordFunction's thread-local callbacks, which both LibTorch 1.13 and 2.x have.
+class OperatorProfile {
+public:
+    struct Row {
+        std::string phase; ///< the step's phase when the operator started
+        std::string name;
+        std::string type; ///< layerType(), or the enclosing operator's when that says "other"
+        double selfSeconds = 0;
+        long long calls = 0;
+    };
+
+    OperatorProfile() {
+        t_active = this;
+        m_handle = at::addThreadLocalCallback(
+            at::RecordFunctionCallback(&OperatorProfile::enter, &OperatorProfile::leave)
+                .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
     }
-    return 2.0 * 1024 * 1024 * 1024 / best / 1e9;
+    ~OperatorProfile() { stop(); }
+    OperatorProfile(const OperatorProfile&) = delete;
+    OperatorProfile& operator=(const OperatorProfile&) = delete;
+
+    /// Operators started from now on count in `phase`.
+    void setPhase(Phase phase) { m_phase = toString(phase); }
+
+    void stop() {
+        if (!m_handle)
+            return;
+        at::removeCallback(m_handle);
+        m_handle = 0;
+        t_active = nullptr;
+    }
+
+    /// Every operator, largest self time first.
+    std::vector<Row> rows() const {
+        std::vector<Row> out;
+        for (const auto& [name, row] : m_rows)
+            out.push_back(row);
+        std::sort(out.begin(), out.end(),
+                  [](const Row& a, const Row& b) { return a.selfSeconds > b.selfSeconds; });
+        return out;
+    }
+
+private:
+    struct Open {
+        double start; ///< threadCpuSeconds()
+        const char* phase;
+        std::string type;
+        double children = 0;
+    };
+
+    static std::unique_ptr<at::ObserverContext> enter(const at::RecordFunction& fn) {
+        if (OperatorProfile* p = t_active) {
+            std::string type = layerType(p->m_phase, fn.name());
+            if (type == "other" && !p->m_open.empty())
+                type = p->m_open.back().type; // sigmoid inside a SiLU counts as SiLU
+            p->m_open.push_back({threadCpuSeconds(), p->m_phase, std::move(type), 0.0});
+        }
+        return nullptr;
+    }
+    static void leave(const at::RecordFunction& fn, at::ObserverContext*) {
+        OperatorProfile* p = t_active;
+        if (!p || p->m_open.empty())
+            return;
+        const Open open = std::move(p->m_open.back());
+        p->m_open.pop_back();
+        const double total = threadCpuSeconds() - open.start;
+        if (!p->m_open.empty())
+            p->m_open.back().children += total;
+        Row& row = p->m_rows[std::string(open.phase) + '\n' + open.type + '\n' + fn.name()];
+        if (row.name.empty()) {
+            row.phase = open.phase;
+            row.name = fn.name();
+            row.type = open.type;
+        }
+        row.selfSeconds += std::max(0.0, total - open.children);
+        ++row.calls;
+    }
+
+    static thread_local OperatorProfile* t_active;
+    at::CallbackHandle m_handle = 0;
+    const char* m_phase = "idle";
+    std::vector<Open> m_open;
+    std::map<std::string, Row> m_rows;
+};
+
+thread_local OperatorProfile* OperatorProfile::t_active = nullptr;
+
+/// The profile for a terminal: time per layer type, then the ten largest operators.
+void printProfile(const std::vector<OperatorProfile::Row>& rows, long long steps,
+                  double stepCpuSeconds) {
+    double total = 0;
+    std::map<std::string, double> byType;
+    for (const auto& row : rows) {
+        total += row.selfSeconds;
+        byType[row.type] += row.selfSeconds;
+    }
+    std::vector<std::pair<std::string, double>> types(byType.begin(), byType.end());
+    std::sort(types.begin(), types.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+    const double perStep = 1000.0 / static_cast<double>(steps);
+    std::cout << std::fixed << std::setprecision(1)
+              << "  profile (self CPU time of the calling thread per timed step; "
+              << total * perStep << " of its " << stepCpuSeconds * 1000 << " ms in operators)\n";
+    for (const auto& [type, seconds] : types)
+        std::cout << "    " << std::left << std::setw(24) << type << std::right << std::setw(8)
+                  << seconds * perStep << " ms  " << std::setw(5) << 100.0 * seconds / total
+                  << "%\n";
+    std::cout << "  top 10 operators\n    ms/step  share calls/step phase      operator\n";
+    for (size_t i = 0; i < rows.size() && i < 10; ++i)
+        std::cout << "    " << std::setw(7) << rows[i].selfSeconds * perStep << std::setw(6)
+                  << 100.0 * rows[i].selfSeconds / total << "%" << std::setw(11)
+                  << static_cast<double>(rows[i].calls) / static_cast<double>(steps) << "  "
+                  << std::left << std::setw(10) << rows[i].phase << " " << rows[i].name
+                  << std::right << "\n";
+}
+
+/// The convolutions of a step run alone, in one precision: the rate the step's convolutions
+/// could reach on this CPU with these threads, for the step's own shapes and batch.
+struct ConvolutionPeak {
+    double gflop = 0;   ///< forward + backward of every call, one step
+    double seconds = 0; ///< the calls' best times (the calling thread's CPU time), summed
+    double gflops() const { return seconds > 0 ? gflop / seconds : 0; }
+};
+
+/// Times forward and backward (input and weight gradients; no input gradient for the first
+/// convolution, whose input is the image) of each of the model's convolution shapes at `batch`
+/// in channels-last tensors of `dtype`, the layout training uses; best of three after a warm-up.
+/// Timed in the calling thread's CPU time, like the step it is compared with, so that other
+/// programs on the machine stretch neither.
+ConvolutionPeak measureConvolutionPeak(const std::vector<ConvolutionCall>& calls, int batch,
+                                       at::ScalarType dtype) {
+    ConvolutionPeak peak;
+    const auto options = torch::TensorOptions().dtype(dtype);
+    const auto layout = at::MemoryFormat::ChannelsLast;
+    for (const ConvolutionCall& c : calls) {
+        const torch::Tensor x = torch::randn({batch, c.inChannels, c.height, c.width}, options)
+                                    .contiguous(layout)
+                                    .requires_grad_(c.inputGradient);
+        const torch::Tensor w =
+            torch::randn({c.outChannels, c.inChannels / c.groups, c.kernel, c.kernel}, options)
+                .contiguous(layout)
+                .requires_grad_(true);
+        const torch::Tensor bias =
+            c.bias ? torch::randn({c.outChannels}, options).requires_grad_(true) : torch::Tensor();
+        const torch::Tensor gradient =
+            torch::randn({batch, c.outChannels, c.outHeight(), c.outWidth()}, options)
+                .contiguous(layout);
+        std::vector<torch::Tensor> inputs{w};
+        if (c.inputGradient)
+            inputs.push_back(x);
+        if (bias.defined())
+            inputs.push_back(bias);
+        double best = 1e30;
+        for (int i = 0; i < 4; ++i) {
+            const double t = threadCpuSeconds();
+            const torch::Tensor y =
+                torch::conv2d(x, w, bias, c.stride, c.padding, c.dilation, c.groups);
+            torch::autograd::grad({y}, inputs, {gradient});
+            if (i > 0)
+                best = std::min(best, threadCpuSeconds() - t);
+        }
+        const double flops = c.forwardFlops() * batch * (c.inputGradient ? 3 : 2);
+        peak.gflop += c.count * flops / 1e9;
+        peak.seconds += c.count * best;
+    }
+    return peak;
 }
 
 const IntegerOptionReader readInteger{"bench train"};
@@ -68,16 +273,19 @@ const IntegerOptionReader readInteger{"bench train"};
 struct BenchResult {
     double imagesPerSecond = 0; ///< over all ranks
     double stepMs = 0, waitMs = 0, forwardMs = 0, backwardMs = 0, optimizerMs = 0;
+    double stepCpuMs = 0; ///< the calling thread's CPU time per step
     long long steps = 0;
     int accumulate = 1;
-    double forwardGflops = 0; ///< per image
+    double forwardGflops = 0;                  ///< per image
+    std::vector<OperatorProfile::Row> profile; ///< with --profile: the timed steps' operators
+    std::vector<ConvolutionCall> convolutions; ///< one forward pass's, per image
 };
 
 /// Trains `steps` timed steps after `warmup` on `report`. With a group, every rank reads its
 /// shard at batch / ranks and gradients are averaged; images/s counts all ranks' images.
 bool measureTraining(const TrainConfig& config, const std::shared_ptr<DatasetReport>& report,
                      torch::Device device, long long warmup, long long steps,
-                     DataParallelGroup* group, BenchResult& result) {
+                     DataParallelGroup* group, bool profile, BenchResult& result) {
     const int nc = static_cast<int>(report->names.size());
     ModelBuild build = buildModel(config.model, nc);
     if (!build.model) {
@@ -85,6 +293,7 @@ bool measureTraining(const TrainConfig& config, const std::shared_ptr<DatasetRep
         return false;
     }
     result.forwardGflops = summarize(build.model, config.imgsz).gflops;
+    result.convolutions = convolutionCalls(build.model, config.imgsz);
     TrainStep step(config, build.model, nc, device);
     step.setDataParallel(group);
     step.setSchedule({{0.01, 0.01, 0.01}, 0.937, std::max(1, int(64.0 / config.batch + 0.5))});
@@ -102,11 +311,18 @@ bool measureTraining(const TrainConfig& config, const std::shared_ptr<DatasetRep
     int epoch = 0;
     loader.startEpoch(epoch);
     Clock::time_point timedStart;
+    double timedCpuStart = 0;
+    std::unique_ptr<OperatorProfile> operators;
     for (long long i = 0; i < warmup + steps; ++i) {
         if (i == warmup) {
             if (group)
                 group->barrier(); // all ranks start the clock together
+            if (profile) {
+                operators = std::make_unique<OperatorProfile>();
+                step.setPhaseCallback([p = operators.get()](Phase phase) { p->setPhase(phase); });
+            }
             timedStart = Clock::now();
+            timedCpuStart = threadCpuSeconds();
         }
         const auto t = Clock::now();
         Batch b;
@@ -131,6 +347,12 @@ bool measureTraining(const TrainConfig& config, const std::shared_ptr<DatasetRep
     if (group)
         group->barrier();
     const double total = since(timedStart);
+    result.stepCpuMs = 1000.0 * (threadCpuSeconds() - timedCpuStart) / static_cast<double>(steps);
+    if (operators) {
+        operators->stop();
+        step.setPhaseCallback({});
+        result.profile = operators->rows();
+    }
     loader.stop();
     if (group) {
         torch::Tensor count = torch::full({1}, static_cast<double>(images), torch::kDouble);
@@ -179,12 +401,12 @@ int benchScaling(const TrainConfig& config, const std::shared_ptr<DatasetReport>
         return ExitFailure;
     }
     // The reference: one process, one process's share of the cores, one process's batch.
-    at::set_num_threads(threadsPerProcess);
+    setComputeThreads(threadsPerProcess);
     TrainConfig single = config;
     single.batch = std::max(1, config.batch / nproc);
     CpuMemoryTracker::instance().install(); // as the workers and the trainer do
     BenchResult one;
-    if (!measureTraining(single, report, torch::kCPU, warmup, steps, nullptr, one))
+    if (!measureTraining(single, report, torch::kCPU, warmup, steps, nullptr, false, one))
         return ExitFailure;
     const double efficiency = parallel / (nproc * one.imagesPerSecond);
     if (json) {
@@ -221,8 +443,10 @@ int runBenchTrain(const ParsedArgs& args) {
         return ExitUsage;
     }
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    at::set_num_threads(threads > 0 ? static_cast<int>(threads)
-                                    : std::max(1, cores / launch->localWorldSize));
+    // LibTorch's threads and OpenBLAS's pool alike: OpenBLAS would otherwise keep every core
+    // for fp32 matrix products while oneDNN's bf16 convolutions honour the count.
+    setComputeThreads(threads > 0 ? static_cast<int>(threads)
+                                  : std::max(1, cores / launch->localWorldSize));
     const bool json = args.has("--json");
 
     TrainConfig config;
@@ -256,7 +480,8 @@ int runBenchTrain(const ParsedArgs& args) {
     if (device.is_cpu())
         CpuMemoryTracker::instance().install();
     BenchResult r;
-    if (!measureTraining(config, report, device, warmup, steps, group.get(), r))
+    if (!measureTraining(config, report, device, warmup, steps, group.get(), args.has("--profile"),
+                         r))
         return ExitFailure;
     if (group) {
         // A worker of benchScaling(): rank 0 hands the number to the launcher.
@@ -275,7 +500,18 @@ int runBenchTrain(const ParsedArgs& args) {
     const double stepGflop =
         forwardGflops * batch * (config.checkpointing == Checkpointing::All ? 4 : 3);
     const double achieved = stepGflop / (stepMs / 1000.0);
-    const double peak = matmulPeakGflops();
+    // The reference: the step's own convolutions alone, at its batch, in both precisions, with
+    // the same threads (a CUDA step has no CPU reference).
+    ConvolutionPeak fp32, bf16;
+    if (device.is_cpu()) {
+        fp32 = measureConvolutionPeak(r.convolutions, config.batch, torch::kFloat);
+        bf16 = measureConvolutionPeak(r.convolutions, config.batch, torch::kBFloat16);
+    }
+    const ConvolutionPeak& own = config.amp ? bf16 : fp32;
+    // Share of the peak = the convolutions' best time alone / the whole step's time, both in
+    // the calling thread's CPU time (equal to wall time on an idle machine).
+    const double convAchieved = own.gflop / (r.stepCpuMs / 1000.0);
+    const double share = own.seconds / (r.stepCpuMs / 1000.0);
     const std::int64_t rss = procStatusBytes("VmHWM");
 
     if (json) {
@@ -286,6 +522,7 @@ int runBenchTrain(const ParsedArgs& args) {
                   << ", \"threads\": " << at::get_num_threads() << ", \"workers\": " << workers
                   << ", \"steps\": " << done << ", \"images_per_s\": " << imagesPerSecond
                   << ", \"peak_rss_bytes\": " << rss << ", \"step_ms\": " << stepMs
+                  << ", \"step_cpu_ms\": " << r.stepCpuMs
                   << ", \"step_ms_parts\": {\"data_wait\": " << r.waitMs
                   << ", \"forward\": " << r.forwardMs << ", \"backward\": " << r.backwardMs
                   << ", \"optimizer\": " << r.optimizerMs << "}"
@@ -293,8 +530,13 @@ int runBenchTrain(const ParsedArgs& args) {
                   << ", \"backward_ms\": " << r.backwardMs
                   << ", \"optimizer_ms\": " << r.optimizerMs
                   << ", \"forward_gflop_per_image\": " << forwardGflops
-                  << ", \"achieved_gflops\": " << achieved << ", \"matmul_peak_gflops\": " << peak
-                  << "}\n";
+                  << ", \"achieved_gflops\": " << achieved
+                  << ", \"conv_shapes\": " << r.convolutions.size()
+                  << ", \"conv_gflop_per_step\": " << own.gflop
+                  << ", \"conv_peak_gflops_fp32\": " << fp32.gflops()
+                  << ", \"conv_peak_gflops_bf16\": " << bf16.gflops()
+                  << ", \"conv_achieved_gflops\": " << convAchieved
+                  << ", \"conv_peak_share\": " << share << "}\n";
         return ExitOk;
     }
     std::cout << std::fixed << std::setprecision(1) << "bench train: " << config.model << " "
@@ -302,7 +544,8 @@ int runBenchTrain(const ParsedArgs& args) {
               << (args.has("--ckpt") ? ", checkpointing" : "") << ", " << at::get_num_threads()
               << " threads, " << workers << " loader workers, " << done << " timed steps\n"
               << "  images/s          " << imagesPerSecond << "\n"
-              << "  step              " << stepMs << " ms\n"
+              << "  step              " << stepMs << " ms (" << r.stepCpuMs
+              << " ms CPU time of the calling thread)\n"
               << "    data wait       " << r.waitMs << " ms\n"
               << "    forward + loss  " << r.forwardMs << " ms\n"
               << "    backward        " << r.backwardMs << " ms\n"
@@ -310,8 +553,17 @@ int runBenchTrain(const ParsedArgs& args) {
               << " steps)\n"
               << "  peak RSS          " << formatBytes(rss) << "\n"
               << "  achieved          " << achieved << " GFLOP/s (" << stepGflop
-              << " GFLOP per step) vs matmul peak " << peak << " GFLOP/s ("
-              << 100.0 * achieved / peak << "%)\n";
+              << " GFLOP per step, thop count x 3)\n";
+    if (device.is_cpu())
+        std::cout << "  conv peak         fp32 " << fp32.gflops() << " GFLOP/s, bf16 "
+                  << bf16.gflops() << " GFLOP/s (the model's " << r.convolutions.size()
+                  << " convolution shapes alone, forward + backward, batch " << batch << ")\n"
+                  << "  conv share        " << convAchieved << " GFLOP/s of convolution ("
+                  << own.gflop << " GFLOP per step) = " << 100.0 * share << "% of the "
+                  << (config.amp ? "bf16" : "fp32") << " peak; the convolutions alone take "
+                  << own.seconds * 1000 << " of the step's " << r.stepCpuMs << " ms (CPU time)\n";
+    if (!r.profile.empty())
+        printProfile(r.profile, done, r.stepCpuMs / 1000.0);
     return ExitOk;
 }
 
@@ -319,12 +571,17 @@ Command makeBenchTrainCommand() {
     Command c("bench train", runBenchTrain,
               "training speed end to end: images/s, step parts, peak RSS, GFLOP/s",
               "headroom-cli bench train --model M --imgsz S --batch B [--amp] [--ckpt] "
-              "[--steps N] [--json]",
+              "[--steps N] [--profile] [--json]",
               "Trains on the built-in data set (or --data) with augmentation and the "
               "threaded loader, times --steps steps after --warmup steps, and reports "
               "images/s, the step split into data wait / forward / backward / optimizer, "
-              "peak resident memory (VmHWM) and achieved GFLOP/s against a measured "
-              "1024x1024 matmul. --nproc N runs N worker processes (c10d/Gloo, the "
+              "peak resident memory (VmHWM), achieved GFLOP/s, and the step's share of "
+              "a reference peak: the model's own convolution shapes at this batch run "
+              "alone (forward and backward, fp32 and bf16, channels-last, same threads), "
+              "timed like the step in the calling thread's CPU time so that a busy "
+              "machine stretches neither. "
+              "--profile adds the timed steps' self CPU time per layer type and the ten "
+              "largest operators. --nproc N runs N worker processes (c10d/Gloo, the "
               "cores split between them, batch = the total) and then one process on one "
               "share of the cores at the per-process batch, and reports the scaling "
               "efficiency N-process images/s / (N x one-process images/s).");
@@ -341,6 +598,7 @@ Command makeBenchTrainCommand() {
                  {"--optimizer", "NAME", "SGD (default), Adam or AdamW"},
                  {"--device", "D", "cpu (default) or cuda"},
                  {"--nproc", "N", "N data-parallel processes vs one: scaling efficiency"},
+                 {"--profile", "", "time per layer type and the ten largest operators"},
                  jsonOption()};
     return c;
 }

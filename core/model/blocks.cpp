@@ -46,6 +46,45 @@ torch::Tensor maxPool(const torch::Tensor& x, int64_t k, int64_t s, int64_t padd
     return torch::max_pool2d(x, {k, k}, {s, s}, {padding, padding});
 }
 
+#if !HEADROOM_TORCH_AT_LEAST(2, 0)
+/// SiLU of a bf16 tensor composed of bf16 operations that LibTorch 1.13 vectorises (sigmoid,
+/// multiply, add): its own silu and silu_backward kernels for bf16 are scalar and took a third
+/// of an AMP training step's CPU time (docs/decisions.md, "bf16 on the CPU"). Saves the sigmoid
+/// in place of the input (the same bytes) and the output, which the next convolution keeps
+/// anyway; the backward is then four passes, d silu / dx = s + y (1 - s), with no sigmoid.
+class Bf16Silu : public torch::autograd::Function<Bf16Silu> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x) {
+        const torch::Tensor s = torch::sigmoid(x);
+        torch::Tensor y = s * x;
+        ctx->save_for_backward({s, y});
+        return y;
+    }
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads) {
+        if (!grads[0].defined())
+            return {torch::Tensor()};
+        const auto saved = ctx->get_saved_variables();
+        const torch::Tensor& s = saved[0];
+        return {torch::rsub(s, 1).mul_(saved[1]).add_(s).mul_(grads[0])};
+    }
+};
+#endif
+
+} // namespace
+
+torch::Tensor siluActivation(const torch::Tensor& x) {
+#if !HEADROOM_TORCH_AT_LEAST(2, 0)
+    if (x.scalar_type() == torch::kBFloat16 && x.device().is_cpu()) {
+        RECORD_FUNCTION("hr::silu_bf16", std::vector<c10::IValue>()); // named in profiles
+        return Bf16Silu::apply(x);
+    }
+#endif
+    return torch::silu(x);
+}
+
+namespace {
+
 torch::Tensor avgPool2x2Stride1(const torch::Tensor& x) {
     // avg_pool2d(x, 2, 1, 0, ceil_mode=False, count_include_pad=True)
     return torch::avg_pool2d(x, {2, 2}, {1, 1}, {0, 0}, false, true);
@@ -76,6 +115,8 @@ FlopCounter* activeFlopCounter() {
 torch::Tensor countedConv(torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
     torch::Tensor y = conv.forward(x);
     if (t_counter) {
+        if (t_counter->onConvolution)
+            t_counter->onConvolution(conv, x);
         const auto& o = conv.options;
         const auto& k = o.kernel_size();
         t_counter->add(static_cast<double>(y.numel()) *
@@ -108,14 +149,12 @@ torch::Tensor ConvImpl::forward(const torch::Tensor& x) {
             t_counter->add(2.0 * static_cast<double>(y.numel()));
         y = m_bnForward && m_bn->is_training() ? m_bnForward(*m_bn, y) : m_bn->forward(y);
     }
-    return m_act ? torch::silu(y) : y;
+    return m_act ? siluActivation(y) : y;
 }
 
-namespace {
 int64_t paddingOf(const torch::nn::detail::ConvNdOptions<2>& options) {
     return compat::alternative<torch::ExpandingArray<2>>(options.padding())->at(0);
 }
-} // namespace
 
 void ConvImpl::fuseBatchNorm() {
     if (!m_bn)
@@ -232,7 +271,7 @@ RepConvImpl::RepConvImpl(int64_t c1, int64_t c2, int64_t k, int64_t s, int64_t p
 torch::Tensor RepConvImpl::forward(const torch::Tensor& x) {
     torch::Tensor y =
         m_fused ? countedConv(*m_fused, x) : m_conv1->forward(x) + m_conv2->forward(x);
-    return m_act ? torch::silu(y) : y;
+    return m_act ? siluActivation(y) : y;
 }
 
 void RepConvImpl::fuseBranches() {

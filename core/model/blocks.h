@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,9 @@ namespace hr {
 struct FlopCounter {
     std::vector<double> opsPerLayer; ///< MAC-equivalent operations per row (x2 for FLOPs)
     int layer = 0;
+    /// Called with every convolution and its input, when set (the shapes a pass runs).
+    std::function<void(const torch::nn::Conv2dImpl& conv, const torch::Tensor& input)>
+        onConvolution;
     void add(double ops);
 };
 
@@ -42,6 +46,13 @@ FlopCounter* activeFlopCounter();
 
 /// Runs a convolution and counts its MACs when a FlopCounter is active.
 torch::Tensor countedConv(torch::nn::Conv2dImpl& conv, const torch::Tensor& x);
+
+/// SiLU; on a CPU bf16 tensor under LibTorch 1.x composed of operations that are faster there
+/// than its own bf16 kernels (same values within bf16 rounding, forward and backward).
+torch::Tensor siluActivation(const torch::Tensor& x);
+
+/// A convolution's padding (the same on both sides; every conv here has an explicit number).
+int64_t paddingOf(const torch::nn::detail::ConvNdOptions<2>& options);
 
 /// A module that can be one row of a model YAML: takes the row's inputs, returns one tensor.
 class BlockImpl : public torch::nn::Module {

@@ -85,6 +85,61 @@ ModelSummary summarize(DetectionModel& model, int imgsz) {
     return summary;
 }
 
+std::int64_t ConvolutionCall::outHeight() const {
+    return (height + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1;
+}
+
+std::int64_t ConvolutionCall::outWidth() const {
+    return (width + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1;
+}
+
+double ConvolutionCall::forwardFlops() const {
+    return 2.0 * static_cast<double>(outHeight() * outWidth() * outChannels) *
+           static_cast<double>(inChannels / groups * kernel * kernel);
+}
+
+std::vector<ConvolutionCall> convolutionCalls(DetectionModel& model, int imgsz) {
+    std::vector<ConvolutionCall> calls;
+    FlopCounter counter;
+    counter.onConvolution = [&calls](const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
+        const auto& o = conv.options;
+        ConvolutionCall call;
+        call.inChannels = o.in_channels();
+        call.outChannels = o.out_channels();
+        call.kernel = o.kernel_size()->at(0);
+        call.stride = o.stride()->at(0);
+        call.padding = paddingOf(o);
+        call.dilation = o.dilation()->at(0);
+        call.groups = o.groups();
+        call.height = x.size(2);
+        call.width = x.size(3);
+        call.bias = o.bias();
+        call.inputGradient = !calls.empty();
+        for (ConvolutionCall& seen : calls) {
+            if (seen.inChannels == call.inChannels && seen.outChannels == call.outChannels &&
+                seen.kernel == call.kernel && seen.stride == call.stride &&
+                seen.padding == call.padding && seen.dilation == call.dilation &&
+                seen.groups == call.groups && seen.height == call.height &&
+                seen.width == call.width && seen.bias == call.bias &&
+                seen.inputGradient == call.inputGradient) {
+                ++seen.count;
+                return;
+            }
+        }
+        calls.push_back(call);
+    };
+    const bool wasTraining = model->is_training();
+    model->eval();
+    {
+        torch::NoGradGuard noGrad;
+        const auto param = model->parameters().front();
+        FlopCounterScope scope(counter);
+        model->forward(torch::zeros({1, 3, imgsz, imgsz}, param.options()));
+    }
+    model->train(wasTraining);
+    return calls;
+}
+
 std::string formatSummary(const ModelSummary& summary, bool verbose) {
     std::ostringstream out;
     if (verbose) {

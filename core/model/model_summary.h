@@ -39,6 +39,24 @@ struct ModelSummary {
 /// without grad; the model's mode is restored. Throws c10::Error only on a broken model.
 ModelSummary summarize(DetectionModel& model, int imgsz = 640);
 
+/// One convolution a forward pass runs, with its input's size for one image.
+struct ConvolutionCall {
+    std::int64_t inChannels = 0, outChannels = 0, kernel = 1, stride = 1, padding = 0;
+    std::int64_t dilation = 1, groups = 1, height = 0, width = 0;
+    bool bias = false;
+    bool inputGradient = true; ///< false for the first (its input is the image)
+    int count = 1;             ///< identical calls in one pass
+    std::int64_t outHeight() const;
+    std::int64_t outWidth() const;
+    /// Multiply-accumulates x 2 of the forward convolution, one image.
+    double forwardFlops() const;
+};
+
+/// The convolutions of one forward pass at imgsz x imgsz, identical ones merged, in order of
+/// first use. The pass runs like summarize()'s (eval mode, no grad, one image; the model's
+/// mode is restored).
+std::vector<ConvolutionCall> convolutionCalls(DetectionModel& model, int imgsz);
+
 /// Text for a terminal: one summary line, plus a per-row table when `verbose`.
 std::string formatSummary(const ModelSummary& summary, bool verbose);
 
