@@ -560,7 +560,7 @@ void TestUiZh::everyLogCodeIsChinese() {
     // Every code in core's list (LogCode) has a Chinese wording: numbers and paths as values.
     QStringList english;
     for (hr::LogCode code : hr::kLogCodes) {
-        const std::vector<std::string> args = {"2", "4", "/tmp/runs/a/last.pt", "8"};
+        const std::vector<std::string> args = {"/tmp/r/last.pt", "/tmp/r/last.pt.bak", "3", "8"};
         const QString line = hr::ui::LogWording::line(hr::toString(code), args, "ENGLISH");
         if (line == QLatin1String("ENGLISH") || looksEnglish(line, true))
             english << QString("%1: %2").arg(hr::toString(code), line);
@@ -679,6 +679,7 @@ void TestUiZh::compareRunnerMessagesAreChinese() {
     QCOMPARE(rejected.rows.size(), std::size_t(1));
     QCOMPARE(rejected.rows[0].status, std::string("invalid"));
     comparison.rows.push_back(rejected.rows[0]);
+    comparison.rows[0].checkpointing = "none"; // as a run's config.yaml gives it
 
     hr::ui::ComparePage page;
     page.resize(1280, 720);

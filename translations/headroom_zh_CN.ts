@@ -806,7 +806,7 @@
     </message>
     <message>
         <source>Processes %1: this process was not started as one of the workers, so it trains alone; the studio or `headroom-cli train --nproc N` starts them.</source>
-        <translation>进程数 %1：本进程不是作为工作进程启动的，因此单独训练；由工作室或 headroom-cli train --nproc N 启动各进程。</translation>
+        <translation>进程数 %1：本进程不是作为工作进程启动的，因此单独训练；各工作进程应由工作室或命令行工具启动。</translation>
     </message>
     <message>
         <source>sync_bn: BatchNorm statistics over the batches of all %1 ranks</source>
@@ -4227,19 +4227,19 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     </message>
     <message>
         <source>rank 0 allocated</source>
-        <translation>rank 0 已分配</translation>
+        <translation>0 号进程已分配</translation>
     </message>
     <message>
         <source>rank 0 peak</source>
-        <translation>rank 0 峰值</translation>
+        <translation>0 号进程峰值</translation>
     </message>
     <message>
         <source>Data parallel over %1 processes on this machine: batch %2 in total, %3 per process; this window trains as rank 0, the others are headroom-cli workers; the memory plot has one curve per rank.</source>
-        <translation>在本机上以 %1 个进程进行数据并行：总批大小 %2，每个进程 %3；本窗口作为 rank 0 训练，其余为 headroom-cli 工作进程；显存图中每个 rank 一条曲线。</translation>
+        <translation>在本机上以 %1 个进程进行数据并行：总批大小 %2，每个进程 %3；本窗口作为 0 号进程训练，其余为 headroom-cli 工作进程；显存图中每个进程一条曲线。</translation>
     </message>
     <message>
         <source>rank %1 allocated</source>
-        <translation>rank %1 已分配</translation>
+        <translation>%1 号进程已分配</translation>
     </message>
     <message>
         <source>advisor&apos;s probe steps</source>
@@ -4309,6 +4309,10 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <source>Out of memory in the %1 at epoch %2, batch %3: %4 requested with %5 allocated.</source>
         <translation>第 %2 轮第 %3 批在%1时显存不足：已分配 %5，请求 %4。</translation>
     </message>
+    <message>
+        <source>The run %1: %2</source>
+        <translation>训练%1：%2</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::TrainingSession</name>
@@ -4318,11 +4322,11 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     </message>
     <message>
         <source>rank %1 is still running %2 s after rank 0 ended; terminating it</source>
-        <translation>rank 0 结束 %2 秒后 rank %1 仍在运行；正在终止它</translation>
+        <translation>0 号进程结束 %2 秒后，%1 号进程仍在运行；正在终止它</translation>
     </message>
     <message>
         <source>Pause is not available in a data-parallel run: while rank 0 pauses, the other %1 processes wait in a collective and give up after its timeout. Stop ends every rank at the same step.</source>
-        <translation>数据并行运行不能暂停：rank 0 暂停时，其余 %1 个进程会在集合通信中等待，并在超时后放弃。“停止”会让所有 rank 在同一步结束。</translation>
+        <translation>数据并行运行不能暂停：0 号进程暂停时，其余 %1 个进程会在集合通信中等待，并在超时后放弃。“停止”会让所有进程在同一步结束。</translation>
     </message>
     <message>
         <source>Cannot start the data-parallel run: %1</source>
@@ -4342,11 +4346,11 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     </message>
     <message>
         <source>rank %1 (%2) did not start: %3</source>
-        <translation>rank %1（%2）未能启动：%3</translation>
+        <translation>%1 号进程（%2）未能启动：%3</translation>
     </message>
     <message>
         <source>Started ranks 1-%1 as %2 (rendezvous on 127.0.0.1:%3).</source>
-        <translation>已用 %2 启动 rank 1-%1（会合地址 127.0.0.1:%3）。</translation>
+        <translation>已用 %2 启动 1-%1 号进程（会合地址 127.0.0.1:%3）。</translation>
     </message>
     <message>
         <source>could not start (%1)</source>
@@ -4362,11 +4366,11 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     </message>
     <message>
         <source>rank %1 %2</source>
-        <translation>rank %1 %2</translation>
+        <translation>%1 号进程%2</translation>
     </message>
     <message>
         <source>Rank %1 %2 before the run ended, so the run cannot go on; the other ranks were stopped.</source>
-        <translation>Rank %1 在运行结束前%2，运行无法继续；其余 rank 已被停止。</translation>
+        <translation>%1 号进程在运行结束前%2，运行无法继续；其余进程已被停止。</translation>
     </message>
     <message>
         <source>It wrote nothing.</source>

@@ -75,7 +75,21 @@ QString rowMessage(const ComparisonRow& r) {
     if (r.messageCode == "run_unreadable")
         return ComparePage::tr("The run folder cannot be read: %1")
             .arg(r.messageArgs.empty() ? QString() : QString::fromStdString(r.messageArgs[0]));
+    const RunSummary& end = r.run.summary;
+    if (r.messageCode.empty() && end.failed && r.message == end.reason)
+        return FailureWording::reason(end.reasonCode, end.reasonArgs, end.reason);
     return FailureWording::reason(r.messageCode, r.messageArgs, r.message);
+}
+
+/// A checkpointing mode ("none", "backbone", "all") in the strategy editor's words.
+QString checkpointingWords(const std::string& mode) {
+    if (mode == "none")
+        return StrategyEditor::tr("off");
+    if (mode == "backbone")
+        return StrategyEditor::tr("backbone");
+    if (mode == "all")
+        return StrategyEditor::tr("all blocks");
+    return QString::fromStdString(mode);
 }
 
 /// A row's status in words: "done", "stopped", "OOM (phase)", "failed", "incomplete",
@@ -464,7 +478,7 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
             status,
             batch,
             r.batch > 0 ? (r.amp ? tr("yes") : tr("no")) : QString(),
-            QString::fromStdString(r.checkpointing),
+            checkpointingWords(r.checkpointing),
             r.trainPeakBytes > 0 ? QString::fromStdString(formatBytes(r.trainPeakBytes))
                                  : QString(),
             withClaim(ratio(measuredMemoryRatio(m_comparison, i)), memoryClaim),

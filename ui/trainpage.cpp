@@ -401,12 +401,16 @@ void TrainPage::onFinished(const hr::RunFinished& event) {
     m_progress->setToolTip(reason);
     if (!reason.isEmpty()) {
         // A failure keeps its message on the status line; the reason is also the tooltip.
+        // A run that failed before its folder existed has no name to give.
         m_status->setText(
-            tr("Run %1 %2: %3").arg(QString::fromStdString(event.runDir), how, reason));
+            event.runDir.empty()
+                ? tr("The run %1: %2").arg(how, reason)
+                : tr("Run %1 %2: %3").arg(QString::fromStdString(event.runDir), how, reason));
         m_status->setToolTip(reason);
-        appendLog(tr("Run %1 %2 after %3 epochs.")
-                      .arg(QString::fromStdString(event.runDir), how)
-                      .arg(event.epochsDone));
+        if (!event.runDir.empty())
+            appendLog(tr("Run %1 %2 after %3 epochs.")
+                          .arg(QString::fromStdString(event.runDir), how)
+                          .arg(event.epochsDone));
         return;
     }
     if (m_lastSample)
