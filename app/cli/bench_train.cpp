@@ -594,7 +594,7 @@ Command makeBenchTrainCommand() {
                  {"--steps", "N", "timed steps (default 10)"},
                  {"--warmup", "N", "untimed steps first (default 2)"},
                  {"--workers", "N", "loader threads (default 2)"},
-                 {"--threads", "N", "LibTorch threads (default: all cores)"},
+                 {"--threads", "N", "LibTorch and OpenBLAS threads (default: all cores)"},
                  {"--optimizer", "NAME", "SGD (default), Adam or AdamW"},
                  {"--device", "D", "cpu (default) or cuda"},
                  {"--nproc", "N", "N data-parallel processes vs one: scaling efficiency"},
