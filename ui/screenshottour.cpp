@@ -76,6 +76,17 @@ void ScreenshotTour::fail(const QString& why) {
     emit done(false);
 }
 
+TrainConfig ScreenshotTour::smallRun(const std::string& name) const {
+    TrainConfig config = m_window->settingsPage()->form()->config();
+    config.model = "yolov8n.yaml";
+    config.imgsz = 128;
+    config.workers = 2;
+    config.fraction = 0.25;
+    config.project = QDir(m_dir).filePath(QStringLiteral("runs")).toStdString();
+    config.name = name;
+    return config;
+}
+
 void ScreenshotTour::afterData() {
     DataPage* data = m_window->dataPage();
     if (data->imageList()->count() > 3)
@@ -84,15 +95,8 @@ void ScreenshotTour::afterData() {
         save(m_window, QStringLiteral("data.png"));
 
         // A short, small run so the Train and Runs pages have real curves.
-        SettingsForm* form = m_window->settingsPage()->form();
-        TrainConfig config = form->config();
-        config.model = "yolov8n.yaml";
-        config.imgsz = 128;
+        TrainConfig config = smallRun("tour");
         config.epochs = 2;
-        config.workers = 2;
-        config.fraction = 0.25;
-        config.project = QDir(m_dir).filePath(QStringLiteral("runs")).toStdString();
-        config.name = "tour";
         // A budget batch 32 does not fit: the memory panel says so, and Auto-fit picks the
         // batch the run then trains with.
         config.batch = 32;
@@ -101,6 +105,7 @@ void ScreenshotTour::afterData() {
         // Should the prediction still fall short, the run applies the best fix and continues
         // instead of waiting for a person (the advisor dialog has its own shot below).
         config.on_oom = OomPolicy::Auto;
+        SettingsForm* form = m_window->settingsPage()->form();
         form->setConfig(config);
         emit form->configChanged();
         m_window->showPage(MainWindow::Page::Settings);
@@ -215,18 +220,12 @@ void ScreenshotTour::compareStrategies() {
     m_comparing = true;
     // Three of the default strategies on the tour's small settings, three epochs each so that
     // the curves over epochs have points to join.
-    TrainConfig base = m_window->settingsPage()->form()->config();
-    base.model = "yolov8n.yaml";
-    base.imgsz = 128;
+    TrainConfig base = smallRun("tour-compare");
     base.epochs = 3;
-    base.workers = 2;
-    base.fraction = 0.25;
     base.batch = 16;
     base.amp = false;
     base.checkpointing = Checkpointing::None;
     base.memory_budget = 0;
-    base.project = QDir(m_dir).filePath(QStringLiteral("runs")).toStdString();
-    base.name = "tour-compare";
     base.weights = m_compareWeights.toStdString();
     const std::vector<Strategy> defaults = defaultStrategies();
     ComparePage* page = m_window->comparePage();

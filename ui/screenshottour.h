@@ -5,10 +5,12 @@
 #include <QString>
 
 #include <functional>
+#include <string>
 
 namespace hr {
 struct FitResult;
-}
+struct TrainConfig;
+} // namespace hr
 
 namespace hr::ui {
 
@@ -38,6 +40,9 @@ signals:
 private:
     bool save(QWidget* widget, const QString& name);
     void fail(const QString& why);
+    /// The tour's small runs: the form's settings on yolov8n at 128 px, a quarter of the
+    /// images, two loader threads, written to the tour's runs/<name>.
+    TrainConfig smallRun(const std::string& name) const;
     void afterData();
     void afterFit(const hr::FitResult& result);
     /// Polls `ready` every 100 ms; runs `then` after a short settle, or fails naming `what`.
