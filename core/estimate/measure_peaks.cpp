@@ -128,9 +128,9 @@ struct TurnSide {
     int accumulate = 1;
 };
 
-/// Rounds of a pair of `first`'s steps then a pair of `second`'s, each side in a probe session
-/// of its own, after a warm-up step and pair of each; seconds per image of each round. The
-/// caller holds the cache's lock (`held`).
+/// Rounds of a pair of `first`'s steps and a pair of `second`'s (in turns: first then second,
+/// then second then first), each side in a probe session of its own, after a warm-up step and
+/// pair of each; seconds per image of each round. The caller holds the cache's lock (`held`).
 std::optional<std::vector<std::pair<double, double>>>
 timeInTurns(const std::array<TurnSide, 2>& sides, int rounds, std::string* error,
             const std::unique_lock<std::mutex>& held) {
@@ -158,7 +158,10 @@ timeInTurns(const std::array<TurnSide, 2>& sides, int rounds, std::string* error
         std::vector<std::pair<double, double>> out;
         for (int round = 0; round < rounds; ++round) {
             std::array<double, 2> perImage{};
-            for (std::size_t i = 0; i < 2; ++i) {
+            // Every other round the second side goes first: a load that rises or falls through
+            // a round then slows each side as often as the other.
+            for (std::size_t k = 0; k < 2; ++k) {
+                const std::size_t i = round % 2 ? 1 - k : k;
                 std::vector<double> work, optimizer;
                 estimate::timePairs(*sessions[i], batches[i], 1, work, optimizer);
                 perImage[i] =

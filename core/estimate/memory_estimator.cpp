@@ -213,11 +213,6 @@ std::optional<StepTimeEstimate> predictStepTimeWithoutProbing(const TrainConfig&
     return calibration ? stepTimeFrom(config, *calibration) : std::nullopt;
 }
 
-std::optional<double> secondsPerImageWithoutProbing(const TrainConfig& config) {
-    const std::optional<StepTimeEstimate> t = predictStepTimeWithoutProbing(config);
-    return t ? std::optional<double>(t->secondsPerImage) : std::nullopt;
-}
-
 int assignerObjectsPerImage(const TrainConfig& config) {
     CalibrationCache& cache = CalibrationCache::shared();
     const std::unique_lock<std::mutex> held = cache.lock();

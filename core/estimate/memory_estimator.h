@@ -110,9 +110,6 @@ std::optional<StepTimeEstimate> predictStepTime(const TrainConfig& config, std::
 /// image size already ran (time is not scaled from another image size).
 std::optional<StepTimeEstimate> predictStepTimeWithoutProbing(const TrainConfig& config);
 
-/// predictStepTimeWithoutProbing's seconds per image: the advisor's TimePredictor.
-std::optional<double> secondsPerImageWithoutProbing(const TrainConfig& config);
-
 /// What real steps measured (for the accuracy matrix, `bench fixes` and tests).
 struct MeasuredPeaks {
     std::int64_t stepPeak = 0; ///< training step at config.batch (steady state: second step)
@@ -129,9 +126,10 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
 
 /// Seconds per image of real training steps of `first` and `second`, timed in turns so that
 /// both see the same load on a shared machine: each of `rounds` rounds times a pair of steps of
-/// `first` (one without, one with the optimizer step) and then a pair of `second`, after a
-/// warm-up pair of each. Element r holds round r's (first, second); seconds per image are
-/// StepTimeEstimate's, from the process's CPU time. Nothing on failure (`error`).
+/// `first` (one without, one with the optimizer step) and a pair of `second` (every other round
+/// `second` first), after a warm-up pair of each. Element r holds round r's (first, second);
+/// seconds per image are StepTimeEstimate's, from the process's CPU time. Nothing on failure
+/// (`error`).
 std::optional<std::vector<std::pair<double, double>>> timeStepsInTurns(const TrainConfig& first,
                                                                        const TrainConfig& second,
                                                                        int rounds,
@@ -149,7 +147,7 @@ struct TimeFactor {
 };
 
 /// Rounds of probe steps that predictTimeFactor times in turns.
-inline constexpr int kTimeFactorRounds = 3;
+inline constexpr int kTimeFactorRounds = 5;
 
 /// The time factor of `after` against `before` from probe steps of both timed in turns
 /// (timeStepsInTurns at each config's batch, at most kProbeBatchLarge images; a larger batch is
