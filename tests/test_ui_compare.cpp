@@ -26,6 +26,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -169,6 +170,20 @@ void TestUiCompare::runsTwoStrategiesAndComparesThem() {
     }
     QVERIFY(onFront >= 1);
     QCOMPARE(page.scatterPlot()->pointCount(2), onFront);
+
+    // One legend for the five charts; none of them gives its own rows to a legend.
+    const QString legend = page.legendLabel()->text();
+    QVERIFY2(legend.contains("ui-plain") && legend.contains("ui-amp") &&
+                 legend.contains("Pareto front"),
+             qPrintable(legend));
+    for (hr::ui::PlotWidget* plot : {page.memoryPlot(), page.mapEpochPlot(), page.mapTimePlot(),
+                                     page.lossPlot(), page.scatterPlot()})
+        QVERIFY(plot->plot()->legend->layout() == nullptr);
+    // An exported chart stands alone, so it carries the legend; the page's chart stays without.
+    const QString image = m_dir.filePath("memory.png");
+    QVERIFY(page.memoryPlot()->exportTo(image));
+    QVERIFY(QFileInfo(image).size() > 0);
+    QVERIFY(page.memoryPlot()->plot()->legend->layout() == nullptr);
 }
 
 void TestUiCompare::mainWindowComparesRunsPickedOnTheRunsPage() {

@@ -1182,6 +1182,10 @@
         <source>not run</source>
         <translation>未运行</translation>
     </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::ComparisonSession</name>
@@ -4312,6 +4316,10 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>The run %1: %2</source>
         <translation>训练%1：%2</translation>
+    </message>
+    <message>
+        <source>Run %1 %2 before its first epoch ended: no validation ran, so there is no mAP yet.</source>
+        <translation>运行 %1 在第一轮结束前%2：尚未进行验证，因此还没有 mAP。</translation>
     </message>
 </context>
 <context>

@@ -6,6 +6,7 @@
 #include "failurewording.h"
 #include "fixwording.h"
 #include "oomadvisordialog.h"
+#include "plotpalette.h"
 #include "plotwidget.h"
 #include "runs/run_store.h"
 #include "strategyeditor.h"
@@ -237,6 +238,14 @@ ComparePage::ComparePage(QWidget* parent)
     grid->addWidget(m_scatter, 0, 2);
     grid->addWidget(m_loss, 1, 0);
     grid->addWidget(m_mapTime, 1, 1);
+    // One legend for the five charts, in the grid's free cell: five legends of five runs each
+    // would leave the small charts no room for their curves.
+    m_legend = new QLabel(plots);
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setWordWrap(true);
+    m_legend->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_legend->setMargin(6);
+    grid->addWidget(m_legend, 1, 2);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_table);
     split->addWidget(plots);
@@ -376,6 +385,7 @@ PlotWidget* ComparePage::makePlot(Chart chart) {
         break;
     }
     auto* plot = new PlotWidget(t.title, this);
+    plot->setOwnLegend(false);
     plot->setAxisLabels(t.x, t.y);
     plot->setEmptyText(tr("One curve per compared run appears here."));
     return plot;
@@ -521,10 +531,17 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
     rebuild(m_scatter, Chart::Scatter);
     QVector<double> frontX, frontY;
     std::vector<std::pair<double, double>> front;
+    const QPalette pal = palette();
+    const auto swatch = [&pal](int colour, const QString& mark, const QString& name) {
+        return QStringLiteral("<span style=\"color:%1\">%2</span>&nbsp;%3")
+            .arg(seriesColor(colour, pal).name(), mark, name.toHtmlEscaped());
+    };
+    QStringList legend;
     for (size_t i = 0; i < rows.size(); ++i) {
         const ComparisonRow& r = rows[i];
         const QString name = QString::fromStdString(r.strategy);
         const int colour = static_cast<int>(i);
+        legend << swatch(colour, QStringLiteral("■"), name);
         QVector<double> mx, my, ex, ey, ly, tx, ty;
         for (const MemorySample& s : r.run.memory) {
             mx << s.seconds;
@@ -569,6 +586,11 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
     const int frontSeries =
         m_scatter->addSeries(tr("Pareto front"), static_cast<int>(rows.size()), true);
     m_scatter->setData(frontSeries, frontX, frontY);
+    if (!rows.empty())
+        legend << swatch(static_cast<int>(rows.size()), QStringLiteral("– –"), tr("Pareto front"));
+    m_legend->setText(legend.isEmpty() ? QString()
+                                       : QStringLiteral("<b>%1</b><br>").arg(tr("Runs")) +
+                                             legend.join(QStringLiteral("<br>")));
     for (PlotWidget* plot : {m_memory, m_mapEpochs, m_mapTime, m_loss, m_scatter})
         plot->resetView();
 

@@ -54,6 +54,8 @@ public:
     ComparisonSession* session() const { return m_session; }
     StrategyEditor* strategyEditor() const { return m_editor; }
     QLabel* statusLabel() const { return m_status; }
+    /// The one legend of the five charts: each compared run's colour and name.
+    QLabel* legendLabel() const { return m_legend; }
     QTableWidget* table() const { return m_table; }
     QPushButton* runButton() const { return m_run; }
     PlotWidget* memoryPlot() const { return m_memory; }
@@ -79,6 +81,7 @@ private:
     std::function<TrainConfig()> m_baseConfig;
     hr::Comparison m_comparison;
     QLabel* m_status;
+    QLabel* m_legend;
     QPushButton* m_add;
     QPushButton* m_run;
     QPushButton* m_stop;

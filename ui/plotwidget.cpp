@@ -113,8 +113,12 @@ PlotWidget::PlotWidget(const QString& title, QWidget* parent)
     replotNow();
 }
 
+void PlotWidget::setOwnLegend(bool on) {
+    m_ownLegend = on;
+}
+
 void PlotWidget::showLegend() {
-    if (m_plot->legend->layout())
+    if (!m_ownLegend || m_plot->legend->layout())
         return;
     m_plot->plotLayout()->insertRow(1);
     m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
@@ -528,13 +532,27 @@ void PlotWidget::resetView() {
 }
 
 bool PlotWidget::exportTo(const QString& path) {
+    // The image stands alone: it carries a legend even where the page shows a shared one.
+    const bool borrowLegend = !m_ownLegend && !m_series.isEmpty();
+    if (borrowLegend) {
+        m_ownLegend = true;
+        showLegend();
+    }
     replotNow();
     // A plot that was never laid out (hidden page) has no size of its own: use a readable one.
     const int w = m_plot->width() > 100 ? m_plot->width() : 800;
     const int h = m_plot->height() > 100 ? m_plot->height() : 500;
-    if (path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
-        return m_plot->savePdf(path, w, h);
-    return m_plot->savePng(path, w, h, 2.0);
+    const bool saved = path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive)
+                           ? m_plot->savePdf(path, w, h)
+                           : m_plot->savePng(path, w, h, 2.0);
+    if (borrowLegend) {
+        m_plot->plotLayout()->take(m_plot->legend);
+        m_plot->plotLayout()->simplify();
+        m_plot->legend->setVisible(false);
+        m_ownLegend = false;
+        replotNow();
+    }
+    return saved;
 }
 
 void PlotWidget::changeEvent(QEvent* event) {

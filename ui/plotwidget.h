@@ -53,6 +53,9 @@ public:
     void setLogarithmic(bool on);
     /// What the empty plot says will appear (shown instead of axes while no series has data).
     void setEmptyText(const QString& text);
+    /// Off: the plot draws no legend of its own (a page that shows one legend for several
+    /// plots); an exported image still carries one, since it stands alone.
+    void setOwnLegend(bool on);
     QString emptyText() const;
     /// True while the plot shows its empty text.
     bool showsEmptyText() const;
@@ -113,6 +116,7 @@ private:
     QString m_emptyText; ///< unwrapped; placeLabels() wraps it to the plot area
     double m_referenceValue = 0;
     bool m_followData = true;
+    bool m_ownLegend = true;
     int m_replots = 0;
 };
 

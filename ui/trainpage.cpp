@@ -352,7 +352,8 @@ void TrainPage::onMemory(const hr::MemorySample& sample) {
 void TrainPage::updateMemoryStatus(const hr::MemorySample& sample) {
     const QString budget = m_budget > 0 ? tr(" of %1").arg(bytesText(m_budget)) : QString();
     // Until a training step has ended there is no training peak to show, not a peak of 0 B.
-    const QString peak = m_peaks.trainPeak() > 0 ? bytesText(m_peaks.trainPeak()) : tr("–");
+    const QString peak =
+        m_peaks.trainPeak() > 0 ? bytesText(m_peaks.trainPeak()) : QStringLiteral("–");
     if (m_waiting && sample.phase != Phase::Probe) {
         m_memoryStatus->setText(
             tr("waiting for your choice · training peak %1%2").arg(peak, budget));

@@ -259,8 +259,7 @@ int runBenchFixes(const ParsedArgs& args) {
         std::cerr << formatDiagnostics(problems);
         return ExitUsage;
     }
-    const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    setComputeThreads(config.threads > 0 ? config.threads : cores);
+    useComputeThreads(config.threads);
     CpuMemoryTracker::instance().install();
     torch::manual_seed(0);
 

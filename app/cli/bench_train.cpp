@@ -375,8 +375,7 @@ bool measureTraining(const TrainConfig& config, const std::shared_ptr<DatasetRep
 /// (N x one-process images/s).
 int benchScaling(const TrainConfig& config, const std::shared_ptr<DatasetReport>& report, int nproc,
                  long long warmup, long long steps, bool json) {
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int threadsPerProcess = std::max(1, cores / nproc);
+    const int threadsPerProcess = computeThreadsFor(0, nproc);
     char path[] = "/tmp/headroom-bench-XXXXXX";
     const int fd = ::mkstemp(path);
     if (fd < 0) {
@@ -442,11 +441,9 @@ int runBenchTrain(const ParsedArgs& args) {
         std::cerr << "bench train: " << launchError << "\n";
         return ExitUsage;
     }
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // LibTorch's threads and OpenBLAS's pool alike: OpenBLAS would otherwise keep every core
     // for fp32 matrix products while oneDNN's bf16 convolutions honour the count.
-    setComputeThreads(threads > 0 ? static_cast<int>(threads)
-                                  : std::max(1, cores / launch->localWorldSize));
+    useComputeThreads(static_cast<int>(threads), launch->localWorldSize);
     const bool json = args.has("--json");
 
     TrainConfig config;
