@@ -130,6 +130,7 @@ private slots:
     void costModelNumbers();
     void everyFigureNamesItsSource();
     void measuredSpeedReplacesTheModel();
+    void aChoiceEndsTheTimingWithinAStep();
     void leversForTheBench();
 };
 
@@ -819,8 +820,9 @@ void TestAdvisor::measuredSpeedReplacesTheModel() {
     // other image sizes (as when only those probe steps ran). Nothing is timed yet: a timing
     // needs probe steps, which the advisor runs only in its last ranking, for timingSeconds.
     int probed = 0;
-    options.timePredictor = [&probed](const hr::TrainConfig& before, const hr::TrainConfig& after,
-                                      bool probe) -> std::optional<hr::TimedSpeed> {
+    options.timePredictor =
+        [&probed](const hr::TrainConfig& before, const hr::TrainConfig& after, bool probe,
+                  const std::function<bool()>&) -> std::optional<hr::TimedSpeed> {
         if (!probe || after.imgsz != 640)
             return std::nullopt;
         ++probed;
@@ -927,6 +929,35 @@ void TestAdvisor::leversForTheBench() {
     QCOMPARE(levers[4].config.checkpointing, hr::Checkpointing::Backbone);
     QCOMPARE(levers[5].config.checkpointing, hr::Checkpointing::All);
     QVERIFY(hr::leverFirstSteps(c, "cuda:0", 200).size() == levers.size() + 1);
+}
+
+void TestAdvisor::aChoiceEndsTheTimingWithinAStep() {
+    // A timing runs probe steps for as long as it takes; a person who chooses meanwhile (the
+    // search's progress answers false) ends it at the next step, not after all its rounds.
+    FakeModel model;
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    hr::AdvisorOptions options;
+    options.timingSeconds = 600.0;
+    int steps = 0;
+    bool stopped = false;
+    options.timePredictor =
+        [&](const hr::TrainConfig&, const hr::TrainConfig&, bool probe,
+            const std::function<bool()>& keepGoing) -> std::optional<hr::TimedSpeed> {
+        if (!probe)
+            return std::nullopt;
+        for (int step = 0; step < 1000; ++step) {
+            ++steps;
+            if (keepGoing && !keepGoing()) {
+                stopped = true;
+                return std::nullopt;
+            }
+        }
+        return hr::TimedSpeed{1.0, 1.0, 1.0, 5};
+    };
+    const auto progress = [&steps](const hr::FixSearchProgress&) { return steps < 3; };
+    hr::suggestFixes(r, model.predictor(), options, progress);
+    QVERIFY(stopped);
+    QVERIFY2(steps <= 4, qPrintable(QString("%1 probe steps after the choice").arg(steps - 3)));
 }
 
 QTEST_APPLESS_MAIN(TestAdvisor)

@@ -343,9 +343,11 @@ void useMeasuredFigures(FixSuggestion& f, const OomReport& report, const Advisor
         }
     }
     if (options.timePredictor) {
-        std::optional<TimedSpeed> timed = options.timePredictor(report.config, f.config, false);
+        std::optional<TimedSpeed> timed = options.timePredictor(report.config, f.config, false, {});
+        // mayProbe is asked again between the timing's steps: a choice made meanwhile, or the
+        // timing seconds running out, ends it within a step.
         if (!timed && mayProbe && mayProbe())
-            timed = options.timePredictor(report.config, f.config, true);
+            timed = options.timePredictor(report.config, f.config, true, mayProbe);
         if (timed && timed->factor > 0) {
             f.speedFactor = timed->factor;
             char text[240];

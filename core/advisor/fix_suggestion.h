@@ -135,9 +135,11 @@ struct TimedSpeed {
 
 /// The time per image of training steps with `after` against `before`, as timed on this
 /// machine by the estimator's probe steps of both in turns; with `probe` false only timings
-/// already made answer (no steps run). Nothing when there are none.
-using TimePredictor = std::function<std::optional<TimedSpeed>(
-    const TrainConfig& before, const TrainConfig& after, bool probe)>;
+/// already made answer (no steps run). Nothing when there are none, or when `keepGoing`
+/// (asked between steps) says to stop: the person has chosen, or the time for timing is spent.
+using TimePredictor =
+    std::function<std::optional<TimedSpeed>(const TrainConfig& before, const TrainConfig& after,
+                                            bool probe, const std::function<bool()>& keepGoing)>;
 
 /// The mAP a finished run on this machine measured with a config on the same data set (a
 /// strategy comparison's run, or any other).

@@ -25,5 +25,4 @@ std::string adviceToJson(const OomReport& report, const std::vector<FixSuggestio
 /// How close the chosen fix's prediction was: "predicted 2.10 GiB, measured 2.02 GiB (-4%)".
 std::string describeFixCheck(const FixChecked& check);
 
-
 } // namespace hr

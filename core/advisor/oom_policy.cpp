@@ -23,10 +23,12 @@ AdvisorOptions advisorOptions(const TrainConfig& config, bool personAnswers) {
     options.quickPredictor = predictPeakWithoutProbing;
     options.predictionSeconds = personAnswers ? 15.0 : 3.0;
     // Speeds timed by the same probe steps, corrected by this machine's earlier fixes.
-    options.timePredictor = [](const TrainConfig& before, const TrainConfig& after,
-                               bool probe) -> std::optional<TimedSpeed> {
+    options.timePredictor =
+        [](const TrainConfig& before, const TrainConfig& after, bool probe,
+           const std::function<bool()>& keepGoing) -> std::optional<TimedSpeed> {
         std::string error;
-        const std::optional<TimeFactor> t = predictTimeFactor(before, after, probe, &error);
+        const std::optional<TimeFactor> t =
+            predictTimeFactor(before, after, probe, &error, keepGoing);
         if (!t)
             return std::nullopt;
         return TimedSpeed{t->factor, t->beforeSeconds, t->afterSeconds, t->rounds};

@@ -133,7 +133,14 @@ struct TurnSide {
 /// pair of each; seconds per image of each round. The caller holds the cache's lock (`held`).
 std::optional<std::vector<std::pair<double, double>>>
 timeInTurns(const std::array<TurnSide, 2>& sides, int rounds, std::string* error,
-            const std::unique_lock<std::mutex>& held) {
+            const std::unique_lock<std::mutex>& held, const std::function<bool()>& keepGoing = {}) {
+    const auto stopped = [&] {
+        if (!keepGoing || keepGoing())
+            return false;
+        if (error)
+            *error = "the timing was stopped";
+        return true;
+    };
     CalibrationCache& cache = CalibrationCache::shared();
     std::array<DataFacts, 2> facts;
     for (std::size_t i = 0; i < 2; ++i)
@@ -143,6 +150,8 @@ timeInTurns(const std::array<TurnSide, 2>& sides, int rounds, std::string* error
         std::array<std::unique_ptr<ProbeSession>, 2> sessions;
         std::array<Batch, 2> batches;
         for (std::size_t i = 0; i < 2; ++i) {
+            if (stopped())
+                return std::nullopt;
             const TrainConfig& c = *sides[i].config;
             sessions[i] = std::make_unique<ProbeSession>(c, facts[i], sides[i].batch, error);
             if (!sessions[i]->ready())
@@ -161,6 +170,8 @@ timeInTurns(const std::array<TurnSide, 2>& sides, int rounds, std::string* error
             // Every other round the second side goes first: a load that rises or falls through
             // a round then slows each side as often as the other.
             for (std::size_t k = 0; k < 2; ++k) {
+                if (stopped())
+                    return std::nullopt;
                 const std::size_t i = round % 2 ? 1 - k : k;
                 std::vector<double> work, optimizer;
                 estimate::timePairs(*sessions[i], batches[i], 1, work, optimizer);
@@ -206,7 +217,8 @@ std::optional<std::vector<std::pair<double, double>>> timeStepsInTurns(const Tra
 }
 
 std::optional<TimeFactor> predictTimeFactor(const TrainConfig& before, const TrainConfig& after,
-                                            bool probe, std::string* error) {
+                                            bool probe, std::string* error,
+                                            const std::function<bool()>& keepGoing) {
     CalibrationCache& cache = CalibrationCache::shared();
     std::string key;
     {
@@ -231,6 +243,8 @@ std::optional<TimeFactor> predictTimeFactor(const TrainConfig& before, const Tra
         const int batch = rankBatch(std::max(c.batch, 1), c.nproc);
         if (batch == sides[i].batch)
             continue;
+        if (keepGoing && !keepGoing())
+            return std::nullopt;
         const std::optional<estimate::Calibration> calibration =
             cache.calibrationFor(c, true, error);
         if (!calibration || calibration->derived || calibration->times.steps <= 0)
@@ -241,7 +255,7 @@ std::optional<TimeFactor> predictTimeFactor(const TrainConfig& before, const Tra
         scale[i] = calibration->times.perImage(batch, sides[i].accumulate) / atProbe;
     }
     const std::unique_lock<std::mutex> held = cache.lock();
-    const auto rounds = timeInTurns(sides, kTimeFactorRounds, error, held);
+    const auto rounds = timeInTurns(sides, kTimeFactorRounds, error, held, keepGoing);
     if (!rounds || rounds->empty())
         return std::nullopt;
     std::vector<double> ratios, first, second;

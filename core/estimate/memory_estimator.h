@@ -6,6 +6,7 @@
 #include "memory/memory_breakdown.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -155,9 +156,11 @@ inline constexpr int kTimeFactorRounds = 5;
 /// ratio of two calibrations made at different moments carries the load of each moment: on a
 /// shared machine it missed the factor by up to 75%, turns stay within a few percent
 /// (docs/decisions.md, "Fourth look"). Cached per device and pair of settings; without
-/// `probe` only the cache answers.
+/// `probe` only the cache answers. `keepGoing`, when given, is asked before each probe step: false
+/// ends the timing with nothing (and nothing cached).
 std::optional<TimeFactor> predictTimeFactor(const TrainConfig& before, const TrainConfig& after,
-                                            bool probe, std::string* error);
+                                            bool probe, std::string* error,
+                                            const std::function<bool()>& keepGoing = {});
 
 /// Forgets every cached calibration.
 void clearEstimateCache();
