@@ -466,6 +466,15 @@ void TestUiZh::strategyProblemsAreChinese() {
     twice.claim->memoryGb = -1;
     twice.claim->map50 = 68;
     hr::Strategy unnamed{"", {{"imgsz", "100"}}, {}, {}};
+    // A default strategy's description field is worded like its table cell, and saving the
+    // form keeps core's English description.
+    editor->setStrategies(hr::defaultStrategies());
+    editor->setCurrentIndex(0);
+    auto* description = editor->findChild<QLineEdit*>("strategyDescription");
+    QVERIFY(description);
+    QVERIFY2(hasChinese(description->text()), qPrintable(description->text()));
+    editor->setCurrentIndex(1);
+    QCOMPARE(editor->strategies()[0].description, hr::defaultStrategies()[0].description);
     editor->setStrategies({badName, twice, twice, unnamed});
     QApplication::processEvents();
     const QString problems = editor->problemsText();
