@@ -6,10 +6,12 @@
 #include "convert_fixtures.h"
 
 #include "barchart.h"
+#include "data/synthetic_dataset.h"
 #include "datapage.h"
 #include "datasetservice.h"
 
 #include <QDialog>
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -49,6 +51,7 @@ private slots:
     void roboflowExportOpensAsItIs();
     void unknownFolderSaysWhatItAccepts();
     void droppedFolderTakesTheSameDoor();
+    void problemTableShowsCoreEnglish();
 
 private:
     QTemporaryDir m_dir;
@@ -168,4 +171,37 @@ void TestUiData::droppedFolderTakesTheSameDoor() {
 }
 
 QTEST_MAIN(TestUiData)
+void TestUiData::problemTableShowsCoreEnglish() {
+    // The English UI words a scan problem as core's CLI does (the UI words coded problems).
+    const QString root = m_dir.filePath("bad-labels");
+    hr::SyntheticOptions options;
+    options.train = 2;
+    options.val = 1;
+    options.imgsz = 64;
+    std::string error;
+    QVERIFY2(hr::makeSyntheticDataset(root.toStdString(), options, &error), error.c_str());
+    // Two boxes, then a short line: line 3.
+    const QString first =
+        QDir(root + "/labels/train").entryList({"*.txt"}, QDir::Files, QDir::Name).first();
+    QVERIFY(fixtures::writeBytes(root + "/labels/train/" + first,
+                                 "0 0.5 0.5 0.2 0.2\n0 0.3 0.3 0.1 0.1\n0 0.5 0.5\n"));
+    QVERIFY(fixtures::writeBytes(root + "/labels/train/ghost.txt", "7 0.5 0.5\n"));
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    QVERIFY(page.openPath(root + "/data.yaml"));
+    QTreeWidget* list = page.problemList();
+    QTRY_VERIFY_WITH_TIMEOUT(list->topLevelItemCount() >= 1, 30000);
+    const QTreeWidgetItem* item = list->topLevelItem(0);
+    QVERIFY(item->text(2).endsWith("ghost.txt"));
+    QCOMPARE(item->text(4), QString("label file without an image: ignored it"));
+    QCOMPARE(item->text(5), QString("add the image or delete the label file"));
+    QTRY_VERIFY_WITH_TIMEOUT(list->topLevelItemCount() >= 2, 30000);
+    item = list->topLevelItem(1);
+    QCOMPARE(item->text(3), QString("3"));
+    QCOMPARE(item->text(4),
+             QString("expected 5 columns 'class cx cy w h', found 3: dropped the line"));
+    QCOMPARE(item->text(5),
+             QString("write one object per line as 'class cx cy w h' with coordinates in 0..1"));
+}
+
 #include "test_ui_data.moc"

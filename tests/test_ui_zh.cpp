@@ -9,6 +9,8 @@
 // Chinese. Numbers, units, file names, model names and a short list of technical terms (AMP,
 // EMA, NMS, mAP ...) may stay as they are.
 #include "comparepage.h"
+#include "datapage.h"
+#include "datasetservice.h"
 #include "elidedlabel.h"
 #include "failurewording.h"
 #include "fixwording.h"
@@ -38,6 +40,8 @@
 #include <QAbstractButton>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
+#include <QFile>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -259,6 +263,7 @@ private slots:
     void dataParallelRunIsChinese();
     void failuresOnTheStatusLineAreChinese();
     void compareRunnerMessagesAreChinese();
+    void dataProblemsAreChinese();
 
 private:
     QTemporaryDir m_dir;
@@ -461,6 +466,15 @@ void TestUiZh::strategyProblemsAreChinese() {
     twice.claim->memoryGb = -1;
     twice.claim->map50 = 68;
     hr::Strategy unnamed{"", {{"imgsz", "100"}}, {}, {}};
+    // A default strategy's description field is worded like its table cell, and saving the
+    // form keeps core's English description.
+    editor->setStrategies(hr::defaultStrategies());
+    editor->setCurrentIndex(0);
+    auto* description = editor->findChild<QLineEdit*>("strategyDescription");
+    QVERIFY(description);
+    QVERIFY2(hasChinese(description->text()), qPrintable(description->text()));
+    editor->setCurrentIndex(1);
+    QCOMPARE(editor->strategies()[0].description, hr::defaultStrategies()[0].description);
     editor->setStrategies({badName, twice, twice, unnamed});
     QApplication::processEvents();
     const QString problems = editor->problemsText();
@@ -691,6 +705,81 @@ void TestUiZh::compareRunnerMessagesAreChinese() {
         for (const QString& line : page.table()->item(r, 0)->toolTip().split(QLatin1Char('\n')))
             if (looksEnglish(line, true))
                 english << "row tooltip: " + line;
+    english.removeDuplicates();
+    QVERIFY2(english.isEmpty(),
+             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
+                        english.join('\n')));
+}
+
+void TestUiZh::dataProblemsAreChinese() {
+    // A data set with bad label lines, an unreadable image and a label without an image: the
+    // Data page's problem table words core's scan problems (file names and numbers allowed).
+    const QString root = m_dir.filePath("bad-data");
+    hr::SyntheticOptions options;
+    options.train = 3;
+    options.val = 1;
+    options.imgsz = 64;
+    std::string error;
+    QVERIFY2(hr::makeSyntheticDataset(root.toStdString(), options, &error), error.c_str());
+    const QDir labels(root + "/labels/train");
+    const QStringList files = labels.entryList({"*.txt"}, QDir::Files, QDir::Name);
+    QVERIFY(!files.isEmpty());
+    QFile label(labels.filePath(files.first()));
+    QVERIFY(label.open(QIODevice::Append));
+    label.write("0 0.5 0.5\n"
+                "x 0.5 0.5 0.1 0.1\n"
+                "99 0.5 0.5 0.1 0.1\n"
+                "0 0.5 0.5 0 0.1\n"
+                "0 1.5 1.5 0.1 0.1\n"
+                "0 0.98 0.5 0.1 0.1\n"
+                "0 0.3 0.3 0.1 0.1\n"
+                "0 0.3 0.3 0.1 0.1\n");
+    label.close();
+    QFile orphan(labels.filePath("ghost.txt"));
+    QVERIFY(orphan.open(QIODevice::WriteOnly));
+    orphan.write("0 0.5 0.5 0.1 0.1\n");
+    orphan.close();
+    QFile broken(root + "/images/train/broken.jpg");
+    QVERIFY(broken.open(QIODevice::WriteOnly));
+    broken.write("not an image");
+    broken.close();
+
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    page.resize(1280, 720);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QVERIFY(page.openPath(root + "/data.yaml"));
+    QTreeWidget* list = page.problemList();
+    QTRY_VERIFY_WITH_TIMEOUT(list->topLevelItemCount() >= 9, 30000);
+    QStringList english;
+    for (int i = 0; i < list->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem* item = list->topLevelItem(i);
+        if (!hasChinese(item->text(4)) || looksEnglish(item->text(4)))
+            english << "problem: " + item->text(4);
+        if (looksEnglish(item->text(5)))
+            english << "fix: " + item->text(5);
+    }
+    english << visibleStrings(&page);
+
+    // A data.yaml with a missing folder, a wrong class count, an unknown key and a download
+    // script: its problems in the same table.
+    const QString yaml = root + "/bad.yaml";
+    QFile bad(yaml);
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("path: .\ntrain: images/missing\nval: images/train\nnc: 3\nnames: [a, b]\n"
+              "download: x\ncolour: red\n");
+    bad.close();
+    QVERIFY(page.openPath(yaml));
+    QTRY_VERIFY_WITH_TIMEOUT(list->topLevelItemCount() == 4, 30000);
+    for (int i = 0; i < list->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem* item = list->topLevelItem(i);
+        if (!hasChinese(item->text(4)) || looksEnglish(item->text(4)))
+            english << "yaml problem: " + item->text(4);
+        if (looksEnglish(item->text(5)))
+            english << "yaml fix: " + item->text(5);
+    }
+    english << visibleStrings(&page);
     english.removeDuplicates();
     QVERIFY2(english.isEmpty(),
              qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +

@@ -147,6 +147,350 @@
         <source>a second strategy named &apos;%1&apos;; give each strategy its own name</source>
         <translation>已有另一个名为“%1”的策略；请为每个策略取不同的名称</translation>
     </message>
+    <message>
+        <source>expected 5 columns &apos;class cx cy w h&apos;, found %1: dropped the line</source>
+        <translation>应为 5 列“class cx cy w h”，实际为 %1 列：已丢弃此行</translation>
+    </message>
+    <message>
+        <source>write one object per line as &apos;class cx cy w h&apos; with coordinates in 0..1</source>
+        <translation>每行写一个目标，格式为“class cx cy w h”，坐标取值 0..1</translation>
+    </message>
+    <message>
+        <source>column %1 &apos;%2&apos; is not a number: dropped the line</source>
+        <translation>第 %1 列“%2”不是数字：已丢弃此行</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>class id %1 is not one of the classes in names (%2): dropped the line</source>
+        <translation>类别编号 %1 不在 names 的类别范围内（%2）：已丢弃此行</translation>
+    </message>
+    <message>
+        <source>fix the class id or add the class to &apos;names&apos; in data.yaml</source>
+        <translation>改正类别编号，或在 data.yaml 的“names”中添加该类别</translation>
+    </message>
+    <message>
+        <source>box has zero or negative size (w %1, h %2): dropped the line</source>
+        <translation>框的尺寸为零或负数（宽 %1，高 %2）：已丢弃此行</translation>
+    </message>
+    <message>
+        <source>box lies outside the image: dropped the line</source>
+        <translation>框位于图像之外：已丢弃此行</translation>
+    </message>
+    <message>
+        <source>box has zero area: dropped the line</source>
+        <translation>框的面积为零：已丢弃此行</translation>
+    </message>
+    <message>
+        <source>coordinates outside [0, 1]: clipped the box to the image</source>
+        <translation>坐标超出 [0, 1]：已将框裁剪到图像内</translation>
+    </message>
+    <message>
+        <source>YOLO labels are normalised: divide pixel coordinates by the image size</source>
+        <translation>YOLO 标注使用归一化坐标：请将像素坐标除以图像尺寸</translation>
+    </message>
+    <message>
+        <source>duplicate of an earlier row: dropped the line</source>
+        <translation>与前面某行重复：已丢弃此行</translation>
+    </message>
+    <message>
+        <source>%1 polygon rows (segmentation labels): used the bounding box of each</source>
+        <translation>%1 行多边形（分割标注）：已分别使用其外接框</translation>
+    </message>
+    <message>
+        <source>cannot open the file</source>
+        <translation>无法打开文件</translation>
+    </message>
+    <message>
+        <source>the file is empty (0 bytes)</source>
+        <translation>文件为空（0 字节）</translation>
+    </message>
+    <message>
+        <source>cannot read the file</source>
+        <translation>无法读取文件</translation>
+    </message>
+    <message>
+        <source>not a decodable image (corrupt, truncated or an unsupported format)</source>
+        <translation>不是可解码的图像（已损坏、被截断或格式不受支持）</translation>
+    </message>
+    <message>
+        <source>%1: skipped the image</source>
+        <translation>%1：已跳过此图像</translation>
+    </message>
+    <message>
+        <source>replace or delete the file</source>
+        <translation>替换或删除该文件</translation>
+    </message>
+    <message>
+        <source>JPEG end marker missing (truncated file?): used the decodable part</source>
+        <translation>缺少 JPEG 结束标记（文件被截断？）：已使用可解码的部分</translation>
+    </message>
+    <message>
+        <source>cannot read the label file: used the image as a background image</source>
+        <translation>无法读取标注文件：已将该图像作为背景图像使用</translation>
+    </message>
+    <message>
+        <source>the folder holds no images (%1)</source>
+        <translation>该文件夹中没有图像（%1）</translation>
+    </message>
+    <message>
+        <source>listed image &apos;%1&apos; does not exist: skipped it</source>
+        <translation>列表中的图像“%1”不存在：已跳过</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; does not exist</source>
+        <translation>“%1”不存在</translation>
+    </message>
+    <message>
+        <source>correct &apos;path&apos; and the split entries in data.yaml</source>
+        <translation>改正 data.yaml 中的“path”及各划分的条目</translation>
+    </message>
+    <message>
+        <source>label file without an image: ignored it</source>
+        <translation>标注文件没有对应的图像：已忽略</translation>
+    </message>
+    <message>
+        <source>add the image or delete the label file</source>
+        <translation>补上图像，或删除该标注文件</translation>
+    </message>
+    <message>
+        <source>the data set has no &apos;%1&apos; split</source>
+        <translation>数据集没有“%1”划分</translation>
+    </message>
+    <message>
+        <source>add &apos;%1: images/%1&apos; to data.yaml</source>
+        <translation>在 data.yaml 中添加“%1: images/%1”</translation>
+    </message>
+    <message>
+        <source>the scan was cancelled</source>
+        <translation>扫描已取消</translation>
+    </message>
+    <message>
+        <source>no usable image in the &apos;%1&apos; split</source>
+        <translation>“%1”划分中没有可用的图像</translation>
+    </message>
+    <message>
+        <source>check the paths in data.yaml and the problems above</source>
+        <translation>检查 data.yaml 中的路径以及上面列出的问题</translation>
+    </message>
+    <message>
+        <source>malformed YAML: %1</source>
+        <translation>YAML 格式错误：%1</translation>
+    </message>
+    <message>
+        <source>check the indentation, colons and quotes near this line</source>
+        <translation>检查此行附近的缩进、冒号和引号</translation>
+    </message>
+    <message>
+        <source>cannot read the data set description</source>
+        <translation>无法读取数据集描述文件</translation>
+    </message>
+    <message>
+        <source>check the path to data.yaml</source>
+        <translation>检查 data.yaml 的路径</translation>
+    </message>
+    <message>
+        <source>a data.yaml must be a map with train, val and names, got %1</source>
+        <translation>data.yaml 必须是包含 train、val 和 names 的映射，实际为 %1</translation>
+    </message>
+    <message>
+        <source>write &apos;path:&apos;, &apos;train:&apos;, &apos;val:&apos; and &apos;names:&apos; lines</source>
+        <translation>写出“path:”“train:”“val:”和“names:”几行</translation>
+    </message>
+    <message>
+        <source>a key must be a word, got %1</source>
+        <translation>键必须是一个单词，实际为 %1</translation>
+    </message>
+    <message>
+        <source>Headroom does not use this key</source>
+        <translation>Headroom 不使用此键</translation>
+    </message>
+    <message>
+        <source>unknown key</source>
+        <translation>未知的键</translation>
+    </message>
+    <message>
+        <source>data.yaml keys are path, train, val, test, names, nc</source>
+        <translation>data.yaml 的键为 path、train、val、test、names、nc</translation>
+    </message>
+    <message>
+        <source>did you mean &apos;%1&apos;?</source>
+        <translation>是否想写“%1”？</translation>
+    </message>
+    <message>
+        <source>both &apos;val&apos; and &apos;validation&apos; are given: used &apos;val&apos;</source>
+        <translation>同时给出了“val”和“validation”：已使用“val”</translation>
+    </message>
+    <message>
+        <source>remove &apos;validation&apos;</source>
+        <translation>删除“validation”</translation>
+    </message>
+    <message>
+        <source>read &apos;validation&apos; as &apos;val&apos;, as Ultralytics does</source>
+        <translation>与 Ultralytics 一样，将“validation”读作“val”</translation>
+    </message>
+    <message>
+        <source>rename it to &apos;val&apos;</source>
+        <translation>将其改名为“val”</translation>
+    </message>
+    <message>
+        <source>Headroom never downloads data sets; the files must already be on disk</source>
+        <translation>Headroom 从不下载数据集；文件必须已在磁盘上</translation>
+    </message>
+    <message>
+        <source>expected a folder, got %1</source>
+        <translation>应为文件夹，实际为 %1</translation>
+    </message>
+    <message>
+        <source>write the data set&apos;s root folder, or leave &apos;path&apos; out</source>
+        <translation>写出数据集的根文件夹，或省略“path”</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not beside the YAML; used the datasets folder: %2</source>
+        <translation>“%1”不在 YAML 文件旁；已使用数据集文件夹：%2</translation>
+    </message>
+    <message>
+        <source>the datasets folder (%1) comes from HEADROOM_DATASETS_DIR or Ultralytics&apos; settings.json &apos;datasets_dir&apos;</source>
+        <translation>数据集文件夹（%1）取自 HEADROOM_DATASETS_DIR 或 Ultralytics 的 settings.json 中的“datasets_dir”</translation>
+    </message>
+    <message>
+        <source>a relative path is read against the YAML&apos;s folder (%1)</source>
+        <translation>相对路径先相对于 YAML 所在文件夹（%1）解析</translation>
+    </message>
+    <message>
+        <source>, then against the datasets folder (none set: set HEADROOM_DATASETS_DIR)</source>
+        <translation>，再相对于数据集文件夹解析（未设置：请设置 HEADROOM_DATASETS_DIR）</translation>
+    </message>
+    <message>
+        <source>, then against the datasets folder (%1)</source>
+        <translation>，再相对于数据集文件夹（%1）解析</translation>
+    </message>
+    <message>
+        <source>folder &apos;%1&apos; does not exist (resolved to %2)</source>
+        <translation>文件夹“%1”不存在（解析为 %2）</translation>
+    </message>
+    <message>
+        <source>no &apos;%1&apos; images given</source>
+        <translation>未给出“%1”图像</translation>
+    </message>
+    <message>
+        <source>add &apos;%1: images/%1&apos; (a folder, a .txt list or a list of folders)</source>
+        <translation>添加“%1: images/%1”（一个文件夹、一个 .txt 列表或文件夹列表）</translation>
+    </message>
+    <message>
+        <source>expected a folder, a .txt list of images or a list of those, got %1</source>
+        <translation>应为文件夹、图像的 .txt 列表或它们组成的列表，实际为 %1</translation>
+    </message>
+    <message>
+        <source>write e.g. &apos;%1: images/%1&apos;</source>
+        <translation>例如写成“%1: images/%1”</translation>
+    </message>
+    <message>
+        <source>expected a path, got %1</source>
+        <translation>应为路径，实际为 %1</translation>
+    </message>
+    <message>
+        <source>write a folder or a .txt file, relative to &apos;path&apos;</source>
+        <translation>写一个相对于“path”的文件夹或 .txt 文件</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; does not exist; used &apos;%2&apos; (%3) as Ultralytics does for Roboflow exports</source>
+        <translation>“%1”不存在；已按 Ultralytics 对 Roboflow 导出的处理方式使用“%2”（%3）</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; does not exist (resolved to %2)</source>
+        <translation>“%1”不存在（解析为 %2）</translation>
+    </message>
+    <message>
+        <source>relative paths are read against &apos;path&apos; (%1); fix &apos;path&apos; or &apos;%2&apos;</source>
+        <translation>相对路径相对于“path”（%1）解析；请改正“path”或“%2”</translation>
+    </message>
+    <message>
+        <source>expected a number of classes (1 or more), got %1</source>
+        <translation>应为类别数（1 或更多），实际为 %1</translation>
+    </message>
+    <message>
+        <source>write the number of classes, or leave nc out and list &apos;names&apos;</source>
+        <translation>写出类别数，或省略 nc 并列出“names”</translation>
+    </message>
+    <message>
+        <source>nc says %1 classes but &apos;names&apos; lists %2</source>
+        <translation>nc 为 %1 个类别，但“names”列出了 %2 个</translation>
+    </message>
+    <message>
+        <source>make nc equal to the number of names, or remove nc</source>
+        <translation>使 nc 等于名称个数，或删除 nc</translation>
+    </message>
+    <message>
+        <source>the list of class names is empty</source>
+        <translation>类别名称列表为空</translation>
+    </message>
+    <message>
+        <source>write one name per class</source>
+        <translation>每个类别写一个名称</translation>
+    </message>
+    <message>
+        <source>no &apos;names&apos; given; the classes are called class0 .. class%1</source>
+        <translation>未给出“names”；类别名为 class0 .. class%1</translation>
+    </message>
+    <message>
+        <source>add &apos;names:&apos; to see real class names in results</source>
+        <translation>添加“names:”以在结果中看到真实的类别名称</translation>
+    </message>
+    <message>
+        <source>the class names are missing</source>
+        <translation>缺少类别名称</translation>
+    </message>
+    <message>
+        <source>add &apos;names: [first, second, ...]&apos; (or &apos;nc: N&apos;)</source>
+        <translation>添加“names: [first, second, ...]”（或“nc: N”）</translation>
+    </message>
+    <message>
+        <source>expected a class name, got %1</source>
+        <translation>应为类别名称，实际为 %1</translation>
+    </message>
+    <message>
+        <source>expected a list of class names or a map {0: name, 1: name}, got %1</source>
+        <translation>应为类别名称列表或映射 {0: name, 1: name}，实际为 %1</translation>
+    </message>
+    <message>
+        <source>write e.g. &apos;names: [cat, dog]&apos;</source>
+        <translation>例如写成“names: [cat, dog]”</translation>
+    </message>
+    <message>
+        <source>a class id must be a whole number from 0, got %1</source>
+        <translation>类别编号必须是从 0 开始的整数，实际为 %1</translation>
+    </message>
+    <message>
+        <source>number the classes 0, 1, 2 ...</source>
+        <translation>按 0、1、2 … 为类别编号</translation>
+    </message>
+    <message>
+        <source>expected the name of class %1, got %2</source>
+        <translation>应为类别 %1 的名称，实际为 %2</translation>
+    </message>
+    <message>
+        <source>write &apos;%1: name&apos;</source>
+        <translation>写成“%1: name”</translation>
+    </message>
+    <message>
+        <source>class id %1 appears twice</source>
+        <translation>类别编号 %1 出现了两次</translation>
+    </message>
+    <message>
+        <source>give every class its own id</source>
+        <translation>为每个类别分配各自的编号</translation>
+    </message>
+    <message>
+        <source>class ids must run 0..N-1 without gaps; id %1 is missing</source>
+        <translation>类别编号必须连续为 0..N-1；缺少编号 %1</translation>
+    </message>
+    <message>
+        <source>renumber the classes or add class %1</source>
+        <translation>重新为类别编号，或添加类别 %1</translation>
+    </message>
 </context>
 <context>
     <name>FailureWording</name>
@@ -1497,6 +1841,10 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>convert</source>
         <translation>转换</translation>
+    </message>
+    <message>
+        <source>yaml</source>
+        <translation>YAML</translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,7 @@
 #include "datapage.h"
 
 #include "barchart.h"
+#include "diagnosticwording.h"
 #include "imageview.h"
 
 #include <QCheckBox>
@@ -438,15 +439,14 @@ void DataPage::showScan(const DatasetScan& scan) {
             item->setText(2, QString::fromStdString(d.file));
             item->setToolTip(2, QString::fromStdString(d.file));
             item->setText(3, d.line > 0 ? QString::number(d.line) : QString());
-            item->setText(
-                4, QString::fromStdString(d.key.empty() ? d.message : d.key + ": " + d.message));
+            item->setText(4, DiagnosticWording::problem(d));
             item->setToolTip(4, item->text(4));
-            item->setText(5, QString::fromStdString(d.fix));
+            item->setText(5, DiagnosticWording::fix(d));
             item->setToolTip(5, item->text(5));
         }
     };
     addProblems(m_convertProblems, tr("convert"));
-    addProblems(scan.configProblems, QStringLiteral("yaml"));
+    addProblems(scan.configProblems, tr("yaml"));
     addProblems(scan.train.problems, tr("train"));
     addProblems(scan.val.problems, tr("val"));
 

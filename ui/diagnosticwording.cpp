@@ -26,7 +26,233 @@ QString nearest(const Diagnostic& d, std::size_t i) {
     return near.isEmpty() ? QString() : DiagnosticWording::tr("; did you mean '%1'?").arg(near);
 }
 
+/// A data set problem's wording (scan or data.yaml): what is wrong and the fix; empty `what` when
+/// the code is unknown.
+struct Worded {
+    QString what, fix;
+};
+
+Worded wordDataProblem(const Diagnostic& d) {
+    const std::string& code = d.code;
+    if (code == "label_columns")
+        return {DiagnosticWording::tr(
+                    "expected 5 columns 'class cx cy w h', found %1: dropped the line")
+                    .arg(arg(d, 0)),
+                DiagnosticWording::tr(
+                    "write one object per line as 'class cx cy w h' with coordinates in 0..1")};
+    if (code == "label_not_number")
+        return {DiagnosticWording::tr("column %1 '%2' is not a number: dropped the line")
+                    .arg(arg(d, 0), arg(d, 1)),
+                {}};
+    if (code == "label_class") {
+        const QString range =
+            arg(d, 1) == QLatin1String("none") ? DiagnosticWording::tr("none") : arg(d, 1);
+        return {DiagnosticWording::tr(
+                    "class id %1 is not one of the classes in names (%2): dropped the line")
+                    .arg(arg(d, 0), range),
+                DiagnosticWording::tr("fix the class id or add the class to 'names' in data.yaml")};
+    }
+    if (code == "box_size")
+        return {
+            DiagnosticWording::tr("box has zero or negative size (w %1, h %2): dropped the line")
+                .arg(arg(d, 0), arg(d, 1)),
+            {}};
+    if (code == "box_outside")
+        return {DiagnosticWording::tr("box lies outside the image: dropped the line"), {}};
+    if (code == "box_zero_area")
+        return {DiagnosticWording::tr("box has zero area: dropped the line"), {}};
+    if (code == "box_clipped")
+        return {DiagnosticWording::tr("coordinates outside [0, 1]: clipped the box to the image"),
+                DiagnosticWording::tr(
+                    "YOLO labels are normalised: divide pixel coordinates by the image size")};
+    if (code == "box_duplicate")
+        return {DiagnosticWording::tr("duplicate of an earlier row: dropped the line"), {}};
+    if (code == "label_polygons")
+        return {DiagnosticWording::tr(
+                    "%1 polygon rows (segmentation labels): used the bounding box of each")
+                    .arg(arg(d, 0)),
+                {}};
+    if (code == "image_unreadable") {
+        const QString reason = arg(d, 0);
+        const QString why =
+            reason == QLatin1String("cannot_open") ? DiagnosticWording::tr("cannot open the file")
+            : reason == QLatin1String("empty")
+                ? DiagnosticWording::tr("the file is empty (0 bytes)")
+            : reason == QLatin1String("cannot_read")
+                ? DiagnosticWording::tr("cannot read the file")
+                : DiagnosticWording::tr("not a decodable image (corrupt, truncated or an "
+                                        "unsupported format)");
+        return {DiagnosticWording::tr("%1: skipped the image").arg(why),
+                DiagnosticWording::tr("replace or delete the file")};
+    }
+    if (code == "jpeg_truncated")
+        return {DiagnosticWording::tr(
+                    "JPEG end marker missing (truncated file?): used the decodable part"),
+                {}};
+    if (code == "label_unreadable")
+        return {DiagnosticWording::tr(
+                    "cannot read the label file: used the image as a background image"),
+                {}};
+    if (code == "folder_no_images")
+        return {DiagnosticWording::tr("the folder holds no images (%1)").arg(arg(d, 0)), {}};
+    if (code == "listed_image_missing")
+        return {
+            DiagnosticWording::tr("listed image '%1' does not exist: skipped it").arg(arg(d, 0)),
+            {}};
+    if (code == "source_missing")
+        return {DiagnosticWording::tr("'%1' does not exist").arg(arg(d, 0)),
+                DiagnosticWording::tr("correct 'path' and the split entries in data.yaml")};
+    if (code == "orphan_label")
+        return {DiagnosticWording::tr("label file without an image: ignored it"),
+                DiagnosticWording::tr("add the image or delete the label file")};
+    if (code == "split_missing") {
+        const QString split = arg(d, 0);
+        return {DiagnosticWording::tr("the data set has no '%1' split").arg(split),
+                split == QLatin1String("test")
+                    ? QString()
+                    : DiagnosticWording::tr("add '%1: images/%1' to data.yaml").arg(split)};
+    }
+    if (code == "scan_cancelled")
+        return {DiagnosticWording::tr("the scan was cancelled"), {}};
+    if (code == "no_usable_images")
+        return {DiagnosticWording::tr("no usable image in the '%1' split").arg(arg(d, 0)),
+                DiagnosticWording::tr("check the paths in data.yaml and the problems above")};
+    // data.yaml (core/config/data_config.cpp, yaml_read.cpp).
+    if (code == "malformed_yaml")
+        return {DiagnosticWording::tr("malformed YAML: %1").arg(arg(d, 0)),
+                DiagnosticWording::tr("check the indentation, colons and quotes near this line")};
+    if (code == "data_unreadable")
+        return {DiagnosticWording::tr("cannot read the data set description"),
+                DiagnosticWording::tr("check the path to data.yaml")};
+    if (code == "data_not_map")
+        return {DiagnosticWording::tr("a data.yaml must be a map with train, val and names, got %1")
+                    .arg(got(d, 0)),
+                DiagnosticWording::tr("write 'path:', 'train:', 'val:' and 'names:' lines")};
+    if (code == "data_key_not_word")
+        return {DiagnosticWording::tr("a key must be a word, got %1").arg(got(d, 0)), {}};
+    if (code == "data_key_ignored")
+        return {DiagnosticWording::tr("Headroom does not use this key"), {}};
+    if (code == "data_key_unknown")
+        return {DiagnosticWording::tr("unknown key"),
+                arg(d, 0).isEmpty()
+                    ? DiagnosticWording::tr("data.yaml keys are path, train, val, test, names, nc")
+                    : DiagnosticWording::tr("did you mean '%1'?").arg(arg(d, 0))};
+    if (code == "data_val_twice")
+        return {DiagnosticWording::tr("both 'val' and 'validation' are given: used 'val'"),
+                DiagnosticWording::tr("remove 'validation'")};
+    if (code == "data_validation_as_val")
+        return {DiagnosticWording::tr("read 'validation' as 'val', as Ultralytics does"),
+                DiagnosticWording::tr("rename it to 'val'")};
+    if (code == "data_download")
+        return {DiagnosticWording::tr(
+                    "Headroom never downloads data sets; the files must already be on disk"),
+                {}};
+    if (code == "data_path_bad")
+        return {DiagnosticWording::tr("expected a folder, got %1").arg(got(d, 0)),
+                DiagnosticWording::tr("write the data set's root folder, or leave 'path' out")};
+    if (code == "data_path_datasets_dir")
+        return {DiagnosticWording::tr("'%1' is not beside the YAML; used the datasets folder: %2")
+                    .arg(arg(d, 0), arg(d, 1)),
+                DiagnosticWording::tr("the datasets folder (%1) comes from HEADROOM_DATASETS_DIR "
+                                      "or Ultralytics' settings.json 'datasets_dir'")
+                    .arg(arg(d, 2))};
+    if (code == "data_path_missing") {
+        QString fix =
+            DiagnosticWording::tr("a relative path is read against the YAML's folder (%1)")
+                .arg(arg(d, 2));
+        if (arg(d, 4) == QLatin1String("1"))
+            fix += arg(d, 3).isEmpty()
+                       ? DiagnosticWording::tr(", then against the datasets folder (none set: "
+                                               "set HEADROOM_DATASETS_DIR)")
+                       : DiagnosticWording::tr(", then against the datasets folder (%1)")
+                             .arg(arg(d, 3));
+        return {DiagnosticWording::tr("folder '%1' does not exist (resolved to %2)")
+                    .arg(arg(d, 0), arg(d, 1)),
+                fix};
+    }
+    if (code == "data_split_none")
+        return {DiagnosticWording::tr("no '%1' images given").arg(arg(d, 0)),
+                DiagnosticWording::tr("add '%1: images/%1' (a folder, a .txt list or a list of "
+                                      "folders)")
+                    .arg(arg(d, 0))};
+    if (code == "data_split_bad")
+        return {
+            DiagnosticWording::tr(
+                "expected a folder, a .txt list of images or a list of those, got %1")
+                .arg(got(d, 0)),
+            DiagnosticWording::tr("write e.g. '%1: images/%1'").arg(QString::fromStdString(d.key))};
+    if (code == "data_split_item_bad")
+        return {DiagnosticWording::tr("expected a path, got %1").arg(got(d, 0)),
+                DiagnosticWording::tr("write a folder or a .txt file, relative to 'path'")};
+    if (code == "data_roboflow_retry")
+        return {DiagnosticWording::tr(
+                    "'%1' does not exist; used '%2' (%3) as Ultralytics does for Roboflow exports")
+                    .arg(arg(d, 0), arg(d, 1), arg(d, 2)),
+                {}};
+    if (code == "data_split_missing")
+        return {
+            DiagnosticWording::tr("'%1' does not exist (resolved to %2)").arg(arg(d, 0), arg(d, 1)),
+            DiagnosticWording::tr("relative paths are read against 'path' (%1); fix 'path' or '%2'")
+                .arg(arg(d, 2), QString::fromStdString(d.key))};
+    if (code == "nc_bad")
+        return {
+            DiagnosticWording::tr("expected a number of classes (1 or more), got %1")
+                .arg(got(d, 0)),
+            DiagnosticWording::tr("write the number of classes, or leave nc out and list 'names'")};
+    if (code == "nc_mismatch")
+        return {DiagnosticWording::tr("nc says %1 classes but 'names' lists %2")
+                    .arg(arg(d, 0), arg(d, 1)),
+                DiagnosticWording::tr("make nc equal to the number of names, or remove nc")};
+    if (code == "names_empty")
+        return {DiagnosticWording::tr("the list of class names is empty"),
+                DiagnosticWording::tr("write one name per class")};
+    if (code == "names_from_nc")
+        return {DiagnosticWording::tr("no 'names' given; the classes are called class0 .. class%1")
+                    .arg(arg(d, 0)),
+                DiagnosticWording::tr("add 'names:' to see real class names in results")};
+    if (code == "names_missing")
+        return {DiagnosticWording::tr("the class names are missing"),
+                DiagnosticWording::tr("add 'names: [first, second, ...]' (or 'nc: N')")};
+    if (code == "names_item_bad")
+        return {DiagnosticWording::tr("expected a class name, got %1").arg(got(d, 0)),
+                DiagnosticWording::tr("write one name per class")};
+    if (code == "names_not_list")
+        return {DiagnosticWording::tr(
+                    "expected a list of class names or a map {0: name, 1: name}, got %1")
+                    .arg(got(d, 0)),
+                DiagnosticWording::tr("write e.g. 'names: [cat, dog]'")};
+    if (code == "names_id_bad")
+        return {DiagnosticWording::tr("a class id must be a whole number from 0, got %1")
+                    .arg(got(d, 0)),
+                DiagnosticWording::tr("number the classes 0, 1, 2 ...")};
+    if (code == "names_name_bad")
+        return {DiagnosticWording::tr("expected the name of class %1, got %2")
+                    .arg(arg(d, 0), got(d, 1)),
+                DiagnosticWording::tr("write '%1: name'").arg(arg(d, 0))};
+    if (code == "names_id_twice")
+        return {DiagnosticWording::tr("class id %1 appears twice").arg(arg(d, 0)),
+                DiagnosticWording::tr("give every class its own id")};
+    if (code == "names_gap")
+        return {DiagnosticWording::tr("class ids must run 0..N-1 without gaps; id %1 is missing")
+                    .arg(arg(d, 0)),
+                DiagnosticWording::tr("renumber the classes or add class %1").arg(arg(d, 0))};
+    return {};
+}
+
 } // namespace
+
+QString DiagnosticWording::problem(const Diagnostic& d) {
+    const Worded w = wordDataProblem(d);
+    if (!w.what.isEmpty())
+        return d.key.empty() ? w.what
+                             : QString::fromStdString(d.key) + QStringLiteral(": ") + w.what;
+    return QString::fromStdString(d.key.empty() ? d.message : d.key + ": " + d.message);
+}
+
+QString DiagnosticWording::fix(const Diagnostic& d) {
+    const Worded w = wordDataProblem(d);
+    return w.what.isEmpty() ? QString::fromStdString(d.fix) : w.fix;
+}
 
 QString DiagnosticWording::message(const Diagnostic& d) {
     const std::string& code = d.code;

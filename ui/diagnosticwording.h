@@ -15,6 +15,12 @@ class DiagnosticWording {
     Q_DECLARE_TR_FUNCTIONS(DiagnosticWording)
 public:
     static QString message(const Diagnostic& diagnostic);
+
+    /// A data set problem (core/data/dataset.cpp's scan) for the Data page's table: what is
+    /// wrong, and what to do about it. Uncoded ones keep core's English message (after their
+    /// key, when they have one) and fix.
+    static QString problem(const Diagnostic& diagnostic);
+    static QString fix(const Diagnostic& diagnostic);
 };
 
 } // namespace hr::ui

@@ -205,6 +205,7 @@ StrategyEditor::StrategyEditor(QWidget* parent) : QWidget(parent) {
                            "one a line. Values may use B."));
     m_other->setMaximumHeight(m_other->fontMetrics().lineSpacing() * 4 + 12);
     m_description = new QLineEdit(m_form);
+    m_description->setObjectName(QStringLiteral("strategyDescription"));
     m_description->setPlaceholderText(tr("made from the settings"));
     m_claim = new QLabel(m_form);
     m_claim->setWordWrap(true);
@@ -330,7 +331,8 @@ void StrategyEditor::fillForm() {
     m_amp->setCurrentIndex(amp);
     m_checkpointing->setCurrentIndex(checkpointing);
     m_other->setPlainText(otherText);
-    m_description->setText(QString::fromStdString(s.description));
+    // A default strategy's description in the UI's language, as in the table.
+    m_description->setText(s.description.empty() ? QString() : strategyDescription(s));
     if (s.claim && !s.claim->empty()) {
         QStringList parts;
         if (s.claim->memoryGb > 0)
@@ -354,8 +356,11 @@ void StrategyEditor::commitForm() {
     if (m_filling || index < 0)
         return;
     Strategy& s = m_strategies[static_cast<size_t>(index)];
+    // An untouched default description keeps core's words, so files keep them too.
+    const QString shown = s.description.empty() ? QString() : strategyDescription(s);
+    if (shown.isEmpty() || m_description->text().trimmed() != shown)
+        s.description = trim(m_description->text().toStdString());
     s.name = trim(m_name->text().toStdString());
-    s.description = trim(m_description->text().toStdString());
     s.overrides.clear();
     const std::string batch = trim(m_batch->text().toStdString());
     if (!batch.empty())

@@ -67,6 +67,16 @@ public:
         m_out.push_back(makeDiagnostic(severity, m_file, yaml::lineOf(at), key, message, fix));
     }
 
+    /// As add(), with a code and its values for a UI that words the problem in its own language
+    /// (ui/diagnosticwording.cpp lists the codes).
+    void add(Severity severity, const YAML::Node& at, const std::string& key,
+             const std::string& code, std::vector<std::string> args, const std::string& message,
+             const std::string& fix = {}) {
+        add(severity, at, key, message, fix);
+        m_out.back().code = code;
+        m_out.back().args = std::move(args);
+    }
+
     // train/val/test: one path or a list of paths, each resolved against `root`.
     bool readPaths(const YAML::Node& value, const std::string& key, const std::string& root,
                    bool mustExist, std::vector<std::string>& paths) {
@@ -77,7 +87,7 @@ public:
             for (const auto& item : value)
                 items.push_back(item);
         } else {
-            add(Severity::Error, value, key,
+            add(Severity::Error, value, key, "data_split_bad", {yaml::describe(value)},
                 "expected a folder, a .txt list of images or a list of those, got " +
                     yaml::describe(value),
                 "write e.g. '" + key + ": images/" + key + "'");
@@ -86,7 +96,8 @@ public:
         bool ok = true;
         for (const YAML::Node& item : items) {
             if (!item.IsScalar() || trim(item.Scalar()).empty()) {
-                add(Severity::Error, item, key, "expected a path, got " + yaml::describe(item),
+                add(Severity::Error, item, key, "data_split_item_bad", {yaml::describe(item)},
+                    "expected a path, got " + yaml::describe(item),
                     "write a folder or a .txt file, relative to 'path'");
                 ok = false;
                 continue;
@@ -99,7 +110,8 @@ public:
                 // retries such a single path without "../", so Headroom does too.
                 const std::string retry = resolveAgainst(root, written.substr(3));
                 if (fs::exists(retry, ec)) {
-                    add(Severity::Note, item, key,
+                    add(Severity::Note, item, key, "data_roboflow_retry",
+                        {written, written.substr(3), retry},
                         "'" + written + "' does not exist; used '" + written.substr(3) + "' (" +
                             retry + ") as Ultralytics does for Roboflow exports");
                     resolved = retry;
@@ -107,6 +119,7 @@ public:
             }
             if (!fs::exists(resolved, ec)) {
                 add(mustExist ? Severity::Error : Severity::Warning, item, key,
+                    "data_split_missing", {item.Scalar(), resolved, root},
                     "'" + item.Scalar() + "' does not exist (resolved to " + resolved + ")",
                     "relative paths are read against 'path' (" + root + "); fix 'path' or '" + key +
                         "'");
@@ -123,7 +136,7 @@ public:
         if (value.IsSequence()) {
             for (const auto& item : value) {
                 if (!item.IsScalar() || trim(item.Scalar()).empty()) {
-                    add(Severity::Error, item, "names",
+                    add(Severity::Error, item, "names", "names_item_bad", {yaml::describe(item)},
                         "expected a class name, got " + yaml::describe(item),
                         "write one name per class");
                     return false;
@@ -133,7 +146,7 @@ public:
             return true;
         }
         if (!value.IsMap()) {
-            add(Severity::Error, value, "names",
+            add(Severity::Error, value, "names", "names_not_list", {yaml::describe(value)},
                 "expected a list of class names or a map {0: name, 1: name}, got " +
                     yaml::describe(value),
                 "write e.g. 'names: [cat, dog]'");
@@ -143,20 +156,22 @@ public:
         for (const auto& entry : value) {
             const auto id = yaml::toWhole(entry.first);
             if (!id || *id < 0) {
-                add(Severity::Error, entry.first, "names",
+                add(Severity::Error, entry.first, "names", "names_id_bad",
+                    {yaml::describe(entry.first)},
                     "a class id must be a whole number from 0, got " + yaml::describe(entry.first),
                     "number the classes 0, 1, 2 ...");
                 return false;
             }
             if (!entry.second.IsScalar() || trim(entry.second.Scalar()).empty()) {
-                add(Severity::Error, entry.second, "names",
+                add(Severity::Error, entry.second, "names", "names_name_bad",
+                    {std::to_string(*id), yaml::describe(entry.second)},
                     "expected the name of class " + std::to_string(*id) + ", got " +
                         yaml::describe(entry.second),
                     "write '" + std::to_string(*id) + ": name'");
                 return false;
             }
             if (!byId.emplace(*id, trim(entry.second.Scalar())).second) {
-                add(Severity::Error, entry.first, "names",
+                add(Severity::Error, entry.first, "names", "names_id_twice", {std::to_string(*id)},
                     "class id " + std::to_string(*id) + " appears twice",
                     "give every class its own id");
                 return false;
@@ -165,7 +180,7 @@ public:
         long long expected = 0;
         for (const auto& [id, name] : byId) {
             if (id != expected) {
-                add(Severity::Error, value, "names",
+                add(Severity::Error, value, "names", "names_gap", {std::to_string(expected)},
                     "class ids must run 0..N-1 without gaps; id " + std::to_string(expected) +
                         " is missing",
                     "renumber the classes or add class " + std::to_string(expected));
@@ -226,6 +241,7 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
         out.push_back(makeDiagnostic(Severity::Error, path, 0, {},
                                      "cannot read the data set description: " + error,
                                      "check the path to data.yaml"));
+        out.back().code = "data_unreadable";
         return result;
     }
     const std::optional<YAML::Node> root = yaml::parseDocument(text, path, out);
@@ -237,6 +253,8 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
                                      "a data.yaml must be a map with train, val and names, got " +
                                          yaml::describe(*root),
                                      "write 'path:', 'train:', 'val:' and 'names:' lines"));
+        out.back().code = "data_not_map";
+        out.back().args = {yaml::describe(*root)};
         return result;
     }
 
@@ -249,7 +267,8 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
     std::map<std::string, std::pair<YAML::Node, YAML::Node>> entries; // key -> (key, value)
     for (const auto& entry : *root) {
         if (!entry.first.IsScalar()) {
-            reader.add(Severity::Error, entry.first, {},
+            reader.add(Severity::Error, entry.first, {}, "data_key_not_word",
+                       {yaml::describe(entry.first)},
                        "a key must be a word, got " + yaml::describe(entry.first));
             continue;
         }
@@ -258,10 +277,12 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
             knownDataKeys().end()) {
             entries[key] = {entry.first, entry.second};
         } else if (ignoredDataKeys().count(key)) {
-            reader.add(Severity::Note, entry.first, key, "Headroom does not use this key");
+            reader.add(Severity::Note, entry.first, key, "data_key_ignored", {},
+                       "Headroom does not use this key");
         } else {
             const std::string near = nearestMatch(key, knownDataKeys());
-            reader.add(Severity::Warning, entry.first, key, "unknown key",
+            reader.add(Severity::Warning, entry.first, key, "data_key_unknown", {near},
+                       "unknown key",
                        near.empty() ? "data.yaml keys are path, train, val, test, names, nc"
                                     : "did you mean '" + near + "'?");
         }
@@ -269,9 +290,11 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
     if (entries.count("validation")) {
         if (entries.count("val")) {
             reader.add(Severity::Warning, entries["validation"].first, "validation",
-                       "both 'val' and 'validation' are given: used 'val'", "remove 'validation'");
+                       "data_val_twice", {}, "both 'val' and 'validation' are given: used 'val'",
+                       "remove 'validation'");
         } else {
             reader.add(Severity::Note, entries["validation"].first, "validation",
+                       "data_validation_as_val", {},
                        "read 'validation' as 'val', as Ultralytics does", "rename it to 'val'");
             entries["val"] = entries["validation"];
         }
@@ -283,7 +306,7 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
     };
 
     if (const auto* download = find("download"))
-        reader.add(Severity::Note, download->first, "download",
+        reader.add(Severity::Note, download->first, "download", "data_download", {},
                    "Headroom never downloads data sets; the files must already be on disk");
 
     bool ok = true;
@@ -291,7 +314,8 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
         if (base->second.IsNull()) {
             // `path:` with nothing: the YAML's folder, as when the key is absent.
         } else if (!base->second.IsScalar()) {
-            reader.add(Severity::Error, base->second, "path",
+            reader.add(Severity::Error, base->second, "path", "data_path_bad",
+                       {yaml::describe(base->second)},
                        "expected a folder, got " + yaml::describe(base->second),
                        "write the data set's root folder, or leave 'path' out");
             ok = false;
@@ -305,7 +329,8 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
                 // its datasets folder (coco8.yaml says "path: coco8").
                 const std::string fallback = resolveAgainst(options.datasetsDir, written);
                 if (fs::is_directory(fallback, ec)) {
-                    reader.add(Severity::Note, base->second, "path",
+                    reader.add(Severity::Note, base->second, "path", "data_path_datasets_dir",
+                               {written, fallback, options.datasetsDir},
                                "'" + written + "' is not beside the YAML; used the datasets " +
                                    "folder: " + fallback,
                                "the datasets folder (" + options.datasetsDir +
@@ -322,7 +347,9 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
                                ? ", then against the datasets folder (none set: set "
                                  "HEADROOM_DATASETS_DIR)"
                                : ", then against the datasets folder (" + options.datasetsDir + ")";
-                reader.add(Severity::Error, base->second, "path",
+                reader.add(Severity::Error, base->second, "path", "data_path_missing",
+                           {base->second.Scalar(), config.root, yamlFolder,
+                            relative ? options.datasetsDir : std::string(), relative ? "1" : "0"},
                            "folder '" + base->second.Scalar() + "' does not exist (resolved to " +
                                config.root + ")",
                            fix);
@@ -340,7 +367,7 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
             if (!entry || entry->second.IsNull()) {
                 if (required) {
                     const YAML::Node at = entry ? entry->first : *root;
-                    reader.add(Severity::Error, at, key,
+                    reader.add(Severity::Error, at, key, "data_split_none", {key},
                                std::string("no '") + key + "' images given",
                                std::string("add '") + key + ": images/" + key +
                                    "' (a folder, a .txt list or a list of folders)");
@@ -358,7 +385,7 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
     if (nc) {
         const auto count = yaml::toWhole(nc->second);
         if (!count || *count < 1 || *count > 100000) {
-            reader.add(Severity::Error, nc->second, "nc",
+            reader.add(Severity::Error, nc->second, "nc", "nc_bad", {yaml::describe(nc->second)},
                        "expected a number of classes (1 or more), got " +
                            yaml::describe(nc->second),
                        "write the number of classes, or leave nc out and list 'names'");
@@ -370,13 +397,14 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
     if (names) {
         bool namesOk = reader.readNames(names->second, config.names);
         if (namesOk && config.names.empty()) {
-            reader.add(Severity::Error, names->second, "names", "the list of class names is empty",
-                       "write one name per class");
+            reader.add(Severity::Error, names->second, "names", "names_empty", {},
+                       "the list of class names is empty", "write one name per class");
             namesOk = false;
         }
         if (namesOk && classCount > 0 &&
             classCount != static_cast<long long>(config.names.size())) {
-            reader.add(Severity::Error, nc->second, "nc",
+            reader.add(Severity::Error, nc->second, "nc", "nc_mismatch",
+                       {std::to_string(classCount), std::to_string(config.names.size())},
                        "nc says " + std::to_string(classCount) + " classes but 'names' lists " +
                            std::to_string(config.names.size()),
                        "make nc equal to the number of names, or remove nc");
@@ -386,13 +414,14 @@ DataConfigResult loadDataConfig(const std::string& path, const DataConfigOptions
     } else if (classCount > 0) {
         for (long long i = 0; i < classCount; ++i)
             config.names.push_back("class" + std::to_string(i));
-        reader.add(Severity::Note, nc->first, "nc",
+        reader.add(Severity::Note, nc->first, "nc", "names_from_nc",
+                   {std::to_string(classCount - 1)},
                    "no 'names' given; the classes are called class0 .. class" +
                        std::to_string(classCount - 1),
                    "add 'names:' to see real class names in results");
     } else if (!nc) {
-        reader.add(Severity::Error, *root, "names", "the class names are missing",
-                   "add 'names: [first, second, ...]' (or 'nc: N')");
+        reader.add(Severity::Error, *root, "names", "names_missing", {},
+                   "the class names are missing", "add 'names: [first, second, ...]' (or 'nc: N')");
         ok = false;
     }
 

@@ -116,6 +116,8 @@ std::optional<YAML::Node> parseDocument(const std::string& text, const std::stri
                                              "malformed YAML: " + e.msg,
                                              "check the indentation, colons and quotes near "
                                              "this line"));
+        diagnostics.back().code = "malformed_yaml";
+        diagnostics.back().args = {e.msg};
         return std::nullopt;
     }
 }

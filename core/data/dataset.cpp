@@ -27,9 +27,15 @@ using Severity = Diagnostic::Severity;
 // Coordinates this far outside [0, 1] are rounding noise: clipped without a note.
 constexpr float kClipTolerance = 1e-4f;
 
-Diagnostic problem(Severity severity, const std::string& file, int line, const std::string& message,
+/// A scan problem: the CLI's English, and a code with its values for a UI that words it in its
+/// own language (ui/diagnosticwording.cpp lists the codes).
+Diagnostic problem(Severity severity, const std::string& file, int line, const std::string& code,
+                   std::vector<std::string> args, const std::string& message,
                    const std::string& fix = {}) {
-    return makeDiagnostic(severity, file, line, {}, message, fix);
+    Diagnostic d = makeDiagnostic(severity, file, line, {}, message, fix);
+    d.code = code;
+    d.args = std::move(args);
+    return d;
 }
 
 bool parseNumber(const std::string& word, double& value) {
@@ -65,11 +71,11 @@ void parseLabels(const std::string& path, const std::string& text, int nc,
             continue;
         const bool polygon = cols.size() >= 7 && cols.size() % 2 == 1;
         if (cols.size() != 5 && !polygon) {
-            problems.push_back(
-                problem(Severity::Warning, path, lineNo,
-                        "expected 5 columns 'class cx cy w h', found " +
-                            std::to_string(cols.size()) + ": dropped the line",
-                        "write one object per line as 'class cx cy w h' with coordinates in 0..1"));
+            problems.push_back(problem(
+                Severity::Warning, path, lineNo, "label_columns", {std::to_string(cols.size())},
+                "expected 5 columns 'class cx cy w h', found " + std::to_string(cols.size()) +
+                    ": dropped the line",
+                "write one object per line as 'class cx cy w h' with coordinates in 0..1"));
             continue;
         }
         std::vector<double> v(cols.size());
@@ -77,7 +83,8 @@ void parseLabels(const std::string& path, const std::string& text, int nc,
         for (size_t i = 0; i < cols.size() && numeric; ++i) {
             if (!parseNumber(cols[i], v[i])) {
                 numeric = false;
-                problems.push_back(problem(Severity::Warning, path, lineNo,
+                problems.push_back(problem(Severity::Warning, path, lineNo, "label_not_number",
+                                           {std::to_string(i + 1), cols[i]},
                                            "column " + std::to_string(i + 1) + " '" + cols[i] +
                                                "' is not a number: dropped the line"));
             }
@@ -86,7 +93,7 @@ void parseLabels(const std::string& path, const std::string& text, int nc,
             continue;
         if (v[0] != std::floor(v[0]) || v[0] < 0 || v[0] >= nc) {
             problems.push_back(
-                problem(Severity::Warning, path, lineNo,
+                problem(Severity::Warning, path, lineNo, "label_class", {cols[0], range},
                         "class id " + cols[0] + " is not one of the classes in names (" + range +
                             "): dropped the line",
                         "fix the class id or add the class to 'names' in data.yaml"));
@@ -104,7 +111,8 @@ void parseLabels(const std::string& path, const std::string& text, int nc,
             }
         } else {
             if (v[3] <= 0.0 || v[4] <= 0.0) {
-                problems.push_back(problem(Severity::Warning, path, lineNo,
+                problems.push_back(problem(Severity::Warning, path, lineNo, "box_size",
+                                           {cols[3], cols[4]},
                                            "box has zero or negative size (w " + cols[3] + ", h " +
                                                cols[4] + "): dropped the line"));
                 continue;
@@ -117,6 +125,7 @@ void parseLabels(const std::string& path, const std::string& text, int nc,
         const double cy1 = std::clamp(y1, 0.0, 1.0), cy2 = std::clamp(y2, 0.0, 1.0);
         if (cx2 - cx1 <= 0.0 || cy2 - cy1 <= 0.0) {
             problems.push_back(problem(Severity::Warning, path, lineNo,
+                                       overshoot > 0 ? "box_outside" : "box_zero_area", {},
                                        overshoot > 0 ? "box lies outside the image: dropped "
                                                        "the line"
                                                      : "box has zero area: dropped the line"));
@@ -124,7 +133,7 @@ void parseLabels(const std::string& path, const std::string& text, int nc,
         }
         if (overshoot > kClipTolerance)
             problems.push_back(
-                problem(Severity::Note, path, lineNo,
+                problem(Severity::Note, path, lineNo, "box_clipped", {},
                         "coordinates outside [0, 1]: clipped the box to the image",
                         "YOLO labels are normalised: divide pixel coordinates by the image size"));
         LabelBox box;
@@ -138,16 +147,16 @@ void parseLabels(const std::string& path, const std::string& text, int nc,
                    b.h == box.h;
         });
         if (duplicate) {
-            problems.push_back(problem(Severity::Note, path, lineNo,
+            problems.push_back(problem(Severity::Note, path, lineNo, "box_duplicate", {},
                                        "duplicate of an earlier row: dropped the line"));
             continue;
         }
         boxes.push_back(box);
     }
     if (polygons > 0)
-        problems.push_back(problem(Severity::Note, path, 0,
-                                   std::to_string(polygons) +
-                                       " polygon rows (segmentation labels): used the bounding "
+        problems.push_back(problem(
+            Severity::Note, path, 0, "label_polygons", {std::to_string(polygons)},
+            std::to_string(polygons) + " polygon rows (segmentation labels): used the bounding "
                                        "box of each"));
 }
 
@@ -158,15 +167,15 @@ CachedScan checkImage(const std::string& imagePath, int nc) {
     e.record.labelPath = labelPathForImage(imagePath);
     e.image = FileStamp::of(imagePath);
     e.label = FileStamp::of(e.record.labelPath);
-    std::string error, note;
-    const cv::Mat image = readImage(imagePath, &error, &note);
+    std::string error, note, reason;
+    const cv::Mat image = readImage(imagePath, &error, &note, &reason);
     if (image.empty()) {
-        e.problems.push_back(problem(Severity::Warning, imagePath, 0, error + ": skipped the image",
-                                     "replace or delete the file"));
+        e.problems.push_back(problem(Severity::Warning, imagePath, 0, "image_unreadable", {reason},
+                                     error + ": skipped the image", "replace or delete the file"));
         return e;
     }
     if (!note.empty())
-        e.problems.push_back(problem(Severity::Note, imagePath, 0, note));
+        e.problems.push_back(problem(Severity::Note, imagePath, 0, "jpeg_truncated", {}, note));
     e.record.width = image.cols;
     e.record.height = image.rows;
     e.usable = true;
@@ -174,6 +183,7 @@ CachedScan checkImage(const std::string& imagePath, int nc) {
         std::string text;
         if (!readFile(e.record.labelPath, text)) {
             e.problems.push_back(problem(Severity::Warning, e.record.labelPath, 0,
+                                         "label_unreadable", {},
                                          "cannot read the label file: used the image as a "
                                          "background image"));
             return e;
@@ -208,11 +218,12 @@ std::vector<std::string> collectImages(const std::vector<std::string>& sources,
                     found.push_back(absolutePath(it->path()));
             }
             std::sort(found.begin(), found.end());
-            if (found.empty())
-                problems.push_back(problem(Severity::Warning, source, 0,
-                                           "the folder holds no images (" +
-                                               std::string(".jpg .jpeg .png .bmp .webp .tif") +
-                                               ")"));
+            if (found.empty()) {
+                const std::string extensions = ".jpg .jpeg .png .bmp .webp .tif";
+                problems.push_back(problem(Severity::Warning, source, 0, "folder_no_images",
+                                           {extensions},
+                                           "the folder holds no images (" + extensions + ")"));
+            }
             images.insert(images.end(), found.begin(), found.end());
         } else if (fs::is_regular_file(p, ec) && isImageFile(source)) {
             images.push_back(absolutePath(p));
@@ -224,13 +235,14 @@ std::vector<std::string> collectImages(const std::vector<std::string>& sources,
                     entry = p.parent_path() / entry;
                 if (!fs::is_regular_file(entry, ec))
                     problems.push_back(
-                        problem(Severity::Warning, source, lineNo,
+                        problem(Severity::Warning, source, lineNo, "listed_image_missing", {line},
                                 "listed image '" + line + "' does not exist: skipped it"));
                 else
                     images.push_back(absolutePath(entry));
             });
         } else {
-            problems.push_back(problem(Severity::Error, yaml, 0, "'" + source + "' does not exist",
+            problems.push_back(problem(Severity::Error, yaml, 0, "source_missing", {source},
+                                       "'" + source + "' does not exist",
                                        "correct 'path' and the split entries in data.yaml"));
         }
     }
@@ -267,7 +279,7 @@ void findOrphanLabels(const std::vector<std::string>& imageDirs,
         }
         std::sort(orphans.begin(), orphans.end());
         for (const auto& o : orphans)
-            problems.push_back(problem(Severity::Note, o, 0,
+            problems.push_back(problem(Severity::Note, o, 0, "orphan_label", {},
                                        "label file without an image: ignored it",
                                        "add the image or delete the label file"));
     }
@@ -352,6 +364,7 @@ DatasetReport scanDataset(const DataConfig& data, Split split, const ScanOptions
     if (sources.empty()) {
         report.problems.push_back(
             problem(split == Split::Test ? Severity::Note : Severity::Error, data.yamlPath, 0,
+                    "split_missing", {toString(split)},
                     std::string("the data set has no '") + toString(split) + "' split",
                     split == Split::Test ? ""
                                          : std::string("add '") + toString(split) + ": images/" +
@@ -384,8 +397,8 @@ DatasetReport scanDataset(const DataConfig& data, Split split, const ScanOptions
     const int total = static_cast<int>(images.size());
     for (int i = 0; i < total; ++i) {
         if (options.progress && (i % 64 == 0) && !options.progress(i, total)) {
-            report.problems.push_back(
-                problem(Severity::Error, data.yamlPath, 0, "the scan was cancelled"));
+            report.problems.push_back(problem(Severity::Error, data.yamlPath, 0, "scan_cancelled",
+                                              {}, "the scan was cancelled"));
             report.images.clear();
             computeStats(report);
             return report;
@@ -430,7 +443,7 @@ DatasetReport scanDataset(const DataConfig& data, Split split, const ScanOptions
     }
     if (report.images.empty())
         report.problems.push_back(
-            problem(Severity::Error, data.yamlPath, 0,
+            problem(Severity::Error, data.yamlPath, 0, "no_usable_images", {toString(split)},
                     std::string("no usable image in the '") + toString(split) + "' split",
                     "check the paths in data.yaml and the problems above"));
     const int skipped = report.stats.skipped;

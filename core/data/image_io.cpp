@@ -40,27 +40,31 @@ std::string labelPathForImage(const std::string& imagePath) {
     return path + ".txt";
 }
 
-cv::Mat readImage(const std::string& path, std::string* error, std::string* note) {
-    auto fail = [&](const std::string& why) {
+cv::Mat readImage(const std::string& path, std::string* error, std::string* note,
+                  std::string* reason) {
+    auto fail = [&](const char* code, const std::string& why) {
         if (error)
             *error = why;
+        if (reason)
+            *reason = code;
         return cv::Mat();
     };
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)
-        return fail("cannot open the file");
+        return fail("cannot_open", "cannot open the file");
     const std::streamoff size = in.tellg();
     if (size <= 0)
-        return fail("the file is empty (0 bytes)");
+        return fail("empty", "the file is empty (0 bytes)");
     std::vector<uchar> bytes(static_cast<size_t>(size));
     in.seekg(0);
     if (!in.read(reinterpret_cast<char*>(bytes.data()), size))
-        return fail("cannot read the file");
+        return fail("cannot_read", "cannot read the file");
 
     // IMREAD_COLOR: 3 channels, 8 bits, EXIF orientation applied (OpenCV >= 3.1).
     cv::Mat image = cv::imdecode(bytes, cv::IMREAD_COLOR);
     if (image.empty() || image.cols <= 0 || image.rows <= 0)
-        return fail("not a decodable image (corrupt, truncated or an unsupported format)");
+        return fail("not_decodable",
+                    "not a decodable image (corrupt, truncated or an unsupported format)");
     const bool jpeg = bytes.size() >= 2 && bytes[0] == 0xFF && bytes[1] == 0xD8;
     if (jpeg && note) {
         // Like Ultralytics: a JPEG without its end marker was cut short; libjpeg fills the rest.

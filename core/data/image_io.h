@@ -22,8 +22,11 @@ std::string labelPathForImage(const std::string& imagePath);
 /// Reads an image as 8-bit BGR: EXIF orientation applied, grey and 16-bit images converted,
 /// alpha dropped. Returns an empty Mat and fills `error` when the file is missing, empty or not
 /// decodable. `note` (optional) receives a remark about a usable but damaged file, e.g. a JPEG
-/// whose end marker is missing (truncated: the decodable part is used).
-cv::Mat readImage(const std::string& path, std::string* error, std::string* note = nullptr);
+/// whose end marker is missing (truncated: the decodable part is used). `reason` (optional)
+/// receives why it failed as a code for a UI that words it: cannot_open, empty, cannot_read or
+/// not_decodable.
+cv::Mat readImage(const std::string& path, std::string* error, std::string* note = nullptr,
+                  std::string* reason = nullptr);
 
 /// readImage() then a resize (INTER_LINEAR, aspect kept) so that the longer side is `longSide`.
 cv::Mat readImageResized(const std::string& path, int longSide, std::string* error);

@@ -14,7 +14,7 @@ namespace hr {
 
 namespace {
 
-constexpr char kMagic[8] = {'H', 'R', 'L', 'C', 'A', 'C', 'H', '2'};
+constexpr char kMagic[8] = {'H', 'R', 'L', 'C', 'A', 'C', 'H', '3'};
 
 class Writer {
 public:
@@ -118,10 +118,21 @@ bool LabelCache::load(const std::string& path) {
             std::uint8_t severity = 0;
             std::int32_t line = 0;
             if (!in.pod(severity) || !in.text(d.file) || !in.pod(line) || !in.text(d.key) ||
-                !in.text(d.message) || !in.text(d.fix)) {
+                !in.text(d.message) || !in.text(d.fix) || !in.text(d.code)) {
                 m_entries.clear();
                 return false;
             }
+            std::uint32_t nArgs = 0;
+            if (!in.pod(nArgs) || nArgs > 64) {
+                m_entries.clear();
+                return false;
+            }
+            d.args.resize(nArgs);
+            for (auto& a : d.args)
+                if (!in.text(a)) {
+                    m_entries.clear();
+                    return false;
+                }
             d.severity = static_cast<Diagnostic::Severity>(severity);
             d.line = line;
         }
@@ -162,6 +173,10 @@ bool LabelCache::save(const std::string& path, std::string* error) const {
             out.text(d.key);
             out.text(d.message);
             out.text(d.fix);
+            out.text(d.code);
+            out.pod<std::uint32_t>(static_cast<std::uint32_t>(d.args.size()));
+            for (const auto& a : d.args)
+                out.text(a);
         }
     }
     std::error_code ec;
