@@ -255,8 +255,7 @@ void TrainPage::onStarted(const hr::RunStarted& event) {
 
 void TrainPage::onBatch(const hr::BatchEnd& event) {
     m_peaks.training(event.peakBytes);
-    if (m_lastSample)
-        updateMemoryStatus(*m_lastSample);
+    refreshMemoryStatus();
     const int perEpoch = std::max(1, event.batchesPerEpoch);
     const double x = event.epoch + double(event.batchIndex + 1) / perEpoch;
     m_loss->append(m_trainLoss[0], x, event.boxLoss);
@@ -282,8 +281,7 @@ void TrainPage::onBatch(const hr::BatchEnd& event) {
 void TrainPage::onEpoch(const hr::EpochEnd& event) {
     m_peaks.training(event.trainPeakBytes);
     m_peaks.validation(event.valPeakBytes);
-    if (m_lastSample)
-        updateMemoryStatus(*m_lastSample);
+    refreshMemoryStatus();
     const double x = event.epoch + 1;
     m_loss->append(m_valLoss[0], x, event.valBoxLoss);
     m_loss->append(m_valLoss[1], x, event.valClsLoss);
@@ -347,6 +345,11 @@ void TrainPage::onMemory(const hr::MemorySample& sample) {
     }
     m_lastSample = sample;
     updateMemoryStatus(sample);
+}
+
+void TrainPage::refreshMemoryStatus() {
+    if (m_lastSample)
+        updateMemoryStatus(*m_lastSample);
 }
 
 void TrainPage::updateMemoryStatus(const hr::MemorySample& sample) {
@@ -414,8 +417,7 @@ void TrainPage::onFinished(const hr::RunFinished& event) {
                           .arg(event.epochsDone));
         return;
     }
-    if (m_lastSample)
-        updateMemoryStatus(*m_lastSample);
+    refreshMemoryStatus();
     if (event.epochsDone == 0) {
         // No validation ran: a "best mAP 0.0000" would be a number nobody measured.
         m_status->setText(tr("Run %1 %2 before its first epoch ended: no validation ran, so "

@@ -78,6 +78,8 @@ private:
     void setWaitingForChoice(bool waiting);
     void addOomMark(double seconds);
     void updateMemoryStatus(const hr::MemorySample& sample);
+    /// updateMemoryStatus() with the last sample, after the peaks changed without one.
+    void refreshMemoryStatus();
     /// Empties the plots and figures of the previous run (at Start, and again at RunStarted).
     void resetRunView();
 

@@ -134,11 +134,7 @@ std::optional<Calibration> CalibrationCache::calibrationFor(const TrainConfig& c
         if (largeValidation && !calibration.valLargeProbed &&
             !calibrateLargeValidation(config, facts, calibration, error))
             return std::nullopt;
-    } catch (const c10::Error& e) {
-        if (error)
-            *error = std::string("probe step failed: ") + e.what_without_backtrace();
-        return std::nullopt;
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) { // c10::Error too: userMessage drops its backtrace
         if (error)
             *error = "probe step failed: " + userMessage(e);
         return std::nullopt;

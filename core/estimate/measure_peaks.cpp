@@ -51,10 +51,7 @@ MemoryBreakdown residentFloor(const TrainConfig& config, std::string* error) {
         floor.gradients = trainable;
         floor.optimizerState = stateElsewhere ? 0 : stateTensors * trainable;
         floor.total = floor.resident();
-    } catch (const c10::Error& e) {
-        if (error)
-            *error = std::string("building the model failed: ") + e.what_without_backtrace();
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) { // c10::Error too: userMessage drops its backtrace
         if (error)
             *error = "building the model failed: " + userMessage(e);
     }
@@ -108,10 +105,7 @@ std::optional<MeasuredPeaks> measurePeaks(const TrainConfig& config, std::string
             peaks.time.timedSteps = static_cast<int>(work.size());
         }
         return peaks;
-    } catch (const c10::Error& e) {
-        if (error)
-            *error = std::string("measuring step failed: ") + e.what_without_backtrace();
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) { // c10::Error too: userMessage drops its backtrace
         if (error)
             *error = "measuring step failed: " + userMessage(e);
     }
@@ -182,10 +176,7 @@ timeInTurns(const std::array<TurnSide, 2>& sides, int rounds, std::string* error
             out.emplace_back(perImage[0], perImage[1]);
         }
         return out;
-    } catch (const c10::Error& e) {
-        if (error)
-            *error = std::string("timing steps failed: ") + e.what_without_backtrace();
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) { // c10::Error too: userMessage drops its backtrace
         if (error)
             *error = "timing steps failed: " + userMessage(e);
     }
