@@ -162,6 +162,7 @@ private slots:
     void channelsLastKeepsGradients();
     void oomInStepKeepsWeights();
     void endToEndRunFolder();
+    void liveRunFolderShowsProgress();
     void resumeMatchesStraightRun();
     void oomRecoveryContinuesRun();
     void noHandlerStopsWithLastWeights();
@@ -376,6 +377,36 @@ void TestTrainRun::endToEndRunFolder() {
     const auto listed = hr::RunStore::list(config.project);
     QCOMPARE(int(listed.size()), 1);
     QCOMPARE(listed[0].epochsDone, 2);
+}
+
+void TestTrainRun::liveRunFolderShowsProgress() {
+    // A reader of a run that is still training (the Runs page) sees that it started at once, and
+    // its memory so far within RunFolder's flush interval, without an epoch or a flush() call.
+    QTemporaryDir tmp;
+    std::string error;
+    std::optional<hr::RunFolder> folder =
+        hr::RunFolder::create(tmp.path().toStdString(), "live", false, &error);
+    QVERIFY2(folder, error.c_str());
+    hr::RunStarted started;
+    started.runDir = folder->path();
+    QVERIFY(folder->addEvent(started));
+    auto loaded = hr::RunStore::load(folder->path(), &error);
+    QVERIFY2(loaded, error.c_str());
+    QCOMPARE(QString::fromStdString(loaded->events.at(0).type), QString("run_started"));
+
+    hr::MemorySample sample;
+    sample.allocated = 3 << 20;
+    sample.peakSinceLastStep = 7 << 20;
+    sample.phase = hr::Phase::Backward;
+    QTRY_VERIFY_WITH_TIMEOUT((folder->addMemorySample(sample),
+                              loaded = hr::RunStore::load(folder->path(), &error),
+                              loaded && !loaded->memory.empty()),
+                             3 * 1000 * int(hr::RunFolder::kFlushSeconds));
+    QCOMPARE(QString::fromStdString(loaded->summary.state), QString("unfinished"));
+    QCOMPARE(loaded->summary.peakMemoryBytes, std::int64_t(7) << 20);
+    // It has lasted until its last write, though no event after the start says so.
+    QVERIFY2(loaded->summary.durationSeconds >= hr::RunFolder::kFlushSeconds - 1.0,
+             qPrintable(QString::number(loaded->summary.durationSeconds)));
 }
 
 void TestTrainRun::resumeMatchesStraightRun() {

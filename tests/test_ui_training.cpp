@@ -18,6 +18,7 @@
 #include "util/bytes.h"
 
 #include <QApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -53,6 +54,7 @@ private slots:
     void closingWithAdvisorOpenEndsRun();
     void choosingBeforeTheSearchEndsAppliesTheShownFix();
     void runsPageMenuAndStates();
+    void runsPageShowsTheLiveRunAsRunning();
     void longMessagesNeverWidenTheWindow();
     void startLeavesTheScanToTheTrainerThread();
     void fixCheckIsLogged();
@@ -377,6 +379,47 @@ void TestUiTraining::runsPageMenuAndStates() {
     remove->trigger();
     QVERIFY(!QFileInfo::exists(folder + "/broken"));
     QVERIFY(!page.itemOf(folder + "/broken"));
+}
+
+void TestUiTraining::runsPageShowsTheLiveRunAsRunning() {
+    // The run this studio trains has no end event yet: its row reads "running", with the time
+    // since it started and its peak so far, and cannot be deleted or resumed.
+    const QString folder = m_dir.filePath("live-runs");
+    QVERIFY(QDir().mkpath(folder + "/live"));
+    const double started = double(QDateTime::currentSecsSinceEpoch() - 30);
+    QFile events(folder + "/live/events.jsonl");
+    QVERIFY(events.open(QIODevice::WriteOnly));
+    // A step's peak reaches the run folder as a batch_end event (no epoch has ended yet).
+    events.write(QString(R"({"type":"run_started","time":%1})"
+                         "\n"
+                         R"({"type":"batch_end","time":%2,"peak_bytes":125829120})"
+                         "\n")
+                     .arg(started, 0, 'f', 0)
+                     .arg(started + 10, 0, 'f', 0)
+                     .toUtf8());
+    events.close();
+    QFile config(folder + "/live/config.yaml");
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write("model: yolov8n.yaml\nepochs: 5\nimgsz: 320\nmemory_budget: 167772160\n");
+    config.close();
+
+    using Page = hr::ui::RunsPage;
+    Page page;
+    page.setRunsFolder(folder);
+    QTreeWidgetItem* item = page.itemOf(folder + "/live");
+    QVERIFY(item);
+    QCOMPARE(item->text(Page::StateColumn), QString("unfinished")); // not this studio's run
+    page.setActiveRun(folder + "/live");
+    page.refreshActiveRun();
+    item = page.itemOf(folder + "/live");
+    QVERIFY(item);
+    QCOMPARE(item->text(Page::StateColumn), QString("running"));
+    QCOMPARE(item->text(Page::TrainPeakColumn), QString("120 MiB / 160 MiB"));
+    const double seconds = item->data(Page::DurationColumn, Qt::UserRole).toDouble();
+    QVERIFY2(seconds >= 29 && seconds <= 40, qPrintable(item->text(Page::DurationColumn)));
+    std::unique_ptr<QMenu> menu(page.contextMenuFor(item));
+    QVERIFY(!menu->findChild<QAction*>("deleteRun")->isEnabled());
+    QVERIFY(!menu->findChild<QAction*>("resumeRun")->isEnabled());
 }
 
 void TestUiTraining::longMessagesNeverWidenTheWindow() {

@@ -110,6 +110,11 @@ MainWindow::MainWindow(QWidget* parent)
         m_runs->setActiveRun(QString::fromStdString(event.runDir));
         m_runs->refresh();
     });
+    // An epoch's row is written by now: the Runs page's row of the live run follows it, when shown.
+    connect(m_session, &TrainingSession::epochEnded, this, [this] {
+        if (m_runs->isVisible())
+            m_runs->refreshActiveRun();
+    });
     connect(m_session, &TrainingSession::runningChanged, this, [this](bool running) {
         if (!running) {
             m_runs->setActiveRun(QString());

@@ -79,6 +79,8 @@ QString runStateWords(const QString& state) {
         return RunsPage::tr("failed");
     if (state == QLatin1String("stopped_by_oom"))
         return RunsPage::tr("stopped by OOM");
+    if (state == QLatin1String("running"))
+        return RunsPage::tr("running");
     return RunsPage::tr("unfinished");
 }
 
@@ -208,58 +210,82 @@ void RunsPage::refresh() {
             RunStore::load(folder.absoluteFilePath().toStdString());
         if (!record)
             continue;
-        const RunSummary& run = record->summary;
-        const RunPeaks peaks = runPeaks(*record);
-        auto* item = new RunItem(m_list);
-        const QString path = QString::fromStdString(run.path);
-        item->setData(RunColumn, Qt::UserRole, path);
-        item->setText(RunColumn, QString::fromStdString(run.name));
-        const QString state = QString::fromStdString(run.state);
-        item->setText(StateColumn, runStateWords(state));
-        item->setData(StateColumn, Qt::UserRole + 1, state);
-        QString stateTip = run.reason.empty()
-                               ? QString()
-                               : FailureWording::reason(run.reasonCode, run.reasonArgs, run.reason);
-        if (run.ooms > 0)
-            stateTip +=
-                (stateTip.isEmpty() ? QString() : QStringLiteral("\n")) +
-                tr("%1 out-of-memory errors, %2 fixes applied").arg(run.ooms).arg(run.fixes);
-        item->setToolTip(StateColumn, stateTip);
-        item->setText(ModelColumn, QString::fromStdString(run.model));
-        item->setText(ImageSizeColumn,
-                      run.imgsz > 0 ? QString::number(run.imgsz) : QStringLiteral("–"));
-        item->setData(ImageSizeColumn, Qt::UserRole, run.imgsz);
-        item->setText(EpochsColumn,
-                      run.epochsPlanned > 0
-                          ? QStringLiteral("%1/%2").arg(run.epochsDone).arg(run.epochsPlanned)
-                          : QString::number(run.epochsDone));
-        item->setData(EpochsColumn, Qt::UserRole, run.epochsDone);
-        item->setText(DurationColumn, durationText(run.durationSeconds));
-        item->setData(DurationColumn, Qt::UserRole, run.durationSeconds);
-        const QString budget = run.budgetBytes > 0 ? bytesOrDash(run.budgetBytes) : tr("no budget");
-        item->setText(TrainPeakColumn,
-                      QStringLiteral("%1 / %2").arg(bytesOrDash(peaks.trainPeak()), budget));
-        item->setData(TrainPeakColumn, Qt::UserRole, static_cast<qlonglong>(peaks.trainPeak()));
-        item->setData(TrainPeakColumn, Qt::UserRole + 1, static_cast<qlonglong>(run.budgetBytes));
-        item->setText(ValPeakColumn, bytesOrDash(peaks.valPeak()));
-        item->setData(ValPeakColumn, Qt::UserRole, static_cast<qlonglong>(peaks.valPeak()));
-        const bool any = run.bestEpoch > 0;
-        item->setText(Map50Column,
-                      any ? QString::number(run.bestMap50, 'f', 4) : QStringLiteral("–"));
-        item->setData(Map50Column, Qt::UserRole, any ? run.bestMap50 : -1.0);
-        item->setText(MapColumn, any ? QString::number(run.bestMap, 'f', 4) : QStringLiteral("–"));
-        item->setData(MapColumn, Qt::UserRole, any ? run.bestMap : -1.0);
-        item->setData(ModifiedColumn, Qt::UserRole,
-                      static_cast<qlonglong>(run.modifiedUnixSeconds));
-        item->setText(ModifiedColumn, QDateTime::fromSecsSinceEpoch(run.modifiedUnixSeconds)
-                                          .toString(QStringLiteral("yyyy-MM-dd HH:mm")));
-        item->setText(FolderColumn, QDir::toNativeSeparators(path));
-        item->setToolTip(FolderColumn, QDir::toNativeSeparators(path));
+        fillRow(new RunItem(m_list), *record);
     }
     // Sized with sorting on: the header's sort arrow needs room beside the column's name.
     m_list->setSortingEnabled(true);
     for (int c = 0; c < FolderColumn; ++c)
         m_list->resizeColumnToContents(c);
+}
+
+void RunsPage::refreshActiveRun() {
+    if (m_activeRun.isEmpty())
+        return;
+    QTreeWidgetItem* item = itemOf(m_activeRun);
+    const std::optional<RunRecord> record = RunStore::load(m_activeRun.toStdString());
+    if (!item || !record) {
+        refresh();
+        return;
+    }
+    // Filled with sorting off, so the row does not move while its cells change.
+    m_list->setSortingEnabled(false);
+    fillRow(item, *record);
+    m_list->setSortingEnabled(true);
+}
+
+void RunsPage::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    refreshActiveRun();
+}
+
+void RunsPage::fillRow(QTreeWidgetItem* item, const RunRecord& record) {
+    const RunSummary& run = record.summary;
+    const RunPeaks peaks = runPeaks(record);
+    const QString path = QString::fromStdString(run.path);
+    item->setData(RunColumn, Qt::UserRole, path);
+    item->setText(RunColumn, QString::fromStdString(run.name));
+    QString state = QString::fromStdString(run.state);
+    // The run this studio trains now has no end event yet: it is running, not unfinished.
+    if (state == QLatin1String("unfinished") && !m_activeRun.isEmpty() &&
+        QFileInfo(path).absoluteFilePath() == m_activeRun)
+        state = QStringLiteral("running");
+    item->setText(StateColumn, runStateWords(state));
+    item->setData(StateColumn, Qt::UserRole + 1, state);
+    QString stateTip = run.reason.empty()
+                           ? QString()
+                           : FailureWording::reason(run.reasonCode, run.reasonArgs, run.reason);
+    if (run.ooms > 0)
+        stateTip += (stateTip.isEmpty() ? QString() : QStringLiteral("\n")) +
+                    tr("%1 out-of-memory errors, %2 fixes applied").arg(run.ooms).arg(run.fixes);
+    item->setToolTip(StateColumn, stateTip);
+    item->setText(ModelColumn, QString::fromStdString(run.model));
+    item->setText(ImageSizeColumn,
+                  run.imgsz > 0 ? QString::number(run.imgsz) : QStringLiteral("–"));
+    item->setData(ImageSizeColumn, Qt::UserRole, run.imgsz);
+    item->setText(EpochsColumn,
+                  run.epochsPlanned > 0
+                      ? QStringLiteral("%1/%2").arg(run.epochsDone).arg(run.epochsPlanned)
+                      : QString::number(run.epochsDone));
+    item->setData(EpochsColumn, Qt::UserRole, run.epochsDone);
+    item->setText(DurationColumn, durationText(run.durationSeconds));
+    item->setData(DurationColumn, Qt::UserRole, run.durationSeconds);
+    const QString budget = run.budgetBytes > 0 ? bytesOrDash(run.budgetBytes) : tr("no budget");
+    item->setText(TrainPeakColumn,
+                  QStringLiteral("%1 / %2").arg(bytesOrDash(peaks.trainPeak()), budget));
+    item->setData(TrainPeakColumn, Qt::UserRole, static_cast<qlonglong>(peaks.trainPeak()));
+    item->setData(TrainPeakColumn, Qt::UserRole + 1, static_cast<qlonglong>(run.budgetBytes));
+    item->setText(ValPeakColumn, bytesOrDash(peaks.valPeak()));
+    item->setData(ValPeakColumn, Qt::UserRole, static_cast<qlonglong>(peaks.valPeak()));
+    const bool any = run.bestEpoch > 0;
+    item->setText(Map50Column, any ? QString::number(run.bestMap50, 'f', 4) : QStringLiteral("–"));
+    item->setData(Map50Column, Qt::UserRole, any ? run.bestMap50 : -1.0);
+    item->setText(MapColumn, any ? QString::number(run.bestMap, 'f', 4) : QStringLiteral("–"));
+    item->setData(MapColumn, Qt::UserRole, any ? run.bestMap : -1.0);
+    item->setData(ModifiedColumn, Qt::UserRole, static_cast<qlonglong>(run.modifiedUnixSeconds));
+    item->setText(ModifiedColumn, QDateTime::fromSecsSinceEpoch(run.modifiedUnixSeconds)
+                                      .toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+    item->setText(FolderColumn, QDir::toNativeSeparators(path));
+    item->setToolTip(FolderColumn, QDir::toNativeSeparators(path));
 }
 
 QTreeWidgetItem* RunsPage::itemOf(const QString& runDir) const {

@@ -9,12 +9,17 @@ class QPushButton;
 class QTreeWidget;
 class QTreeWidgetItem;
 
+namespace hr {
+struct RunRecord;
+}
+
 namespace hr::ui {
 
 class PlotWidget;
 
 /// The Runs page: the runs under a runs folder (runs/<name>/ with results.csv) with their state
-/// (finished / stopped / failed / stopped by OOM; a failure's reason is the cell's tooltip),
+/// (finished / stopped / failed / stopped by OOM, or running for the studio's own run, whose
+/// row follows its progress; a failure's reason is the cell's tooltip),
 /// model, image size, epochs done of planned, duration, the training peak against the budget
 /// and the validation peak apart as core's RunPeaks measures them (the Train page and the
 /// Compare page use the same; their bytes are the cells' UserRole data), and the best mAP.
@@ -64,6 +69,8 @@ public:
 public slots:
     /// Re-reads the runs folder.
     void refresh();
+    /// Re-reads the active run's folder only: its state, epochs, duration and peak so far.
+    void refreshActiveRun();
     /// Asks for the selected runs to be compared (compareRequested) when two or more are selected.
     void compareSelected();
 
@@ -74,7 +81,13 @@ signals:
     /// "Resume": continue this run from its weights/last.pt.
     void resumeRequested(const QString& runDir);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
+    /// Fills a row's cells from a run folder's record.
+    void fillRow(QTreeWidgetItem* item, const RunRecord& record);
+
     QString m_folder;
     QString m_activeRun;
     QLabel* m_folderLabel;
@@ -87,7 +100,7 @@ private:
 };
 
 /// A run state as events.jsonl names it ("finished", "stopped", "failed", "stopped_by_oom",
-/// "unfinished") in the user's words.
+/// "unfinished"), or "running" for the run this studio trains now, in the user's words.
 QString runStateWords(const QString& state);
 
 } // namespace hr::ui

@@ -27,8 +27,9 @@ namespace {
 
 // Rounds of timed steps per lever: each round a pair of base steps and then a pair of the
 // lever's (one without, one with the optimizer step), so that both see the same load; the
-// measured factor is the median of the rounds' ratios.
-constexpr int kTimedRounds = 5;
+// measured factor is the median of the rounds' ratios. The measurement is what the prediction
+// (kTimeFactorRounds rounds) is checked against, so it takes more rounds than the prediction.
+constexpr int kTimedRounds = 9;
 
 std::string number(double value, const char* format) {
     char buffer[64];
@@ -309,7 +310,7 @@ Command makeBenchFixesCommand() {
         "timed in turns with the base's), then measures both with real steps at the configured "
         "batch. Time factors are per image, relative to the base settings, in the process's CPU "
         "time (every thread), which other processes' load stretches less than wall time; the "
-        "measured one times the lever's steps in turns with the base's (5 rounds of a pair of "
+        "measured one times the lever's steps in turns with the base's (9 rounds of a pair of "
         "steps each, the median of the rounds' ratios), so that a change of load during the "
         "bench reaches both sides. The table also shows the ratio of the two configs' own "
         "calibrations. The host-memory fixes (image cache, workers, mosaic) change the loader, "

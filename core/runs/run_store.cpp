@@ -296,6 +296,9 @@ void summarise(RunRecord& run) {
             s.failed = state == "failed" || state == "stopped_by_oom";
         }
     }
+    // A run without an end event (live, or its process was killed) lasted until its last write.
+    if (s.state == "unfinished" && first > 0)
+        last = std::max(last, static_cast<double>(s.modifiedUnixSeconds));
     if (last > first)
         s.durationSeconds = last - first;
     else
@@ -419,8 +422,8 @@ std::optional<RunRecord> RunStore::load(const std::string& dir, std::string* err
             if (auto event = parseEvent(line))
                 run.events.push_back(std::move(*event));
     readFile(dir + "/config.yaml", run.configYaml);
-    summarise(run);
     run.summary.modifiedUnixSeconds = newestFile(dir);
+    summarise(run);
     return run;
 }
 

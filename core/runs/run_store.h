@@ -64,11 +64,11 @@ struct RunSummary {
     /// running, or its process was killed). Runs from before the state was written read
     /// "stopped" from stopped_by_user and "failed" from a run_failed event.
     std::string state = "unfinished";
-    std::string reason;                   ///< failed / stopped_by_oom: why, in the run's own words
-    std::string reasonCode;               ///< the reason as RunFailed's code, "" when not coded
-    std::vector<std::string> reasonArgs;  ///< and its values
-    std::int64_t budgetBytes = 0;         ///< the memory budget in force at the end (0 = none)
-    double durationSeconds = 0;           ///< wall time from the first to the last event
+    std::string reason;                  ///< failed / stopped_by_oom: why, in the run's own words
+    std::string reasonCode;              ///< the reason as RunFailed's code, "" when not coded
+    std::vector<std::string> reasonArgs; ///< and its values
+    std::int64_t budgetBytes = 0;        ///< the memory budget in force at the end (0 = none)
+    double durationSeconds = 0; ///< wall time from the first to the last event (or last write)
     std::int64_t modifiedUnixSeconds = 0; ///< newest file of the run
 };
 

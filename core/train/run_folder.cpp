@@ -21,6 +21,11 @@ double unixNow() {
     return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
+double steadyNow() {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
 std::string number(double value) {
     char text[32];
     std::snprintf(text, sizeof text, "%.6g", value);
@@ -142,16 +147,22 @@ bool RunFolder::addEvent(const TrainEvent& event) {
         std::holds_alternative<OomOccurred>(event) || std::holds_alternative<FixApplied>(event) ||
         std::holds_alternative<FixChecked>(event) || std::holds_alternative<RunFinished>(event) ||
         std::holds_alternative<RunFailed>(event) || std::holds_alternative<EpochEnd>(event);
-    return urgent ? flush() : true;
+    return urgent ? flush() : flushWhenDue();
 }
 
 bool RunFolder::addMemorySample(const MemorySample& s) {
     m_memory += MemorySampler::csvLine(s) + "\n";
     m_memoryDirty = true;
-    return true;
+    return flushWhenDue();
+}
+
+bool RunFolder::flushWhenDue() {
+    // The first line is written at once: a run folder shows that it started.
+    return m_lastFlush == 0 || steadyNow() - m_lastFlush >= kFlushSeconds ? flush() : true;
 }
 
 bool RunFolder::flush() {
+    m_lastFlush = steadyNow();
     bool ok = true;
     if (m_eventsDirty) {
         ok = write("events.jsonl", m_events) && ok;

@@ -41,9 +41,12 @@ public:
     void truncateResults(int epoch);
     int resultRows() const { return static_cast<int>(m_rows.size()); }
 
-    /// Queues one event line; OOM, fix, finish and failure events are flushed at once, others at
-    /// flush(). MemorySample events go to memory.csv instead.
+    /// Queues one event line; OOM, fix, epoch, finish and failure events are flushed at once,
+    /// others at flush() or when kFlushSeconds have passed since the last write, so that a
+    /// reader of a live run (the Runs page) sees its progress. MemorySample events go to
+    /// memory.csv instead.
     bool addEvent(const TrainEvent& event);
+    static constexpr double kFlushSeconds = 5.0;
     bool addMemorySample(const MemorySample& sample);
     /// Writes events.jsonl and memory.csv.
     bool flush();
@@ -59,6 +62,8 @@ public:
 private:
     explicit RunFolder(std::string path) : m_path(std::move(path)) {}
     bool write(const std::string& file, const std::string& text);
+    /// Flushes when the last flush is kFlushSeconds old.
+    bool flushWhenDue();
 
     std::string m_path;
     std::vector<std::pair<int, std::string>> m_rows; ///< (epoch, csv line), sorted by epoch
@@ -66,6 +71,7 @@ private:
     std::string m_memory;
     bool m_eventsDirty = false;
     bool m_memoryDirty = false;
+    double m_lastFlush = 0; ///< steady-clock seconds of the last flush(), 0 = never
     int m_ooms = 0;
     std::string m_error;
 };
