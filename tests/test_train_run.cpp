@@ -24,6 +24,7 @@
 #include <QtTest>
 
 #include <atomic>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -407,6 +408,23 @@ void TestTrainRun::liveRunFolderShowsProgress() {
     // It has lasted until its last write, though no event after the start says so.
     QVERIFY2(loaded->summary.durationSeconds >= hr::RunFolder::kFlushSeconds - 1.0,
              qPrintable(QString::number(loaded->summary.durationSeconds)));
+
+    // A kill can tear the last appended line: a resumed run loses only that line.
+    QVERIFY(folder->flush());
+    const std::size_t samples = loaded->memory.size() + 1;
+    {
+        std::ofstream torn(folder->path() + "/events.jsonl", std::ios::app);
+        torn << R"({"type":"batch_end","ti)";
+    }
+    std::optional<hr::RunFolder> resumed = hr::RunFolder::open(folder->path(), &error);
+    QVERIFY2(resumed, error.c_str());
+    QVERIFY(resumed->addEvent(started));
+    QVERIFY(resumed->flush());
+    loaded = hr::RunStore::load(folder->path(), &error);
+    QVERIFY2(loaded, error.c_str());
+    QCOMPARE(int(loaded->events.size()), 2);
+    QCOMPARE(QString::fromStdString(loaded->events.at(1).type), QString("run_started"));
+    QVERIFY(loaded->memory.size() >= samples - 1);
 }
 
 void TestTrainRun::resumeMatchesStraightRun() {

@@ -7,9 +7,12 @@
 #include "util/text.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 
 namespace hr {
 
@@ -90,10 +93,20 @@ std::optional<RunFolder> RunFolder::open(const std::string& dir, std::string* er
             folder.m_rows.emplace_back(epoch - 1, line);
         }
     }
-    if (!readFile(dir + "/events.jsonl", folder.m_events))
-        folder.m_events.clear();
-    if (!readFile(dir + "/memory.csv", folder.m_memory) || folder.m_memory.empty())
+    // New lines go after the earlier ones; a line a kill left torn is ended first, so that
+    // only it is lost (readers skip it).
+    if (readFile(dir + "/events.jsonl", text) && !text.empty()) {
+        folder.m_eventsOnDisk = true;
+        if (text.back() != '\n')
+            folder.m_events = "\n";
+    }
+    if (readFile(dir + "/memory.csv", text) && !text.empty()) {
+        folder.m_memoryOnDisk = true;
+        if (text.back() != '\n')
+            folder.m_memory = "\n";
+    } else {
         folder.m_memory = memoryHeader();
+    }
     for (const auto& entry : fs::directory_iterator(dir, ec))
         if (entry.path().filename().string().rfind("oom-", 0) == 0)
             ++folder.m_ooms;
@@ -142,7 +155,6 @@ bool RunFolder::addEvent(const TrainEvent& event) {
     if (const auto* sample = std::get_if<MemorySample>(&event))
         return addMemorySample(*sample);
     m_events += eventToJson(event, unixNow()) + "\n";
-    m_eventsDirty = true;
     const bool urgent =
         std::holds_alternative<OomOccurred>(event) || std::holds_alternative<FixApplied>(event) ||
         std::holds_alternative<FixChecked>(event) || std::holds_alternative<RunFinished>(event) ||
@@ -152,7 +164,6 @@ bool RunFolder::addEvent(const TrainEvent& event) {
 
 bool RunFolder::addMemorySample(const MemorySample& s) {
     m_memory += MemorySampler::csvLine(s) + "\n";
-    m_memoryDirty = true;
     return flushWhenDue();
 }
 
@@ -163,16 +174,30 @@ bool RunFolder::flushWhenDue() {
 
 bool RunFolder::flush() {
     m_lastFlush = steadyNow();
-    bool ok = true;
-    if (m_eventsDirty) {
-        ok = write("events.jsonl", m_events) && ok;
-        m_eventsDirty = false;
+    const bool events = store("events.jsonl", m_events, m_eventsOnDisk);
+    const bool memory = store("memory.csv", m_memory, m_memoryOnDisk);
+    return events && memory;
+}
+
+bool RunFolder::store(const std::string& file, std::string& pending, bool& onDisk) {
+    if (pending.empty())
+        return true;
+    if (!onDisk) {
+        if (!write(file, pending))
+            return false;
+    } else {
+        // Appended, not rewritten: a long run's memory.csv grows to megabytes.
+        std::ofstream out(m_path + "/" + file, std::ios::binary | std::ios::app);
+        out << pending;
+        out.flush();
+        if (!out) {
+            m_error = "cannot write " + m_path + "/" + file + ": " + std::strerror(errno);
+            return false;
+        }
     }
-    if (m_memoryDirty) {
-        ok = write("memory.csv", m_memory) && ok;
-        m_memoryDirty = false;
-    }
-    return ok;
+    pending.clear();
+    onDisk = true;
+    return true;
 }
 
 std::string RunFolder::writeOomReport(const OomReport& report) {

@@ -13,8 +13,10 @@ namespace hr {
 /// The folder of one training run, `<project>/<name>/`, and the files the trainer writes there:
 /// config.yaml, results.csv (Ultralytics' columns plus epoch_seconds, images_per_s,
 /// peak_memory_bytes), events.jsonl, memory.csv, oom-<n>.json and weights/. Every file is
-/// rewritten whole through a temporary file and a rename, so a kill at any moment leaves the
-/// previous complete version. Methods return false and fill `error()` on I/O failure.
+/// written whole through a temporary file and a rename, so a kill at any moment leaves the
+/// previous complete version, except events.jsonl and memory.csv, whose new lines are appended
+/// (a kill can tear their last line, which readers skip). Methods return false and fill
+/// `error()` on I/O failure.
 class RunFolder {
 public:
     /// Creates a new run folder: `project/name`, or `name2`, `name3` ... when it exists (unless
@@ -48,7 +50,7 @@ public:
     bool addEvent(const TrainEvent& event);
     static constexpr double kFlushSeconds = 5.0;
     bool addMemorySample(const MemorySample& sample);
-    /// Writes events.jsonl and memory.csv.
+    /// Writes the queued lines of events.jsonl and memory.csv.
     bool flush();
 
     /// Writes oom-<n>.json (n = 1, 2, ...); returns its path, "" on failure.
@@ -64,13 +66,16 @@ private:
     bool write(const std::string& file, const std::string& text);
     /// Flushes when the last flush is kFlushSeconds old.
     bool flushWhenDue();
+    /// Writes `pending` to `file` (whole when it is not on disk yet, else appended), then empties
+    /// it.
+    bool store(const std::string& file, std::string& pending, bool& onDisk);
 
     std::string m_path;
     std::vector<std::pair<int, std::string>> m_rows; ///< (epoch, csv line), sorted by epoch
-    std::string m_events;
+    std::string m_events;                            ///< lines not written yet
     std::string m_memory;
-    bool m_eventsDirty = false;
-    bool m_memoryDirty = false;
+    bool m_eventsOnDisk = false; ///< the file holds this run's earlier lines
+    bool m_memoryOnDisk = false;
     double m_lastFlush = 0; ///< steady-clock seconds of the last flush(), 0 = never
     int m_ooms = 0;
     std::string m_error;
