@@ -366,6 +366,35 @@ void TestDataLoader::optionsFromTrainConfig() {
     const auto val = hr::LoaderOptions::fromConfig(c, false);
     QCOMPARE(val.batch, 16);
     QVERIFY(!val.augment && !val.shuffle && val.rect);
+
+    // Every augmentation setting reaches the loader under its own name.
+    hr::TrainConfig distinct;
+    double* const fields[] = {&distinct.hsv_h,   &distinct.hsv_s,       &distinct.hsv_v,
+                              &distinct.degrees, &distinct.translate,   &distinct.scale,
+                              &distinct.shear,   &distinct.perspective, &distinct.flipud,
+                              &distinct.fliplr,  &distinct.mosaic,      &distinct.mixup};
+    for (size_t i = 0; i < std::size(fields); ++i)
+        *fields[i] = 0.01 * double(i + 1);
+    const hr::AugmentParams hyp = hr::LoaderOptions::fromConfig(distinct, true).hyp;
+    const double got[] = {hyp.hsv_h,     hyp.hsv_s,  hyp.hsv_v,  hyp.degrees,
+                          hyp.translate, hyp.scale,  hyp.shear,  hyp.perspective,
+                          hyp.flipud,    hyp.fliplr, hyp.mosaic, hyp.mixup};
+    for (size_t i = 0; i < std::size(got); ++i)
+        QCOMPARE(got[i], 0.01 * double(i + 1));
+
+    // Without a config, the options are a default TrainConfig's: each default lives there.
+    const hr::TrainConfig defaults;
+    const hr::LoaderOptions plain;
+    QCOMPARE(plain.imgsz, defaults.imgsz);
+    QCOMPARE(plain.batch, defaults.batch);
+    QCOMPARE(plain.epochs, defaults.epochs);
+    QCOMPARE(plain.close_mosaic, defaults.close_mosaic);
+    QCOMPARE(plain.cache, defaults.cache);
+    QCOMPARE(plain.rect, defaults.rect);
+    QCOMPARE(plain.hyp.mosaic, defaults.mosaic);
+    QCOMPARE(plain.hyp.fliplr, defaults.fliplr);
+    QCOMPARE(hr::AugmentParams().hsv_s, defaults.hsv_s);
+    QVERIFY(plain.augment && plain.shuffle);
 }
 
 void TestDataLoader::workersAllocateOutsideTheBudget() {

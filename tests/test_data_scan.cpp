@@ -2,6 +2,7 @@
 #include "config/data_config.h"
 #include "data/dataset.h"
 #include "data/image_io.h"
+#include "data/label_cache.h"
 #include "data/synthetic_dataset.h"
 
 #include <QDir>
@@ -80,6 +81,7 @@ private slots:
     void missingSplitIsAnError();
     void statisticsOfSyntheticData();
     void labelCacheMakesSecondScanFast();
+    void labelCacheKeepsEveryField();
 };
 
 void TestDataScan::labelPathMapping_data() {
@@ -348,6 +350,72 @@ void TestDataScan::labelCacheMakesSecondScanFast() {
     QCOMPARE(int(third.problems.size()), 1);
     QCOMPARE(third.problems[0].line, 2);
     QCOMPARE(third.stats.instancesPerClass[2], first.stats.instancesPerClass[2] + 1);
+}
+
+void TestDataScan::labelCacheKeepsEveryField() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/train.headroom-cache";
+    hr::CachedScan e;
+    e.image = {100, 5};
+    e.label = {20, 6};
+    e.usable = true;
+    e.record.imagePath = "a.png";
+    e.record.labelPath = "a.txt";
+    e.record.width = 64;
+    e.record.height = 48;
+    e.record.labels = {{2, 0.5f, 0.25f, 0.125f, 0.75f}};
+    hr::Diagnostic d = hr::makeDiagnostic(hr::Diagnostic::Severity::Warning, "a.txt", 3, "cls",
+                                          "class 9 is out of range", "fix the class");
+    d.code = "label_class";
+    d.args = {"9", "3"};
+    e.problems = {d};
+    hr::LabelCache cache(3);
+    cache.put("a.png", e);
+    std::string error;
+    QVERIFY2(cache.save(path, &error), error.c_str());
+
+    // Format version 3, byte by byte, so that a change to the layout cannot pass unnoticed.
+    std::string expected = "HRLCACH3";
+    const auto pod = [&expected](auto v) {
+        expected.append(reinterpret_cast<const char*>(&v), sizeof v);
+    };
+    const auto text = [&](const std::string& s) {
+        pod(std::uint32_t(s.size()));
+        expected += s;
+    };
+    pod(std::int32_t(3)), pod(std::uint32_t(1)), text("a.png");
+    pod(std::int64_t(100)), pod(std::int64_t(5)), pod(std::int64_t(20)), pod(std::int64_t(6));
+    pod(std::uint8_t(1)), text("a.txt"), pod(std::int32_t(64)), pod(std::int32_t(48));
+    pod(std::uint32_t(1)), pod(std::int32_t(2)), pod(0.5f), pod(0.25f), pod(0.125f), pod(0.75f);
+    pod(std::uint32_t(1)), pod(std::uint8_t(1)), text("a.txt"), pod(std::int32_t(3)), text("cls");
+    text("class 9 is out of range"), text("fix the class"), text("label_class");
+    pod(std::uint32_t(2)), text("9"), text("3");
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    QVERIFY(bytes == expected);
+
+    hr::LabelCache back(3);
+    QVERIFY(back.load(path));
+    const hr::CachedScan* got = back.find("a.png", e.image, e.label);
+    QVERIFY(got);
+    QVERIFY(got->usable);
+    QCOMPARE(got->record.imagePath, e.record.imagePath);
+    QCOMPARE(got->record.labelPath, e.record.labelPath);
+    QCOMPARE(got->record.width, 64);
+    QCOMPARE(got->record.height, 48);
+    QCOMPARE(int(got->record.labels.size()), 1);
+    QCOMPARE(got->record.labels[0].cls, 2);
+    QCOMPARE(got->record.labels[0].h, 0.75f);
+    QCOMPARE(int(got->problems.size()), 1);
+    QCOMPARE(got->problems[0].toString(), d.toString());
+    QCOMPARE(got->problems[0].code, d.code);
+    QVERIFY(got->problems[0].args == d.args);
+
+    // Another class count, or a file cut short, is not used and leaves the cache empty.
+    QVERIFY(!hr::LabelCache(4).load(path));
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() - 1);
+    QVERIFY(!back.load(path));
+    QCOMPARE(int(back.size()), 0);
 }
 
 QTEST_APPLESS_MAIN(TestDataScan)

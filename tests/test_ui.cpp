@@ -14,6 +14,7 @@
 #include "settingsform.h"
 #include "settingspage.h"
 #include "trainingsession.h"
+#include "trainpage.h"
 #include "ui_test_env.h"
 
 #include "config/settings_table.h"
@@ -104,6 +105,7 @@ private slots:
     void plotsShowSinglePointsAndKeepAxesAndLegendClear();
     void legendWrapsLongNamesInsideANarrowPlot();
     void markerLabelsNeverCrossLinesOrEachOther();
+    void trainPageMarksEachOomOnce();
     void logFollowsUntilScrolledUp();
     void menusListEveryPageAndHelp();
     void windowFitsSmallScreen();
@@ -854,6 +856,33 @@ void TestUi::markerLabelsNeverCrossLinesOrEachOther() {
     QTRY_VERIFY(!plot.replotPending());
     plot.plot()->replot();
     QVERIFY(plot.markerLabelRects().isEmpty());
+}
+
+void TestUi::trainPageMarksEachOomOnce() {
+    // The OOM report and the sampler's OOM sample name the same moment: one mark, kept on the
+    // memory plot; another OOM later gets its own; a new run starts without any.
+    QSettings().clear();
+    QTemporaryDir dir;
+    hr::ui::MainWindow window;
+    hr::ui::TrainingSession* session = window.session();
+    hr::ui::TrainPage* page = window.trainPage();
+    hr::RunStarted started;
+    started.runDir = dir.path().toStdString();
+    emit session->started(started);
+    hr::MemorySample sample;
+    sample.seconds = 12.25;
+    sample.oom = true;
+    emit session->memorySampled(sample);
+    hr::OomReport report;
+    report.seconds = 12.5;
+    emit session->oomOccurred(report);
+    QCOMPARE(page->oomMarks(), QVector<double>{12.25});
+    report.seconds = 40;
+    emit session->oomOccurred(report);
+    QCOMPARE(page->oomMarks(), (QVector<double>{12.25, 40}));
+    QCOMPARE(page->memoryPlot()->markerKeys(), page->oomMarks());
+    emit session->started(started);
+    QVERIFY(page->oomMarks().isEmpty());
 }
 
 void TestUi::legendWrapsLongNamesInsideANarrowPlot() {

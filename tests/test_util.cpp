@@ -113,6 +113,17 @@ void TestUtil::userMessageDropsBacktraces() {
     QVERIFY(text.find('\n') == std::string::npos);
     const std::runtime_error error(raw);
     QVERIFY(hr::userMessage(error).find("Exception raised") == std::string::npos);
+    // exceptionText: the same words, without a remedy (a damaged zip is not named a run's
+    // checkpoint with a backup).
+    QCOMPARE(QString::fromStdString(hr::exceptionText(error)),
+             QString::fromStdString(hr::userText(raw)));
+    const std::runtime_error zip("PytorchStreamReader failed reading zip archive: failed finding "
+                                 "central directory\nException raised from valid at x.cc:1\n"
+                                 "frame #0: y");
+    QCOMPARE(QString::fromStdString(hr::exceptionText(zip)),
+             QString("PytorchStreamReader failed reading zip archive: failed finding central "
+                     "directory"));
+    QVERIFY(hr::userMessage(zip).find("last.pt.bak") != std::string::npos);
 }
 
 void TestUtil::userMessageCollapsesRepeatedPrefixes() {

@@ -72,6 +72,9 @@ signals:
 private:
     enum class Chart { Memory, MapEpochs, MapTime, Loss, Scatter };
     PlotWidget* makePlot(Chart chart);
+    /// The table's rows from m_comparison, each cell's tooltip saying where its number comes
+    /// from (comparetable.cpp).
+    void fillTable();
     void addRuns();
     void exportReport();
     void updateButtons(bool running);

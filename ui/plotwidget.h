@@ -43,6 +43,8 @@ public:
     /// Labels are laid out so that none crosses a marker line or another label.
     void addMarker(double x, const QString& label, const QColor& color);
     void clearMarkers();
+    /// The markers' keys (x), in the order they were added.
+    QVector<double> markerKeys() const;
     /// Where the last redraw put the reference line's label (empty when hidden), each marker's
     /// label (empty when hidden: it shares an earlier close marker's label of the same text, or
     /// fits nowhere) and each marker's line (x in pixels): for tests of the layout.

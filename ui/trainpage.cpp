@@ -216,7 +216,6 @@ void TrainPage::resetRunView() {
     m_peaks = RunPeaks();
     m_lastSample.reset();
     m_memory->clearMarkers();
-    m_oomTimes.clear();
     m_memoryStatus->clear();
 }
 
@@ -377,12 +376,15 @@ void TrainPage::setWaitingForChoice(bool waiting) {
     m_memory->append(m_waitShading, m_lastSampleSeconds, waiting ? 1.0 : 0.0);
 }
 
+QVector<double> TrainPage::oomMarks() const {
+    return m_memory->markerKeys();
+}
+
 void TrainPage::addOomMark(double seconds) {
     // One mark per failure: the report and the sampler's OOM sample name the same moment.
-    for (double t : std::as_const(m_oomTimes))
+    for (double t : oomMarks())
         if (std::abs(t - seconds) < 1.0)
             return;
-    m_oomTimes << seconds;
     m_memory->addMarker(seconds, tr("out of memory"), QColor(200, 30, 30));
 }
 

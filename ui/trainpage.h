@@ -53,8 +53,9 @@ public:
     int waitingShadingSeries() const { return m_waitShading; }
     /// True while the run waits for the advisor's choice (the plot says so).
     bool waitingForChoice() const { return m_waiting; }
-    /// Out-of-memory marks on the memory plot: their times (seconds), in order.
-    const QVector<double>& oomMarks() const { return m_oomTimes; }
+    /// Out-of-memory marks on the memory plot (its only markers): their times (seconds), in
+    /// order.
+    QVector<double> oomMarks() const;
     /// The run's training peak so far (probe steps excluded), as the Runs page will show it.
     std::int64_t trainingPeak() const { return m_peaks.trainPeak(); }
     /// How the last run ended: RunState's name ("finished", "stopped", ...); "" while running.
@@ -108,7 +109,6 @@ private:
     bool m_waiting = false;
     double m_lastSampleSeconds = 0;
     std::optional<hr::MemorySample> m_lastSample; ///< of this run, for the status line
-    QVector<double> m_oomTimes;
     RunPeaks m_peaks;
     QString m_state;
 };

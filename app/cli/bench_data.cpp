@@ -25,7 +25,8 @@ int runBenchData(const ParsedArgs& args) {
     if (!readInteger(args, "--imgsz", 32, imgsz) || !readInteger(args, "--batch", 1, batch) ||
         !readInteger(args, "--workers", 0, workers) || !readInteger(args, "--batches", 1, batches))
         return ExitUsage;
-    double mosaic = 1.0;
+    LoaderOptions options; // a default TrainConfig's training options
+    double mosaic = options.hyp.mosaic;
     if (args.has("--mosaic")) {
         std::string error;
         const auto value = args.number("--mosaic", &error);
@@ -35,7 +36,7 @@ int runBenchData(const ParsedArgs& args) {
         }
         mosaic = *value;
     }
-    const std::string cache = args.value("--cache", "none");
+    const std::string cache = args.value("--cache", options.cache);
     if (cache != "none" && cache != "ram" && cache != "disk") {
         std::cerr << "bench data: --cache must be none, ram or disk\n";
         return ExitUsage;
@@ -45,7 +46,6 @@ int runBenchData(const ParsedArgs& args) {
     if (!report)
         return ExitFailure;
 
-    LoaderOptions options;
     options.imgsz = static_cast<int>(imgsz);
     options.batch = static_cast<int>(batch);
     options.workers = static_cast<int>(workers);

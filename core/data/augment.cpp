@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "data/augment.h"
 
+#include "config/train_config.h"
+
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -12,6 +14,13 @@ namespace {
 constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
 const cv::Scalar kPad(kPadValue, kPadValue, kPadValue);
 } // namespace
+
+AugmentParams::AugmentParams() : AugmentParams(TrainConfig{}) {}
+
+AugmentParams::AugmentParams(const TrainConfig& c)
+    : hsv_h(c.hsv_h), hsv_s(c.hsv_s), hsv_v(c.hsv_v), degrees(c.degrees), translate(c.translate),
+      scale(c.scale), shear(c.shear), perspective(c.perspective), flipud(c.flipud),
+      fliplr(c.fliplr), mosaic(c.mosaic), mixup(c.mixup) {}
 
 double AugmentRandom::uniform(double lo, double hi) {
     // 53 random bits: the mt19937_64 output is specified by the standard, so this is portable.

@@ -12,6 +12,8 @@
 
 namespace hr {
 
+struct TrainConfig;
+
 /// How an original image maps into a letterboxed one: x' = x * scale + padX (same for y).
 struct LetterboxInfo {
     float scale = 1.f;
@@ -30,12 +32,16 @@ struct PixelBox {
 };
 using PixelBoxes = std::vector<PixelBox>;
 
-/// Augmentation strengths and probabilities, named as Ultralytics' hyperparameters.
+/// Augmentation strengths and probabilities: the augmentation settings of a TrainConfig, named
+/// as there (Ultralytics' hyperparameters). Their defaults are TrainConfig's.
 struct AugmentParams {
-    double hsv_h = 0.015, hsv_s = 0.7, hsv_v = 0.4;
-    double degrees = 0.0, translate = 0.1, scale = 0.5, shear = 0.0, perspective = 0.0;
-    double flipud = 0.0, fliplr = 0.5;
-    double mosaic = 1.0, mixup = 0.0;
+    AugmentParams(); ///< a default TrainConfig's
+    explicit AugmentParams(const TrainConfig& config);
+
+    double hsv_h, hsv_s, hsv_v;
+    double degrees, translate, scale, shear, perspective;
+    double flipud, fliplr;
+    double mosaic, mixup;
 };
 
 /// Deterministic random numbers for augmentation (mt19937_64; one per sample and epoch).

@@ -47,26 +47,20 @@ struct Sample {
 
 } // namespace
 
-LoaderOptions LoaderOptions::fromConfig(const TrainConfig& c, bool training) {
-    LoaderOptions o;
-    o.imgsz = c.imgsz;
-    const int batch = c.batch > 0 ? c.batch : 16;
-    o.batch = training ? batch : validationBatch(c, batch);
+LoaderOptions::LoaderOptions() : LoaderOptions(TrainConfig{}, true) {}
+
+LoaderOptions::LoaderOptions(const TrainConfig& c, bool training)
+    : imgsz(c.imgsz), augment(training), shuffle(training && !c.rect),
+      rect(training ? c.rect : true), seed(static_cast<std::uint64_t>(c.seed)), cache(c.cache),
+      epochs(c.epochs), close_mosaic(c.close_mosaic), hyp(c) {
+    const int trainBatch = c.batch > 0 ? c.batch : TrainConfig{}.batch;
+    batch = training ? trainBatch : validationBatch(c, trainBatch);
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    o.workers = std::clamp(c.workers, 0, cores);
-    o.augment = training;
-    o.rect = training ? c.rect : true;
-    o.shuffle = training && !c.rect;
-    o.seed = static_cast<std::uint64_t>(c.seed);
-    o.cache = c.cache;
-    o.epochs = c.epochs;
-    o.close_mosaic = c.close_mosaic;
-    o.hyp.hsv_h = c.hsv_h, o.hyp.hsv_s = c.hsv_s, o.hyp.hsv_v = c.hsv_v;
-    o.hyp.degrees = c.degrees, o.hyp.translate = c.translate, o.hyp.scale = c.scale;
-    o.hyp.shear = c.shear, o.hyp.perspective = c.perspective;
-    o.hyp.flipud = c.flipud, o.hyp.fliplr = c.fliplr;
-    o.hyp.mosaic = c.mosaic, o.hyp.mixup = c.mixup;
-    return o;
+    workers = std::clamp(c.workers, 0, cores);
+}
+
+LoaderOptions LoaderOptions::fromConfig(const TrainConfig& config, bool training) {
+    return LoaderOptions(config, training);
 }
 
 namespace {

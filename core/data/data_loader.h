@@ -13,19 +13,23 @@ namespace hr {
 
 struct TrainConfig;
 
-/// How the loader builds batches. Augmentation names follow Ultralytics' hyperparameters.
+/// How the loader builds batches. Augmentation names follow Ultralytics' hyperparameters. The
+/// settings' defaults are TrainConfig's: a default LoaderOptions is fromConfig(TrainConfig{},
+/// true).
 struct LoaderOptions {
-    int imgsz = 640;
-    int batch = 16;
-    int workers = 2;     ///< threads that decode and augment; 0 = build batches in next()
-    bool augment = true; ///< mosaic/affine/mixup/HSV/flips; false = letterbox only
-    bool shuffle = true;
-    bool rect = false; ///< rectangular batches (aspect-sorted, no mosaic, no shuffle)
-    std::uint64_t seed = 0;
-    std::string cache = "none"; ///< none | ram | disk: keep decoded, resized images
-    int prefetch = 4;           ///< batches built ahead of the consumer (bounds host memory)
-    int epochs = 100;
-    int close_mosaic = 10; ///< mosaic and mixup off for the last N epochs
+    LoaderOptions();
+
+    int imgsz;
+    int batch;
+    int workers;  ///< threads that decode and augment; 0 = build batches in next()
+    bool augment; ///< mosaic/affine/mixup/HSV/flips; false = letterbox only
+    bool shuffle;
+    bool rect; ///< rectangular batches (aspect-sorted, no mosaic, no shuffle)
+    std::uint64_t seed;
+    std::string cache; ///< none | ram | disk: keep decoded, resized images
+    int prefetch = 4;  ///< batches built ahead of the consumer (bounds host memory)
+    int epochs;
+    int close_mosaic; ///< mosaic and mixup off for the last N epochs
     AugmentParams hyp;
     /// Data parallel (like PyTorch's DistributedSampler): every rank orders the whole data set
     /// the same way (seed + epoch), pads it by repeating its start to a multiple of
@@ -35,8 +39,12 @@ struct LoaderOptions {
 
     /// The options for training (`training` = true: augment, shuffle) or validation (letterbox,
     /// rectangular batches, batch = val_batch or 2 x batch) from a TrainConfig. Workers are
-    /// capped at the number of cores; batch -1 (auto) becomes 16 until the trainer resolves it.
+    /// capped at the number of cores; batch -1 (auto) becomes the default batch until the
+    /// trainer resolves it.
     static LoaderOptions fromConfig(const TrainConfig& config, bool training);
+
+private:
+    LoaderOptions(const TrainConfig& config, bool training);
 };
 
 /// A multi-threaded loader: worker threads decode, augment and collate whole batches into a

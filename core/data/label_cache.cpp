@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <sys/stat.h>
 
 namespace fs = std::filesystem;
@@ -15,16 +16,35 @@ namespace hr {
 namespace {
 
 constexpr char kMagic[8] = {'H', 'R', 'L', 'C', 'A', 'C', 'H', '3'};
+constexpr std::uint32_t kMostArgs = 64; ///< a larger count is a damaged file
+
+// Writer and Reader answer the same calls, so that entryFields() describes an entry's layout
+// once, for both directions. `as<Stored>` stores a value as that type.
 
 class Writer {
 public:
-    template <typename T>
-    void pod(T value) {
-        m_bytes.append(reinterpret_cast<const char*>(&value), sizeof value);
+    template <typename Stored, typename T>
+    bool as(const T& value) {
+        const Stored stored = static_cast<Stored>(value);
+        m_bytes.append(reinterpret_cast<const char*>(&stored), sizeof stored);
+        return true;
     }
-    void text(const std::string& s) {
-        pod<std::uint32_t>(static_cast<std::uint32_t>(s.size()));
+    template <typename T>
+    bool pod(const T& value) {
+        return as<T>(value);
+    }
+    bool text(const std::string& s) {
+        as<std::uint32_t>(s.size());
         m_bytes += s;
+        return true;
+    }
+    /// The count, then each item through `item`.
+    template <typename T, typename Item>
+    bool list(const std::vector<T>& items, Item item, std::uint32_t /*most*/ = 0) {
+        as<std::uint32_t>(items.size());
+        for (const T& each : items)
+            item(each);
+        return true;
     }
     std::string& bytes() { return m_bytes; }
 
@@ -35,6 +55,14 @@ private:
 class Reader {
 public:
     explicit Reader(const std::string& bytes) : m_bytes(bytes) {}
+    template <typename Stored, typename T>
+    bool as(T& value) {
+        Stored stored{};
+        if (!pod(stored))
+            return false;
+        value = static_cast<T>(stored);
+        return true;
+    }
     template <typename T>
     bool pod(T& value) {
         if (m_at + sizeof value > m_bytes.size())
@@ -51,11 +79,44 @@ public:
         m_at += n;
         return true;
     }
+    /// Reads the count (at most `most`), then each item through `item`.
+    template <typename T, typename Item>
+    bool list(std::vector<T>& items, Item item,
+              std::uint32_t most = std::numeric_limits<std::uint32_t>::max()) {
+        std::uint32_t n = 0;
+        if (!pod(n) || n > most)
+            return false;
+        items.resize(n);
+        for (T& each : items)
+            if (!item(each))
+                return false;
+        return true;
+    }
 
 private:
     const std::string& m_bytes;
     size_t m_at = 0;
 };
+
+/// An entry after its key (the image path), in file order. `Scan` is const when writing.
+template <typename IO, typename Scan>
+bool entryFields(IO& io, Scan& e) {
+    const auto box = [&io](auto& b) {
+        return io.template as<std::int32_t>(b.cls) && io.pod(b.cx) && io.pod(b.cy) && io.pod(b.w) &&
+               io.pod(b.h);
+    };
+    const auto text = [&io](auto& s) { return io.text(s); };
+    const auto problem = [&](auto& d) {
+        return io.template as<std::uint8_t>(d.severity) && io.text(d.file) &&
+               io.template as<std::int32_t>(d.line) && io.text(d.key) && io.text(d.message) &&
+               io.text(d.fix) && io.text(d.code) && io.list(d.args, text, kMostArgs);
+    };
+    return io.pod(e.image.size) && io.pod(e.image.mtimeNs) && io.pod(e.label.size) &&
+           io.pod(e.label.mtimeNs) && io.template as<std::uint8_t>(e.usable) &&
+           io.text(e.record.labelPath) && io.template as<std::int32_t>(e.record.width) &&
+           io.template as<std::int32_t>(e.record.height) && io.list(e.record.labels, box) &&
+           io.list(e.problems, problem);
+}
 
 } // namespace
 
@@ -87,55 +148,11 @@ bool LabelCache::load(const std::string& path) {
     for (std::uint32_t i = 0; i < count; ++i) {
         std::string key;
         CachedScan e;
-        std::uint8_t usable = 0;
-        std::int32_t w = 0, h = 0;
-        std::uint32_t nLabels = 0, nProblems = 0;
-        if (!in.text(key) || !in.pod(e.image.size) || !in.pod(e.image.mtimeNs) ||
-            !in.pod(e.label.size) || !in.pod(e.label.mtimeNs) || !in.pod(usable) ||
-            !in.text(e.record.labelPath) || !in.pod(w) || !in.pod(h) || !in.pod(nLabels)) {
+        if (!in.text(key) || !entryFields(in, e)) {
             m_entries.clear();
             return false;
         }
-        e.usable = usable != 0;
         e.record.imagePath = key;
-        e.record.width = w;
-        e.record.height = h;
-        e.record.labels.resize(nLabels);
-        for (auto& b : e.record.labels) {
-            std::int32_t cls = 0;
-            if (!in.pod(cls) || !in.pod(b.cx) || !in.pod(b.cy) || !in.pod(b.w) || !in.pod(b.h)) {
-                m_entries.clear();
-                return false;
-            }
-            b.cls = cls;
-        }
-        if (!in.pod(nProblems)) {
-            m_entries.clear();
-            return false;
-        }
-        e.problems.resize(nProblems);
-        for (auto& d : e.problems) {
-            std::uint8_t severity = 0;
-            std::int32_t line = 0;
-            if (!in.pod(severity) || !in.text(d.file) || !in.pod(line) || !in.text(d.key) ||
-                !in.text(d.message) || !in.text(d.fix) || !in.text(d.code)) {
-                m_entries.clear();
-                return false;
-            }
-            std::uint32_t nArgs = 0;
-            if (!in.pod(nArgs) || nArgs > 64) {
-                m_entries.clear();
-                return false;
-            }
-            d.args.resize(nArgs);
-            for (auto& a : d.args)
-                if (!in.text(a)) {
-                    m_entries.clear();
-                    return false;
-                }
-            d.severity = static_cast<Diagnostic::Severity>(severity);
-            d.line = line;
-        }
         m_entries.emplace(std::move(key), std::move(e));
     }
     return true;
@@ -145,39 +162,11 @@ bool LabelCache::save(const std::string& path, std::string* error) const {
     Writer out;
     for (char c : kMagic)
         out.pod(c);
-    out.pod<std::int32_t>(m_classCount);
-    out.pod<std::uint32_t>(static_cast<std::uint32_t>(m_entries.size()));
+    out.as<std::int32_t>(m_classCount);
+    out.as<std::uint32_t>(m_entries.size());
     for (const auto& [key, e] : m_entries) {
         out.text(key);
-        out.pod(e.image.size);
-        out.pod(e.image.mtimeNs);
-        out.pod(e.label.size);
-        out.pod(e.label.mtimeNs);
-        out.pod<std::uint8_t>(e.usable ? 1 : 0);
-        out.text(e.record.labelPath);
-        out.pod<std::int32_t>(e.record.width);
-        out.pod<std::int32_t>(e.record.height);
-        out.pod<std::uint32_t>(static_cast<std::uint32_t>(e.record.labels.size()));
-        for (const auto& b : e.record.labels) {
-            out.pod<std::int32_t>(b.cls);
-            out.pod(b.cx);
-            out.pod(b.cy);
-            out.pod(b.w);
-            out.pod(b.h);
-        }
-        out.pod<std::uint32_t>(static_cast<std::uint32_t>(e.problems.size()));
-        for (const auto& d : e.problems) {
-            out.pod<std::uint8_t>(static_cast<std::uint8_t>(d.severity));
-            out.text(d.file);
-            out.pod<std::int32_t>(d.line);
-            out.text(d.key);
-            out.text(d.message);
-            out.text(d.fix);
-            out.text(d.code);
-            out.pod<std::uint32_t>(static_cast<std::uint32_t>(d.args.size()));
-            for (const auto& a : d.args)
-                out.text(a);
-        }
+        entryFields(out, e);
     }
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);

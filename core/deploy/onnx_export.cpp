@@ -10,6 +10,7 @@
 #include "model/model_builder.h"
 #include "model/model_io.h"
 #include "util/atomic_file.h"
+#include "util/user_message.h"
 
 #include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/csrc/jit/ir/constants.h>
@@ -482,10 +483,8 @@ bool exportOnnx(const DetectionModel& model, const std::vector<std::string>& cla
         bytes = modelProto.data();
     } catch (const ExportError& e) {
         return fail(std::string("the ONNX writer does not handle ") + e.what());
-    } catch (const c10::Error& e) {
-        return fail(e.what_without_backtrace());
-    } catch (const std::exception& e) {
-        return fail(e.what());
+    } catch (const std::exception& e) { // c10::Error too: userMessage drops its backtrace
+        return fail(userMessage(e));
     }
     std::string writeError;
     if (!writeFileAtomically(path, bytes, &writeError))

@@ -42,6 +42,12 @@ void registerList(torch::nn::Module& owner, const std::string& name,
     owner.register_module(name, list);
 }
 
+/// The hidden width of a bottleneck or CSP block: its output channels times the expansion `e`
+/// (Ultralytics' int(c2 * e)).
+int64_t hiddenChannels(int64_t c2, double e) {
+    return static_cast<int64_t>(static_cast<double>(c2) * e);
+}
+
 torch::Tensor maxPool(const torch::Tensor& x, int64_t k, int64_t s, int64_t padding) {
     return torch::max_pool2d(x, {k, k}, {s, s}, {padding, padding});
 }
@@ -179,7 +185,7 @@ void ConvImpl::fuseBatchNorm() {
 BottleneckImpl::BottleneckImpl(int64_t c1, int64_t c2, bool shortcut, int64_t groups, int64_t k1,
                                int64_t k2, double e, bool repConv)
     : m_add(shortcut && c1 == c2) {
-    const auto hidden = static_cast<int64_t>(static_cast<double>(c2) * e);
+    const int64_t hidden = hiddenChannels(c2, e);
     if (repConv)
         m_cv1 = register_module<SingleInputBlock>("cv1",
                                                   std::make_shared<RepConvImpl>(c1, hidden, k1, 1));
@@ -203,7 +209,7 @@ void CspBlockImpl::addBottlenecks(int64_t n, int64_t hidden, bool shortcut, int6
 }
 
 C2fImpl::C2fImpl(int64_t c1, int64_t c2, int64_t n, bool shortcut, int64_t groups, double e)
-    : m_hidden(static_cast<int64_t>(static_cast<double>(c2) * e)) {
+    : m_hidden(hiddenChannels(c2, e)) {
     m_cv1 = register_module("cv1", std::make_shared<ConvImpl>(c1, 2 * m_hidden, 1, 1));
     m_cv2 = register_module("cv2", std::make_shared<ConvImpl>((2 + n) * m_hidden, c2, 1));
     addBottlenecks(n, m_hidden, shortcut, groups, /*repConv=*/false);
@@ -297,12 +303,12 @@ void RepConvImpl::fuseBranches() {
     register_module("conv", m_fused);
 }
 
-RepCSPImpl::RepCSPImpl(int64_t c1, int64_t c2, int64_t n, bool shortcut, int64_t groups, double e) {
-    const auto hidden = static_cast<int64_t>(static_cast<double>(c2) * e);
+RepCSPImpl::RepCSPImpl(int64_t c1, int64_t c2, int64_t n) {
+    const int64_t hidden = hiddenChannels(c2, 0.5);
     m_cv1 = register_module("cv1", std::make_shared<ConvImpl>(c1, hidden, 1, 1));
     m_cv2 = register_module("cv2", std::make_shared<ConvImpl>(c1, hidden, 1, 1));
     m_cv3 = register_module("cv3", std::make_shared<ConvImpl>(2 * hidden, c2, 1));
-    addBottlenecks(n, hidden, shortcut, groups, /*repConv=*/true);
+    addBottlenecks(n, hidden, /*shortcut=*/true, /*groups=*/1, /*repConv=*/true);
 }
 
 torch::Tensor RepCSPImpl::forward(const torch::Tensor& x) {

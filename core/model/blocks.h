@@ -193,11 +193,11 @@ private:
     bool m_act;
 };
 
-/// CSP block (C3 layout) of RepNBottlenecks: the chain's end beside a 1x1 branch.
+/// CSP block (C3 layout) of `n` RepNBottlenecks with shortcuts on half of `c2`: the chain's end
+/// beside a 1x1 branch. Only GELAN blocks make it, always with these Ultralytics defaults.
 class RepCSPImpl : public CspBlockImpl {
 public:
-    RepCSPImpl(int64_t c1, int64_t c2, int64_t n = 1, bool shortcut = true, int64_t groups = 1,
-               double e = 0.5);
+    RepCSPImpl(int64_t c1, int64_t c2, int64_t n);
     torch::Tensor forward(const torch::Tensor& x) override;
 
 private:

@@ -5,6 +5,7 @@
 #include "model/model_io.h"
 #include "model/pickle_reader.h"
 #include "util/text.h"
+#include "util/user_message.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/torch.h>
@@ -325,10 +326,8 @@ WeightsFile readWeightsFile(const std::string& path, bool withTensors) {
     result.format = WeightsFormat::Ultralytics;
     try {
         readUltralytics(path, withTensors, result);
-    } catch (const c10::Error& e) {
-        return fail(e.what_without_backtrace());
-    } catch (const std::exception& e) {
-        return fail(e.what());
+    } catch (const std::exception& e) { // c10::Error too: exceptionText drops its backtrace
+        return fail(exceptionText(e));
     }
     if (result.yamlText.empty() && result.nc <= 0)
         result.error.clear(); // weights only: usable with pretrained= on a YAML model

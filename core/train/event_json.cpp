@@ -22,27 +22,11 @@ public:
     JsonObject& add(const std::string& key, const char* value) {
         return add(key, std::string(value));
     }
-    JsonObject& add(const std::string& key, double value) {
-        if (!std::isfinite(value)) {
-            field(key) << "null";
-        } else {
-            char text[32];
-            std::snprintf(text, sizeof text, "%.9g", value);
-            field(key) << text;
-        }
-        return *this;
-    }
+    JsonObject& add(const std::string& key, double value) { return number(key, value, "%.*g", 9); }
     /// A number with a fixed count of decimals (a unix time to the millisecond: "%.9g" would
     /// round it to ten seconds).
     JsonObject& addFixed(const std::string& key, double value, int decimals) {
-        if (!std::isfinite(value)) {
-            field(key) << "null";
-        } else {
-            char text[48];
-            std::snprintf(text, sizeof text, "%.*f", decimals, value);
-            field(key) << text;
-        }
-        return *this;
+        return number(key, value, "%.*f", decimals);
     }
     JsonObject& add(const std::string& key, std::int64_t value) {
         field(key) << value;
@@ -68,6 +52,17 @@ public:
     std::string str() const { return "{" + m_out.str() + "}"; }
 
 private:
+    /// A finite number as printf's `format` (with a precision argument) writes it, else null.
+    JsonObject& number(const std::string& key, double value, const char* format, int precision) {
+        if (!std::isfinite(value)) {
+            field(key) << "null";
+        } else {
+            char text[48];
+            std::snprintf(text, sizeof text, format, precision, value);
+            field(key) << text;
+        }
+        return *this;
+    }
     std::ostringstream& field(const std::string& key) {
         if (!m_first)
             m_out << ',';

@@ -7,4 +7,8 @@ namespace hr {
 /// barely moved by other processes' load, so timings on a shared machine compare.
 double processCpuSeconds();
 
+/// CPU seconds the calling thread has run: not stretched by other programs on a busy machine
+/// either (with one thread it is the whole computation).
+double threadCpuSeconds();
+
 } // namespace hr

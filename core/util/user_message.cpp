@@ -57,12 +57,20 @@ std::string named(const std::string& file) {
     return file.empty() ? std::string("the file") : file;
 }
 
+/// The words of an error without backtrace and repeated prefixes; never empty.
+std::string cleaned(const std::string& raw) {
+    const std::string text = collapseRepeatedPrefixes(withoutBacktrace(raw));
+    return text.empty() ? std::string("unknown error") : text;
+}
+
 } // namespace
 
+std::string exceptionText(const std::exception& error) {
+    return cleaned(error.what());
+}
+
 std::string userText(const std::string& raw, const std::string& file) {
-    std::string text = collapseRepeatedPrefixes(withoutBacktrace(raw));
-    if (text.empty())
-        text = "unknown error";
+    const std::string text = cleaned(raw);
     const std::string lower = toLower(text);
     if (contains(lower, "pytorchstreamreader") || contains(lower, "central directory") ||
         contains(lower, "zip archive")) {

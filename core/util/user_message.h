@@ -20,4 +20,9 @@ std::string userMessage(const std::exception& error, const std::string& file = {
 /// userMessage() for text that already left an exception (a stored error string).
 std::string userText(const std::string& raw, const std::string& file = {});
 
+/// The exception's own words as userMessage() cleans them (no backtrace, no repeated prefix),
+/// without a remedy: for a catch site that says what to do itself. A weights file someone
+/// gives is not a run's checkpoint, so the damaged-checkpoint remedy would mislead there.
+std::string exceptionText(const std::exception& error);
+
 } // namespace hr
