@@ -4,6 +4,7 @@
 #include "config/settings_table.h"
 #include "config/train_config.h"
 #include "config/train_rules.h"
+#include "config/yaml_read.h"
 #include "util/atomic_file.h"
 
 #include <QDir>
@@ -147,6 +148,7 @@ private slots:
     void badInput_data();
     void badInput();
     void malformedFileNamesFileAndLine();
+    void syntaxErrorsAreCoded();
     void missingFile();
     void validateReportsCommandLine();
     void accumulateSteps_data();
@@ -742,6 +744,27 @@ void TestConfig::malformedFileNamesFileAndLine() {
     QCOMPARE(result.diagnostics[0].file, file);
     QCOMPARE(result.diagnostics[0].line, 3);
     QVERIFY(result.diagnostics[0].message.find("malformed YAML") != std::string::npos);
+}
+
+void TestConfig::syntaxErrorsAreCoded() {
+    // yaml-cpp's message as a code, the column and the text some messages end with, for a UI;
+    // the CLI's English message stays yaml-cpp's own.
+    const auto result = hr::parseTrainConfig("epochs: 5\nimgsz: [320, 256\nbatch: 4\n", "s.yaml");
+    QCOMPARE(result.diagnostics.size(), size_t(1));
+    const hr::Diagnostic& d = result.diagnostics[0];
+    QCOMPARE(d.code, std::string("malformed_yaml"));
+    QCOMPARE(d.message, "malformed YAML: " + std::string(YAML::ErrorMsg::END_OF_SEQ_FLOW));
+    QCOMPARE(d.args.size(), size_t(3));
+    QCOMPARE(d.args[0], std::string("end_of_seq_flow"));
+    QVERIFY2(std::stoi(d.args[1]) > 0, d.args[1].c_str());
+    QCOMPARE(hr::yaml::syntaxError(YAML::ErrorMsg::TAB_IN_INDENTATION).code,
+             std::string("tab_in_indentation"));
+    const hr::yaml::SyntaxError escape =
+        hr::yaml::syntaxError(std::string(YAML::ErrorMsg::INVALID_ESCAPE) + "q");
+    QCOMPARE(escape.code, std::string("invalid_escape"));
+    QCOMPARE(escape.value, std::string("q"));
+    QVERIFY(hr::yaml::syntaxError("something yaml-cpp 9 says").code.empty());
+    QVERIFY(hr::yaml::syntaxError(std::string(YAML::ErrorMsg::MAP_VALUE) + "x").code.empty());
 }
 
 void TestConfig::missingFile() {

@@ -296,6 +296,14 @@ void TestEstimate::fitRespectsBudget() {
     QCOMPARE(fit.accumulate, std::max(int(std::lround(64.0 / fit.config.batch)), 1));
     QVERIFY(std::max(fit.trainPeak, fit.valPeak) <= fit.target);
     QVERIFY(!fit.reasons.empty());
+    // The decisions are codes and values; the English reasons and summary are their wording.
+    QVERIFY(fit.outcome == hr::FitOutcome::Fits);
+    QCOMPARE(fit.decisions.size(), fit.reasons.size());
+    for (std::size_t i = 0; i < fit.decisions.size(); ++i)
+        QCOMPARE(hr::fitDecisionText(fit.decisions[i], fit), fit.reasons[i]);
+    QVERIFY(fit.decisions.back().kind == hr::FitDecision::Kind::LargestBatch ||
+            fit.decisions.back().kind == hr::FitDecision::Kind::Accumulate);
+    QCOMPARE(hr::fitSummaryText(fit), fit.summary);
     // Real steps at the chosen settings stay under the budget.
     const auto measured = hr::measurePeaks(fit.config, &error);
     QVERIFY2(measured.has_value(), error.c_str());
@@ -319,6 +327,11 @@ void TestEstimate::fitExplainsImpossibleBudget() {
     QVERIFY2(fit.summary.find("smallest budget that would work") != std::string::npos,
              fit.summary.c_str());
     QVERIFY2(fit.summary.find(". ") == std::string::npos, fit.summary.c_str()); // one sentence
+    QVERIFY(fit.outcome == hr::FitOutcome::ResidentFloor);
+    QCOMPARE(fit.decisions.size(), std::size_t(1));
+    QVERIFY(fit.decisions[0].kind == hr::FitDecision::Kind::ResidentFloor);
+    QCOMPARE(fit.decisions[0].floor.total, fit.floor.total);
+    QVERIFY(fit.smallestPeak > 0);
     // Its minimum really works: fitting to it succeeds at batch 1.
     const hr::FitResult again = hr::fitToBudget(c, fit.minimumBudget + 1024, &error);
     QVERIFY2(again.fits, again.summary.c_str());

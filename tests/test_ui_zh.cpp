@@ -11,8 +11,10 @@
 #include "comparepage.h"
 #include "datapage.h"
 #include "datasetservice.h"
+#include "diagnosticwording.h"
 #include "elidedlabel.h"
 #include "failurewording.h"
+#include "fitwording.h"
 #include "fixwording.h"
 #include "language.h"
 #include "logwording.h"
@@ -32,8 +34,12 @@
 #include "compare/comparison.h"
 #include "compare/strategy.h"
 #include "compare/strategy_runner.h"
+#include "config/data_config.h"
 #include "config/train_config.h"
+#include "config/yaml_read.h"
+#include "estimate/auto_fit.h"
 #include "train/log_code.h"
+#include "util/bytes.h"
 
 #include <qcustomplot.h>
 
@@ -78,7 +84,8 @@ const QSet<QString>& allowedWords() {
         "GPL",       "or",       "later",    "Ctrl",        "Shift", "Alt",    "Del",    "Esc",
         "English",   "cpu",      "cuda",     "auto",        "bf16",  "fp16",   "fp32",   "OOM",
         "headroom",  "cli",      "ETA",      "box",         "cls",   "dfl",    "lr",     "val",
-        "batch",     "nbs",      "key",      "value",       "imgsz", "PgUp",   "PgDown", "F"};
+        "batch",     "nbs",      "key",      "value",       "imgsz", "PgUp",   "PgDown", "F",
+        "TAG",       "Unicode"};
     return words;
 }
 
@@ -264,6 +271,9 @@ private slots:
     void failuresOnTheStatusLineAreChinese();
     void compareRunnerMessagesAreChinese();
     void dataProblemsAreChinese();
+    void autoFitIsChinese();
+    void yamlSyntaxErrorsAreChinese();
+    void failedWorkerIsChinese();
 
 private:
     QTemporaryDir m_dir;
@@ -780,6 +790,316 @@ void TestUiZh::dataProblemsAreChinese() {
             english << "yaml fix: " + item->text(5);
     }
     english << visibleStrings(&page);
+    english.removeDuplicates();
+    QVERIFY2(english.isEmpty(),
+             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
+                        english.join('\n')));
+}
+
+void TestUiZh::autoFitIsChinese() {
+    // Every decision and outcome auto-fit reports, worded from its code and values.
+    QStringList english;
+    hr::FitResult fit;
+    fit.config.model = "yolov8s.yaml";
+    fit.config.batch = 6;
+    fit.config.amp = true;
+    fit.config.checkpointing = hr::Checkpointing::All;
+    fit.budget = std::int64_t(160) << 20;
+    fit.target = std::int64_t(144) << 20;
+    fit.trainPeak = std::int64_t(120) << 20;
+    fit.valPeak = std::int64_t(60) << 20;
+    fit.accumulate = 11;
+    fit.minimumBudget = std::int64_t(300) << 20;
+    fit.smallestVariant = {128, true, hr::Checkpointing::All};
+    fit.smallestPeak = std::int64_t(250) << 20;
+    fit.configuredPeak = std::int64_t(900) << 20;
+    fit.floor.weights = fit.floor.gradients = fit.floor.ema = std::int64_t(40) << 20;
+    fit.floor.optimizerState = std::int64_t(80) << 20;
+    fit.floor.total = std::int64_t(200) << 20;
+    using Kind = hr::FitDecision::Kind;
+    for (const Kind kind :
+         {Kind::AmpOn, Kind::CheckpointingOn, Kind::TooLargeAtSmallest, Kind::ImgszLowered,
+          Kind::LargestBatch, Kind::Accumulate, Kind::ResidentFloor}) {
+        for (const hr::Checkpointing mode :
+             {hr::Checkpointing::None, hr::Checkpointing::Backbone, hr::Checkpointing::All}) {
+            hr::FitDecision d;
+            d.kind = kind;
+            d.variant = {320, mode == hr::Checkpointing::None, mode};
+            d.batch = 6;
+            d.imgsz = 288;
+            d.fromImgsz = 320;
+            d.accumulate = 11;
+            d.nbs = 64;
+            d.trainPeak = fit.trainPeak;
+            d.valPeak = fit.valPeak;
+            d.floor = fit.floor;
+            const QString text = hr::ui::FitWording::decision(d, fit);
+            if (text.isEmpty() || looksEnglish(text, true))
+                english << "decision: " + text;
+        }
+    }
+    for (const hr::FitOutcome outcome :
+         {hr::FitOutcome::Fits, hr::FitOutcome::AsConfigured, hr::FitOutcome::ResidentFloor,
+          hr::FitOutcome::NothingFits}) {
+        fit.outcome = outcome;
+        for (const std::int64_t state : {std::int64_t(40) << 20, std::int64_t(80) << 20}) {
+            fit.floor.optimizerState = state; // SGD's one state tensor, Adam's two
+            const QString text = hr::ui::FitWording::summary(fit);
+            if (text.isEmpty() || looksEnglish(text, true))
+                english << "summary: " + text;
+        }
+    }
+
+    // The memory panel after real fits: one that fits, one where nothing fits; and Start with
+    // batch -1 where nothing fits says so in its dialog.
+    hr::ui::MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    hr::ui::SettingsForm* form = window.settingsPage()->form();
+    hr::TrainConfig c = form->config();
+    c.data = m_data.toStdString();
+    // everyPageAndDialogIsChinese's settings: their calibration is made once per process.
+    c.imgsz = 64;
+    c.batch = 2;
+    c.workers = 0;
+    c.memory_budget = std::int64_t(160) << 20;
+    c.project = m_dir.filePath("fitruns").toStdString();
+    form->setConfig(c);
+    window.showPage(hr::ui::MainWindow::Page::Settings);
+    hr::ui::MemoryPanel* panel = window.memoryPanel();
+    QSignalSpy fitted(panel, &hr::ui::MemoryPanel::fitFinished);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->autoFitButton()->isEnabled(), 120000);
+    QVERIFY(panel->autoFit());
+    QTRY_COMPARE_WITH_TIMEOUT(fitted.count(), 1, 120000);
+    QVERIFY(fitted.first().first().value<hr::FitResult>().fits);
+    qInfo("fit: %s", qPrintable(panel->fitText()));
+    QVERIFY(hasChinese(panel->fitText()));
+    for (const QString& line : panel->fitText().split(QLatin1Char('\n')))
+        if (looksEnglish(line, true))
+            english << "panel: " + line;
+    english << visibleStrings(window.settingsPage());
+
+    c = form->config();
+    c.model = "yolov8s.yaml";
+    c.imgsz = 128;
+    c.memory_budget = std::int64_t(64) << 20;
+    form->setConfig(c);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->autoFitButton()->isEnabled(), 120000);
+    QVERIFY(panel->autoFit());
+    QTRY_COMPARE_WITH_TIMEOUT(fitted.count(), 2, 120000);
+    const auto none = fitted.at(1).first().value<hr::FitResult>();
+    QVERIFY(!none.fits);
+    qInfo("nothing fits: %s", qPrintable(panel->fitText()));
+    for (const QString& line : panel->fitText().split(QLatin1Char('\n')))
+        if (looksEnglish(line, true))
+            english << "panel: " + line;
+
+    c.batch = -1;
+    form->setConfig(c);
+    panel->refresh();
+    // The panel's own prediction for batch -1 says that nothing fits (naming the smallest
+    // budget), in Chinese.
+    const QString minimum = QString::fromStdString(hr::formatBytes(none.minimumBudget));
+    QTRY_VERIFY2_WITH_TIMEOUT(panel->statusText().contains(minimum),
+                              qPrintable(panel->statusText()), 120000);
+    qInfo("status: %s", qPrintable(panel->statusText()));
+    if (looksEnglish(panel->statusText(), true))
+        english << "status: " + panel->statusText();
+    english << visibleStrings(window.settingsPage());
+    QString seen = QStringLiteral("no dialog yet");
+    walkNextDialog(&english, &seen);
+    QVERIFY(window.startTraining());
+    QTRY_COMPARE_WITH_TIMEOUT(fitted.count(), 3, 120000);
+    QTRY_VERIFY(seen != QLatin1String("no dialog yet")); // "Cannot start", with the summary
+    english.removeDuplicates();
+    QVERIFY2(english.isEmpty(),
+             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
+                        english.join('\n')));
+}
+
+void TestUiZh::yamlSyntaxErrorsAreChinese() {
+    // Every message of yaml-cpp's parser has a code, and each is worded with its line and
+    // column; a message core does not know still says where, in Chinese.
+    QStringList english;
+    const std::vector<std::string> messages = {
+        YAML::ErrorMsg::YAML_DIRECTIVE_ARGS,
+        YAML::ErrorMsg::YAML_MAJOR_VERSION,
+        YAML::ErrorMsg::REPEATED_YAML_DIRECTIVE,
+        YAML::ErrorMsg::TAG_DIRECTIVE_ARGS,
+        YAML::ErrorMsg::REPEATED_TAG_DIRECTIVE,
+        YAML::ErrorMsg::CHAR_IN_TAG_HANDLE,
+        YAML::ErrorMsg::TAG_WITH_NO_SUFFIX,
+        YAML::ErrorMsg::END_OF_VERBATIM_TAG,
+        YAML::ErrorMsg::END_OF_MAP,
+        YAML::ErrorMsg::END_OF_MAP_FLOW,
+        YAML::ErrorMsg::END_OF_SEQ,
+        YAML::ErrorMsg::END_OF_SEQ_FLOW,
+        YAML::ErrorMsg::MULTIPLE_TAGS,
+        YAML::ErrorMsg::MULTIPLE_ANCHORS,
+        YAML::ErrorMsg::MULTIPLE_ALIASES,
+        YAML::ErrorMsg::ALIAS_CONTENT,
+        YAML::ErrorMsg::INVALID_HEX,
+        YAML::ErrorMsg::UNKNOWN_TOKEN,
+        YAML::ErrorMsg::DOC_IN_SCALAR,
+        YAML::ErrorMsg::EOF_IN_SCALAR,
+        YAML::ErrorMsg::CHAR_IN_SCALAR,
+        YAML::ErrorMsg::TAB_IN_INDENTATION,
+        YAML::ErrorMsg::FLOW_END,
+        YAML::ErrorMsg::BLOCK_ENTRY,
+        YAML::ErrorMsg::MAP_KEY,
+        YAML::ErrorMsg::MAP_VALUE,
+        YAML::ErrorMsg::ALIAS_NOT_FOUND,
+        YAML::ErrorMsg::ANCHOR_NOT_FOUND,
+        YAML::ErrorMsg::CHAR_IN_ALIAS,
+        YAML::ErrorMsg::CHAR_IN_ANCHOR,
+        YAML::ErrorMsg::ZERO_INDENT_IN_BLOCK,
+        YAML::ErrorMsg::CHAR_IN_BLOCK,
+        YAML::ErrorMsg::AMBIGUOUS_ANCHOR,
+        YAML::ErrorMsg::UNKNOWN_ANCHOR,
+        std::string(YAML::ErrorMsg::YAML_VERSION) + "9.9",
+        std::string(YAML::ErrorMsg::INVALID_UNICODE) + "d800",
+        std::string(YAML::ErrorMsg::INVALID_ESCAPE) + "q",
+    };
+    hr::Diagnostic unknown = hr::makeDiagnostic(hr::Diagnostic::Severity::Error, "/tmp/a.yaml", 4,
+                                                {}, "malformed YAML: a message of yaml-cpp 9");
+    unknown.code = "malformed_yaml";
+    unknown.args = {"", "7", ""};
+    const QString generic = hr::ui::DiagnosticWording::message(unknown);
+    QVERIFY2(hasChinese(generic) && generic.contains(QLatin1Char('4')) &&
+                 generic.contains(QLatin1Char('7')),
+             qPrintable(generic));
+    for (const std::string& message : messages) {
+        const hr::yaml::SyntaxError syntax = hr::yaml::syntaxError(message);
+        if (syntax.code.empty()) {
+            english << "no code: " + QString::fromStdString(message);
+            continue;
+        }
+        hr::Diagnostic d = unknown;
+        d.args = {syntax.code, "7", syntax.value};
+        const QString text = hr::ui::DiagnosticWording::message(d);
+        if (text == generic || looksEnglish(text, true))
+            english << QString::fromStdString(message) + ": " + text;
+    }
+
+    // Real files: the settings page's "open" error, the Data page's problem table, and the
+    // field-level message of a typed value all word yaml-cpp's errors.
+    const QString settings = m_dir.filePath("broken-settings.yaml");
+    {
+        QFile f(settings);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("epochs: 5\nimgsz: [320, 256\nbatch: 4\n");
+    }
+    hr::ui::MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QString problems;
+    QVERIFY(!window.settingsPage()->openYaml(settings, &problems));
+    qInfo("open settings: %s", qPrintable(problems));
+    QVERIFY(problems.contains(QStringLiteral("broken-settings.yaml")));
+    for (const QString& line : problems.split(QLatin1Char('\n')))
+        if (!hasChinese(line) || looksEnglish(line, true))
+            english << "open settings: " + line;
+
+    const QString data = m_dir.filePath("broken-data.yaml");
+    {
+        QFile f(data);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("path: .\ntrain: images/train\nval: images/val\nnames: {0: a, 1: b\n");
+    }
+    window.showPage(hr::ui::MainWindow::Page::Data);
+    hr::ui::DataPage* page = window.findChild<hr::ui::DataPage*>();
+    QVERIFY(page);
+    QVERIFY(page->openPath(data));
+    QTreeWidget* list = page->problemList();
+    QTRY_VERIFY_WITH_TIMEOUT(list->topLevelItemCount() >= 1, 30000);
+    for (int i = 0; i < list->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem* item = list->topLevelItem(i);
+        qInfo("data problem: %s | %s", qPrintable(item->text(4)), qPrintable(item->text(5)));
+        if (!hasChinese(item->text(4)) || looksEnglish(item->text(4), true))
+            english << "data problem: " + item->text(4);
+        if (looksEnglish(item->text(5), true))
+            english << "data fix: " + item->text(5);
+    }
+    english << visibleStrings(page);
+    english.removeDuplicates();
+    QVERIFY2(english.isEmpty(),
+             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
+                        english.join('\n')));
+}
+
+void TestUiZh::failedWorkerIsChinese() {
+    // Rank 1 of a data-parallel run says what is wrong in English and exits 3: the failure on
+    // the status line is Chinese, and its output is in the log only under a line that marks
+    // it as the program's raw output.
+    const QString program = m_dir.filePath("dying-worker.sh");
+    {
+        QFile script(program);
+        QVERIFY(script.open(QIODevice::WriteOnly | QIODevice::Text));
+        script.write("#!/bin/sh\n"
+                     "echo \"rank $RANK: training failed: batch: not a number\" >&2\n"
+                     "exit 3\n");
+        script.close();
+        QVERIFY(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
+    }
+    hr::ui::MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    hr::TrainConfig c;
+    c.data = m_data.toStdString();
+    c.imgsz = 64;
+    c.batch = 4;
+    c.epochs = 1;
+    c.workers = 0;
+    c.threads = 1;
+    c.device = "cpu";
+    c.nproc = 2;
+    c.project = m_dir.filePath("deadworker").toStdString();
+    c.name = "dead";
+    window.settingsPage()->form()->setConfig(c);
+    hr::ui::TrainingSession* session = window.session();
+    session->setWorkerProgram(program);
+    QSignalSpy failed(session, &hr::ui::TrainingSession::failed);
+    QVERIFY(window.startTraining());
+    QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 60000);
+    QStringList english;
+    const QString message = failed.first().first().toString();
+    qInfo("failure: %s", qPrintable(message));
+    for (const QString& line : message.split(QLatin1Char('\n')))
+        if (looksEnglish(line, true))
+            english << "failure: " + line;
+    english << visibleStrings(window.trainPage());
+    // The log: the raw output block is a marked line and the worker's lines indented under it.
+    const QString header =
+        hr::ui::TrainingSession::tr("The raw output of rank %1 (the program's own words, not "
+                                    "translated):")
+            .arg(1);
+    const QString rankZero = hr::ui::TrainingSession::tr(
+        "Rank 0 stopped as well, as the run had already failed. Its own words (the program's, "
+        "not translated):");
+    QVERIFY(hasChinese(header) && hasChinese(rankZero));
+    const QStringList log = window.trainPage()->log()->toPlainText().split(QLatin1Char('\n'));
+    bool inRaw = false, sawRaw = false;
+    for (const QString& line : log) {
+        qInfo("log: %s", qPrintable(line));
+        if (line.trimmed().isEmpty())
+            continue;
+        if (line.contains(header) || line.contains(rankZero)) {
+            inRaw = true;
+            continue;
+        }
+        if (inRaw && line.startsWith(QStringLiteral("    "))) {
+            sawRaw = sawRaw || line.contains(QStringLiteral("batch: not a number"));
+            continue;
+        }
+        inRaw = false;
+        if (looksEnglish(line, true))
+            english << "log: " + line;
+    }
+    QVERIFY2(sawRaw, qPrintable(log.join('\n')));
     english.removeDuplicates();
     QVERIFY2(english.isEmpty(),
              qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +

@@ -277,7 +277,7 @@
     </message>
     <message>
         <source>malformed YAML: %1</source>
-        <translation>YAML 格式错误：%1</translation>
+        <translation type="vanished">YAML 格式错误：%1</translation>
     </message>
     <message>
         <source>check the indentation, colons and quotes near this line</source>
@@ -491,6 +491,170 @@
         <source>renumber the classes or add class %1</source>
         <translation>重新为类别编号，或添加类别 %1</translation>
     </message>
+    <message>
+        <source>the YAML directive needs exactly one argument</source>
+        <translation>%YAML 指令必须正好有一个参数</translation>
+    </message>
+    <message>
+        <source>the YAML version is too new</source>
+        <translation>YAML 版本过新</translation>
+    </message>
+    <message>
+        <source>the YAML directive appears twice</source>
+        <translation>%YAML 指令出现了两次</translation>
+    </message>
+    <message>
+        <source>a TAG directive needs exactly two arguments</source>
+        <translation>%TAG 指令必须正好有两个参数</translation>
+    </message>
+    <message>
+        <source>the same TAG directive appears twice</source>
+        <translation>同一个 %TAG 指令出现了两次</translation>
+    </message>
+    <message>
+        <source>a tag handle holds a character not allowed</source>
+        <translation>标签句柄中有不允许的字符</translation>
+    </message>
+    <message>
+        <source>a tag has no suffix</source>
+        <translation>标签缺少后缀</translation>
+    </message>
+    <message>
+        <source>a verbatim tag &apos;!&lt;...&gt;&apos; is not closed</source>
+        <translation>逐字标签“!&lt;...&gt;”没有闭合</translation>
+    </message>
+    <message>
+        <source>a map ends in the wrong place (check the indentation)</source>
+        <translation>映射在错误的位置结束（请检查缩进）</translation>
+    </message>
+    <message>
+        <source>a map opened with &apos;{&apos; is not closed with &apos;}&apos;</source>
+        <translation>以“{”开始的映射没有用“}”闭合</translation>
+    </message>
+    <message>
+        <source>a list ends in the wrong place (check the indentation)</source>
+        <translation>列表在错误的位置结束（请检查缩进）</translation>
+    </message>
+    <message>
+        <source>a list opened with &apos;[&apos; is not closed with &apos;]&apos;</source>
+        <translation>以“[”开始的列表没有用“]”闭合</translation>
+    </message>
+    <message>
+        <source>one value has two tags</source>
+        <translation>同一个值有两个标签</translation>
+    </message>
+    <message>
+        <source>one value has two anchors</source>
+        <translation>同一个值有两个锚点</translation>
+    </message>
+    <message>
+        <source>one value has two aliases</source>
+        <translation>同一个值有两个别名</translation>
+    </message>
+    <message>
+        <source>an alias &apos;*name&apos; cannot have content or a tag</source>
+        <translation>别名“*名称”不能带内容或标签</translation>
+    </message>
+    <message>
+        <source>an escape like &apos;\x41&apos; holds a character that is not a hexadecimal digit</source>
+        <translation>“\x41”这类转义中有不是十六进制数字的字符</translation>
+    </message>
+    <message>
+        <source>a character YAML does not expect here</source>
+        <translation>此处出现了 YAML 不接受的字符</translation>
+    </message>
+    <message>
+        <source>a document marker (&apos;---&apos; or &apos;...&apos;) inside a value</source>
+        <translation>值中出现了文档标记（“---”或“...”）</translation>
+    </message>
+    <message>
+        <source>the file ends inside a quoted value (a closing quote is missing)</source>
+        <translation>文件在带引号的值中途结束（缺少结束引号）</translation>
+    </message>
+    <message>
+        <source>a value holds a character not allowed there</source>
+        <translation>值中有此处不允许的字符</translation>
+    </message>
+    <message>
+        <source>a tab in the indentation (YAML indents with spaces only)</source>
+        <translation>缩进中有制表符（YAML 只能用空格缩进）</translation>
+    </message>
+    <message>
+        <source>a &apos;]&apos; or &apos;}&apos; without its opening bracket</source>
+        <translation>“]”或“}”没有对应的开括号</translation>
+    </message>
+    <message>
+        <source>a list item &apos;- &apos; where none may stand (check the indentation)</source>
+        <translation>此处不能出现列表项“- ”（请检查缩进）</translation>
+    </message>
+    <message>
+        <source>a key where none may stand (check the indentation)</source>
+        <translation>此处不能出现键（请检查缩进）</translation>
+    </message>
+    <message>
+        <source>a &apos;:&apos; where no value may stand (a second colon on the line, or the indentation?)</source>
+        <translation>此处的“:”后不能跟值（这一行是否多了一个冒号，或者缩进不对？）</translation>
+    </message>
+    <message>
+        <source>&apos;*&apos; is not followed by an alias name</source>
+        <translation>“*”后面缺少别名</translation>
+    </message>
+    <message>
+        <source>&apos;&amp;&apos; is not followed by an anchor name</source>
+        <translation>“&amp;”后面缺少锚点名</translation>
+    </message>
+    <message>
+        <source>an alias name holds a character not allowed</source>
+        <translation>别名中有不允许的字符</translation>
+    </message>
+    <message>
+        <source>an anchor name holds a character not allowed</source>
+        <translation>锚点名中有不允许的字符</translation>
+    </message>
+    <message>
+        <source>a block value (&apos;|&apos; or &apos;&gt;&apos;) cannot have an indentation of 0</source>
+        <translation>块值（“|”或“&gt;”）的缩进不能为 0</translation>
+    </message>
+    <message>
+        <source>an unexpected character in a block value (&apos;|&apos; or &apos;&gt;&apos;)</source>
+        <translation>块值（“|”或“&gt;”）中有意外的字符</translation>
+    </message>
+    <message>
+        <source>the same alias is given to several values</source>
+        <translation>同一个别名被赋给了多个值</translation>
+    </message>
+    <message>
+        <source>an alias refers to an anchor not defined</source>
+        <translation>别名引用了未定义的锚点</translation>
+    </message>
+    <message>
+        <source>the YAML version &apos;%1&apos; is not understood</source>
+        <translation>无法识别 YAML 版本“%1”</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not a valid unicode character</source>
+        <translation>“%1”不是有效的 Unicode 字符</translation>
+    </message>
+    <message>
+        <source>unknown escape &apos;\%1&apos; in a double-quoted value</source>
+        <translation>双引号值中有未知的转义“\%1”</translation>
+    </message>
+    <message>
+        <source>YAML syntax error</source>
+        <translation>YAML 语法错误</translation>
+    </message>
+    <message>
+        <source>YAML syntax error at line %1</source>
+        <translation>YAML 语法错误，位于第 %1 行</translation>
+    </message>
+    <message>
+        <source>YAML syntax error at line %1, column %2</source>
+        <translation>YAML 语法错误，位于第 %1 行第 %2 列</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
 </context>
 <context>
     <name>FailureWording</name>
@@ -617,6 +781,97 @@
     <message>
         <source>The run stopped on an unexpected error: %1</source>
         <translation>训练因意外错误而停止：%1</translation>
+    </message>
+</context>
+<context>
+    <name>FitWording</name>
+    <message>
+        <source>no checkpointing</source>
+        <translation>不使用梯度检查点</translation>
+    </message>
+    <message>
+        <source>checkpointing of the backbone</source>
+        <translation>对骨干网络使用梯度检查点</translation>
+    </message>
+    <message>
+        <source>checkpointing of all blocks</source>
+        <translation>对所有模块使用梯度检查点</translation>
+    </message>
+    <message>
+        <source>image size %1, AMP %2, %3</source>
+        <translation>图像尺寸 %1，AMP %2，%3</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>turned AMP on (batch 1 did not fit without it)</source>
+        <translation>开启了 AMP（不开启时连批大小 1 都放不下）</translation>
+    </message>
+    <message>
+        <source>turned gradient checkpointing on (batch 1 did not fit with AMP alone)</source>
+        <translation>开启了梯度检查点（只开启 AMP 时批大小 1 仍放不下）</translation>
+    </message>
+    <message>
+        <source>batch 1 with %1 does not fit even at %2 px</source>
+        <translation>批大小 1 在“%1”下即使降到 %2 px 也放不下</translation>
+    </message>
+    <message>
+        <source>lowered the image size to %1 px (batch 1 did not fit at %2 px; the largest multiple of 32 that fits, found by bisection)</source>
+        <translation>把图像尺寸降到 %1 px（批大小 1 在 %2 px 时放不下；这是用二分查找得到的、能放下的最大的 32 的倍数）</translation>
+    </message>
+    <message>
+        <source>batch %1 is the largest that fits (%2): training peak %3, validation peak %4 of %5 (90% of %6)</source>
+        <translation>批大小 %1 是能放下的最大值（%2）：训练峰值 %3，验证峰值 %4，上限 %5（%6 的 90%）</translation>
+    </message>
+    <message>
+        <source>accumulating %1 batches keeps the nominal batch of %2</source>
+        <translation>累积 %1 个批次，保持名义批大小 %2</translation>
+    </message>
+    <message>
+        <source>the weights (%1), gradients (%2), optimizer state (%3) and EMA (%4) of %5 take %6 whatever the batch, image size, AMP or checkpointing: more than %7 (90% of %8), so no variant was tried</source>
+        <translation>%5 的权重（%1）、梯度（%2）、优化器状态（%3）和 EMA（%4）共占 %6，无论批大小、图像尺寸、AMP 或梯度检查点如何都不会变：已超过 %7（%8 的 90%），因此没有尝试任何方案</translation>
+    </message>
+    <message>
+        <source>batch %1 × accumulate %2, %3: predicted peak %4 of a %5 budget</source>
+        <translation>批大小 %1 × 累积 %2，%3：预测峰值 %4，预算 %5</translation>
+    </message>
+    <message>
+        <source>batch %1 as configured</source>
+        <translation>按设置使用批大小 %1</translation>
+    </message>
+    <message>
+        <source>a smaller model scale</source>
+        <translation>更小的模型规模</translation>
+    </message>
+    <message>
+        <source>freezing layers (no gradients or optimizer state for them)</source>
+        <translation>冻结部分层（被冻结的层没有梯度和优化器状态）</translation>
+    </message>
+    <message>
+        <source>%1, %2 or %3</source>
+        <translation>%1、%2 或 %3</translation>
+    </message>
+    <message>
+        <source>SGD instead of Adam/AdamW (one state tensor per weight, not two)</source>
+        <translation>用 SGD 代替 Adam/AdamW（每个权重只有一个状态张量，而不是两个）</translation>
+    </message>
+    <message>
+        <source>%1 or %2</source>
+        <translation>%1 或 %2</translation>
+    </message>
+    <message>
+        <source>Nothing fits in %1: the weights, gradients, optimizer state and EMA of %2 alone need %3 whatever the batch, image size, AMP or checkpointing, so the smallest budget that would work is %4 (batch 1 with %5 needs %6); below it, use %7.</source>
+        <translation>%1 内放不下任何设置：仅 %2 的权重、梯度、优化器状态和 EMA 就需要 %3，无论批大小、图像尺寸、AMP 或梯度检查点如何都不会变，因此最小可行预算为 %4（批大小 1、%5 需要 %6）；预算低于此值时，请改用%7。</translation>
+    </message>
+    <message>
+        <source>Nothing fits in %1: even batch 1 with %2 needs %3 (batch 1 as configured needs %4), so the smallest budget that would work is %5; set at least that, or use a smaller model.</source>
+        <translation>%1 内放不下任何设置：即使批大小 1、%2 也需要 %3（按当前设置批大小 1 需要 %4），因此最小可行预算为 %5；请至少设置这么多，或改用更小的模型。</translation>
     </message>
 </context>
 <context>
@@ -1852,6 +2107,21 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>Could not create the built-in sample: %1</source>
         <translation>无法创建内置示例：%1</translation>
+    </message>
+</context>
+<context>
+    <name>hr::ui::EstimatorService</name>
+    <message>
+        <source>the device&apos;s memory size is unknown: set a memory budget</source>
+        <translation>设备的内存大小未知：请设置内存预算</translation>
+    </message>
+    <message>
+        <source>auto-fit gave no answer</source>
+        <translation>自动适配没有给出结果</translation>
+    </message>
+    <message>
+        <source>the estimator gave no answer</source>
+        <translation>估算器没有给出结果</translation>
     </message>
 </context>
 <context>
@@ -4722,7 +4992,7 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     </message>
     <message>
         <source>rank %1 %2</source>
-        <translation>%1 号进程%2</translation>
+        <translation type="vanished">%1 号进程%2</translation>
     </message>
     <message>
         <source>Rank %1 %2 before the run ended, so the run cannot go on; the other ranks were stopped.</source>
@@ -4734,11 +5004,31 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     </message>
     <message>
         <source>The end of its output:</source>
-        <translation>其输出的末尾：</translation>
+        <translation type="vanished">其输出的末尾：</translation>
     </message>
     <message>
         <source>Fix what it says and start again; Resume continues from the last finished epoch.</source>
         <translation>请按输出所述修正问题后重新开始；“继续训练”会从最后完成的一轮接着训练。</translation>
+    </message>
+    <message>
+        <source>The raw output of rank %1 (the program&apos;s own words, not translated):</source>
+        <translation>%1 号进程的原始输出（程序自己的原话，未翻译）：</translation>
+    </message>
+    <message>
+        <source>Rank %1 %2.</source>
+        <translation>%1 号进程%2。</translation>
+    </message>
+    <message>
+        <source>Its last output is below.</source>
+        <translation>其最后的输出见下方。</translation>
+    </message>
+    <message>
+        <source>The end of its output is in the log, marked as its raw output.</source>
+        <translation>其输出的末尾在日志中，标为原始输出。</translation>
+    </message>
+    <message>
+        <source>Rank 0 stopped as well, as the run had already failed. Its own words (the program&apos;s, not translated):</source>
+        <translation>运行已经失败，0 号进程也随之停止。它自己的原话（程序输出，未翻译）：</translation>
     </message>
 </context>
 </TS>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "diagnosticwording.h"
 
+#include <QHash>
+
 namespace hr::ui {
 
 namespace {
@@ -24,6 +26,109 @@ QString got(const Diagnostic& d, std::size_t i) {
 QString nearest(const Diagnostic& d, std::size_t i) {
     const QString near = arg(d, i);
     return near.isEmpty() ? QString() : DiagnosticWording::tr("; did you mean '%1'?").arg(near);
+}
+
+/// What yaml-cpp found wrong (core's syntaxError code, and its value), or "" for a message
+/// core does not know.
+QString syntaxWhat(const QString& code, const QString& value) {
+    static const QHash<QString, const char*> kWhat = {
+        {"yaml_directive_args",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "the YAML directive needs exactly one argument")},
+        {"yaml_major_version",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "the YAML version is too new")},
+        {"repeated_yaml_directive",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "the YAML directive appears twice")},
+        {"tag_directive_args",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "a TAG directive needs exactly two arguments")},
+        {"repeated_tag_directive",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "the same TAG directive appears twice")},
+        {"char_in_tag_handle",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "a tag handle holds a character not allowed")},
+        {"tag_with_no_suffix", QT_TRANSLATE_NOOP("DiagnosticWording", "a tag has no suffix")},
+        {"end_of_verbatim_tag",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "a verbatim tag '!<...>' is not closed")},
+        {"end_of_map", QT_TRANSLATE_NOOP("DiagnosticWording",
+                                         "a map ends in the wrong place (check the indentation)")},
+        {"end_of_map_flow",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "a map opened with '{' is not closed with '}'")},
+        {"end_of_seq", QT_TRANSLATE_NOOP("DiagnosticWording",
+                                         "a list ends in the wrong place (check the indentation)")},
+        {"end_of_seq_flow",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "a list opened with '[' is not closed with ']'")},
+        {"multiple_tags", QT_TRANSLATE_NOOP("DiagnosticWording", "one value has two tags")},
+        {"multiple_anchors", QT_TRANSLATE_NOOP("DiagnosticWording", "one value has two anchors")},
+        {"multiple_aliases", QT_TRANSLATE_NOOP("DiagnosticWording", "one value has two aliases")},
+        {"alias_content",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "an alias '*name' cannot have content or a tag")},
+        {"invalid_hex", QT_TRANSLATE_NOOP("DiagnosticWording",
+                                          "an escape like '\\x41' holds a character that is not "
+                                          "a hexadecimal digit")},
+        {"unknown_token",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "a character YAML does not expect here")},
+        {"doc_in_scalar", QT_TRANSLATE_NOOP("DiagnosticWording",
+                                            "a document marker ('---' or '...') inside a value")},
+        {"eof_in_scalar",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "the file ends inside a quoted value (a closing "
+                                                "quote is missing)")},
+        {"char_in_scalar",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "a value holds a character not allowed there")},
+        {"tab_in_indentation",
+         QT_TRANSLATE_NOOP("DiagnosticWording",
+                           "a tab in the indentation (YAML indents with spaces only)")},
+        {"flow_end",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "a ']' or '}' without its opening bracket")},
+        {"block_entry",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "a list item '- ' where none may stand (check the "
+                                                "indentation)")},
+        {"map_key", QT_TRANSLATE_NOOP("DiagnosticWording",
+                                      "a key where none may stand (check the indentation)")},
+        {"map_value", QT_TRANSLATE_NOOP("DiagnosticWording",
+                                        "a ':' where no value may stand (a second colon on the "
+                                        "line, or the indentation?)")},
+        {"alias_not_found",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "'*' is not followed by an alias name")},
+        {"anchor_not_found",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "'&' is not followed by an anchor name")},
+        {"char_in_alias",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "an alias name holds a character not allowed")},
+        {"char_in_anchor",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "an anchor name holds a character not allowed")},
+        {"zero_indent_in_block",
+         QT_TRANSLATE_NOOP("DiagnosticWording",
+                           "a block value ('|' or '>') cannot have an indentation of 0")},
+        {"char_in_block",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "an unexpected character in a block value ('|' or "
+                                                "'>')")},
+        {"ambiguous_anchor",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "the same alias is given to several values")},
+        {"unknown_anchor",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "an alias refers to an anchor not defined")},
+        {"yaml_version", QT_TRANSLATE_NOOP("DiagnosticWording", "the YAML version '%1' is not "
+                                                                "understood")},
+        {"invalid_unicode",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "'%1' is not a valid unicode character")},
+        {"invalid_escape",
+         QT_TRANSLATE_NOOP("DiagnosticWording", "unknown escape '\\%1' in a double-quoted value")},
+    };
+    const auto it = kWhat.constFind(code);
+    if (it == kWhat.constEnd())
+        return {};
+    const QString text = DiagnosticWording::tr(it.value());
+    return text.contains(QLatin1String("%1")) ? text.arg(value) : text;
+}
+
+/// A YAML syntax error (code "malformed_yaml"): where, and what yaml-cpp found when core knows
+/// its message. An unknown message is left out: it is English (the CLI prints it).
+QString yamlSyntax(const Diagnostic& d) {
+    const int column = arg(d, 1).toInt();
+    const QString where = d.line <= 0 ? DiagnosticWording::tr("YAML syntax error")
+                          : column <= 0
+                              ? DiagnosticWording::tr("YAML syntax error at line %1").arg(d.line)
+                              : DiagnosticWording::tr("YAML syntax error at line %1, column %2")
+                                    .arg(d.line)
+                                    .arg(column);
+    const QString what = syntaxWhat(arg(d, 0), arg(d, 2));
+    return what.isEmpty() ? where : DiagnosticWording::tr("%1: %2").arg(where, what);
 }
 
 /// A data set problem's wording (scan or data.yaml): what is wrong and the fix; empty `what` when
@@ -119,7 +224,7 @@ Worded wordDataProblem(const Diagnostic& d) {
                 DiagnosticWording::tr("check the paths in data.yaml and the problems above")};
     // data.yaml (core/config/data_config.cpp, yaml_read.cpp).
     if (code == "malformed_yaml")
-        return {DiagnosticWording::tr("malformed YAML: %1").arg(arg(d, 0)),
+        return {yamlSyntax(d),
                 DiagnosticWording::tr("check the indentation, colons and quotes near this line")};
     if (code == "data_unreadable")
         return {DiagnosticWording::tr("cannot read the data set description"),
@@ -254,8 +359,20 @@ QString DiagnosticWording::fix(const Diagnostic& d) {
     return w.what.isEmpty() ? QString::fromStdString(d.fix) : w.fix;
 }
 
+QString DiagnosticWording::located(const Diagnostic& d) {
+    QString where = QString::fromStdString(d.file);
+    if (d.line > 0)
+        where += QLatin1Char(':') + QString::number(d.line);
+    if (!d.key.empty())
+        where +=
+            (where.isEmpty() ? QString() : QStringLiteral(": ")) + QString::fromStdString(d.key);
+    return where.isEmpty() ? message(d) : where + QStringLiteral(": ") + message(d);
+}
+
 QString DiagnosticWording::message(const Diagnostic& d) {
     const std::string& code = d.code;
+    if (code == "malformed_yaml")
+        return yamlSyntax(d);
     if (code == "expected_whole")
         return tr("expected a whole number, got %1; write a number like %2")
             .arg(got(d, 0), arg(d, 1));

@@ -15,6 +15,9 @@ class DiagnosticWording {
     Q_DECLARE_TR_FUNCTIONS(DiagnosticWording)
 public:
     static QString message(const Diagnostic& diagnostic);
+    /// "file:line: key: message" for a problem in a file the user opened (message() after
+    /// where it is).
+    static QString located(const Diagnostic& diagnostic);
 
     /// A data set problem (core/data/dataset.cpp's scan) for the Data page's table: what is
     /// wrong, and what to do about it. Uncoded ones keep core's English message (after their

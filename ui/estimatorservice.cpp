@@ -2,6 +2,7 @@
 #include "estimatorservice.h"
 
 #include "devicelock.h"
+#include "fitwording.h"
 #include "memory/memory_probe.h"
 #include "util/user_message.h"
 
@@ -102,7 +103,8 @@ void EstimatorService::run(Kind kind, const TrainConfig& config, int generation)
         if (!lockDevice(device))
             return; // the service is being destroyed
         EstimateOutcome outcome;
-        FitResult fit;
+        FitResult fit;         // Kind::Fit's result, or batch -1's fit that found nothing
+        bool noBudget = false; // Kind::Fit without a budget on a device of unknown size
         std::string error;
         try {
             const std::unique_ptr<MemoryProbe> probe = makeProbe(config.device, &error);
@@ -113,7 +115,7 @@ void EstimatorService::run(Kind kind, const TrainConfig& config, int generation)
                     const std::int64_t budget =
                         config.memory_budget > 0 ? config.memory_budget : outcome.capacity;
                     if (budget <= 0)
-                        error = "the device's memory size is unknown: set a memory budget";
+                        noBudget = true;
                     else
                         fit = fitToBudget(config, budget, &error);
                 } else {
@@ -121,11 +123,11 @@ void EstimatorService::run(Kind kind, const TrainConfig& config, int generation)
                     if (at.batch == -1) {
                         const FitResult chosen = resolveAutoBatch(at, outcome.capacity, &error);
                         if (error.empty() && !chosen.fits)
-                            error = chosen.summary;
+                            fit = chosen; // worded on the GUI thread
                         at = chosen.config;
                         outcome.autoBatch = at.batch;
                     }
-                    if (error.empty())
+                    if (error.empty() && fit.outcome == FitOutcome::Failed)
                         outcome.estimate = estimateMemory(at, &error);
                 }
             }
@@ -136,20 +138,25 @@ void EstimatorService::run(Kind kind, const TrainConfig& config, int generation)
 
         QMetaObject::invokeMethod(
             this,
-            [this, kind, generation, outcome, fit, error] {
+            [this, kind, generation, outcome, fit, noBudget, error] {
                 if (kind == Kind::Fit) {
-                    if (!fit.summary.empty())
+                    if (fit.outcome != FitOutcome::Failed)
                         emit fitReady(fit);
+                    else if (noBudget)
+                        emit fitFailed(tr("the device's memory size is unknown: set a memory "
+                                          "budget"));
                     else
-                        emit fitFailed(QString::fromStdString(
-                            error.empty() ? "auto-fit gave no answer" : error));
+                        emit fitFailed(error.empty() ? tr("auto-fit gave no answer")
+                                                     : QString::fromStdString(error));
                 } else if (generation == m_generation) {
                     ++m_delivered;
                     if (outcome.estimate.trainPeak > 0)
                         emit estimateReady(outcome);
+                    else if (fit.outcome != FitOutcome::Failed)
+                        emit estimateFailed(FitWording::summary(fit));
                     else
-                        emit estimateFailed(QString::fromStdString(
-                            error.empty() ? "the estimator gave no answer" : error));
+                        emit estimateFailed(error.empty() ? tr("the estimator gave no answer")
+                                                          : QString::fromStdString(error));
                 }
                 jobDone();
             },

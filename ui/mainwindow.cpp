@@ -172,12 +172,11 @@ bool MainWindow::startTraining() {
         showPage(Page::Settings);
         connect(
             m_memory, &MemoryPanel::fitFinished, this,
-            [this](const hr::FitResult& fit) {
+            [this](const hr::FitResult& fit, const QString& summary) {
                 if (fit.fits)
                     startTraining();
                 else
-                    QMessageBox::warning(this, tr("Cannot start"),
-                                         QString::fromStdString(fit.summary));
+                    QMessageBox::warning(this, tr("Cannot start"), summary);
             },
             Qt::SingleShotConnection);
         return true;

@@ -2,6 +2,7 @@
 #include "memorypanel.h"
 
 #include "config/train_rules.h"
+#include "fitwording.h"
 #include "fixwording.h"
 #include "memorywording.h"
 #include "plotpalette.h"
@@ -157,9 +158,7 @@ MemoryPanel::MemoryPanel(EstimatorService* service, SettingsForm* form, QWidget*
         m_autoFit->setEnabled(!m_runActive);
         m_fitResult->setText(tr("Auto-fit failed: %1").arg(message.toHtmlEscaped()));
         m_fitResult->setVisible(true);
-        FitResult failed;
-        failed.summary = tr("Auto-fit failed: %1").arg(message).toStdString();
-        emit fitFinished(failed);
+        emit fitFinished(FitResult{}, tr("Auto-fit failed: %1").arg(message));
     });
     connect(m_autoFit, &QPushButton::clicked, this, &MemoryPanel::autoFit);
 
@@ -326,13 +325,12 @@ void MemoryPanel::applyFit(const FitResult& result) {
     m_fitting = false;
     m_autoFit->setEnabled(!m_runActive);
     QStringList reasons;
-    for (const std::string& reason : result.reasons)
-        reasons
-            << QStringLiteral("<li>%1</li>").arg(QString::fromStdString(reason).toHtmlEscaped());
-    const QString summary = QString::fromStdString(result.summary).toHtmlEscaped();
-    // The summary and reasons are the core's English words (FitResult carries no codes).
+    for (const FitDecision& decision : result.decisions)
+        reasons << QStringLiteral("<li>%1</li>")
+                       .arg(FitWording::decision(decision, result).toHtmlEscaped());
+    const QString summary = FitWording::summary(result);
     auto html = [&](const QString& title) {
-        return QStringLiteral("<b>%1</b> %2").arg(title, summary) +
+        return QStringLiteral("<b>%1</b> %2").arg(title, summary.toHtmlEscaped()) +
                QStringLiteral("<ul style='margin-left:-20px'>") + reasons.join(QString()) +
                QStringLiteral("</ul>");
     };
@@ -350,7 +348,7 @@ void MemoryPanel::applyFit(const FitResult& result) {
         m_fitResult->setText(html(tr("Nothing fits:")));
     }
     m_fitResult->setVisible(true);
-    emit fitFinished(result);
+    emit fitFinished(result, summary);
 }
 
 QString MemoryPanel::statusText() const {

@@ -59,9 +59,10 @@ public:
     QString noteText() const;
 
 signals:
-    /// Auto-fit finished; when result.fits its settings are now in the form. When the estimator
-    /// failed, fits is false and the summary says why.
-    void fitFinished(const hr::FitResult& result);
+    /// Auto-fit finished; when result.fits its settings are now in the form. `summary` says
+    /// what was chosen, why nothing fits, or (the estimator failed: outcome Failed) why, in
+    /// the UI's language.
+    void fitFinished(const hr::FitResult& result, const QString& summary);
 
 protected:
     void showEvent(QShowEvent* event) override;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "settingspage.h"
 
+#include "diagnosticwording.h"
 #include "plotpalette.h"
 #include "settingsform.h"
 
@@ -71,7 +72,7 @@ bool SettingsPage::openYaml(const QString& path, QString* error) {
     const TrainConfigResult result = hr::loadTrainConfig(path.toStdString());
     QStringList lines;
     for (const Diagnostic& d : result.diagnostics)
-        lines << QString::fromStdString(d.toString());
+        lines << DiagnosticWording::located(d);
     if (error)
         *error = lines.join(QLatin1Char('\n'));
     if (!result.config)

@@ -529,7 +529,7 @@ bool StrategyEditor::loadFile(const QString& path, QString* error) {
     if (hasErrors(loaded.diagnostics) || loaded.strategies.empty()) {
         QStringList lines;
         for (const Diagnostic& d : loaded.diagnostics)
-            lines << QString::fromStdString(d.toString());
+            lines << DiagnosticWording::located(d);
         const QString text =
             tr("%1 was not loaded:\n%2")
                 .arg(QDir::toNativeSeparators(path), lines.join(QLatin1Char('\n')));

@@ -80,27 +80,42 @@ void TrainingSession::workerEnded(int rank, int exitCode, bool crashed, const QS
     const bool failed = exitCode != 0 || crashed;
     const bool runGoesOn = m_thread && !m_failureReported;
     if (failed || (runGoesOn && !m_rankZeroStarted)) {
-        if (!runGoesOn)
-            emit logMessage(int(LogMessage::Level::Error),
-                            tr("rank %1 %2").arg(rank).arg(how) +
-                                (output.isEmpty() ? QString() : QStringLiteral(":\n") + output));
-        else
+        // The worker's output is headroom-cli's English (or whatever the program printed), not
+        // coded: it goes to the log as the program's raw output, under a line saying so, and
+        // the failure itself is worded here.
+        const QString raw =
+            output.isEmpty()
+                ? QString()
+                : tr("The raw output of rank %1 (the program's own words, not translated):")
+                          .arg(rank) +
+                      QLatin1Char('\n') + output;
+        if (!runGoesOn) {
+            emit logMessage(
+                int(LogMessage::Level::Error),
+                tr("Rank %1 %2.").arg(rank).arg(how) + QLatin1Char(' ') +
+                    (output.isEmpty() ? tr("It wrote nothing.") : tr("Its last output is below.")));
+        } else {
             failRun(tr("Rank %1 %2 before the run ended, so the run cannot go on; the other "
                        "ranks were stopped.")
                         .arg(rank)
                         .arg(how) +
-                    QLatin1Char('\n') +
+                    QLatin1Char(' ') +
                     (output.isEmpty() ? tr("It wrote nothing.")
-                                      : tr("The end of its output:") + QLatin1Char('\n') + output) +
-                    QLatin1Char('\n') +
+                                      : tr("The end of its output is in the log, marked as its "
+                                           "raw output.")) +
+                    QLatin1Char(' ') +
                     tr("Fix what it says and start again; Resume continues from the last "
                        "finished epoch."));
+        }
+        if (!raw.isEmpty())
+            emit logMessage(int(LogMessage::Level::Error), raw);
     }
     maybeAllEnded();
 }
 
 void TrainingSession::failRun(const QString& message) {
     m_failureReported = true;
+    m_failureMessage = message;
     emit failed(message);
     {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -428,14 +443,30 @@ void TrainingSession::dispatch(const TrainEvent& event) {
     } else if (const auto* e = std::get_if<FixChecked>(&event)) {
         emit fixChecked(*e);
     } else if (const auto* e = std::get_if<RunFinished>(&event)) {
-        emit finished(*e);
+        if (m_failureReported) {
+            // Rank 0's reason is a consequence of failRun(): the run ended for the worker's.
+            RunFinished end = *e;
+            end.reason = m_failureMessage.toStdString();
+            end.reasonCode.clear();
+            end.reasonArgs.clear();
+            emit finished(end);
+        } else {
+            emit finished(*e);
+        }
     } else if (const auto* e = std::get_if<RunFailed>(&event)) {
-        const QString message = FailureWording::reason(e->code, e->args, e->message);
-        // After failRun() rank 0's own failure is a consequence, not a second failure.
-        if (m_failureReported)
-            emit logMessage(int(LogMessage::Level::Error), message);
-        else
-            emit failed(message);
+        // After failRun() (a worker failed) rank 0's own failure is a consequence, not a second
+        // failure: it gave up its wait for the ranks. Its detail is core's English and comes
+        // from where it stopped (the rendezvous, a collective), so it is logged as raw words.
+        if (m_failureReported) {
+            QString words = QString::fromStdString(e->message);
+            words.replace(QLatin1Char('\n'), QStringLiteral("\n    "));
+            emit logMessage(int(LogMessage::Level::Error),
+                            tr("Rank 0 stopped as well, as the run had already failed. Its own "
+                               "words (the program's, not translated):") +
+                                QStringLiteral("\n    ") + words);
+        } else {
+            emit failed(FailureWording::reason(e->code, e->args, e->message));
+        }
     } else if (const auto* e = std::get_if<LogMessage>(&event)) {
         emit logMessage(static_cast<int>(e->level), LogWording::line(e->code, e->args, e->text));
     }

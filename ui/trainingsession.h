@@ -131,6 +131,7 @@ private:
     bool m_rankZeroStarted = false;           ///< RunStarted arrived: rank 0 has joined every rank
     std::vector<MemorySample> m_earlySamples; ///< live samples taken before RunStarted arrived
     bool m_failureReported = false;           ///< failRun() has emitted failed() for this run
+    QString m_failureMessage;                 ///< what failRun() reported (the run's reason)
 
     // Shared with the trainer thread.
     mutable std::mutex m_mutex;

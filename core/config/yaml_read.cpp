@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 namespace hr::yaml {
 
@@ -106,6 +107,58 @@ std::string quoteIfNeeded(const std::string& text) {
     return emitter.c_str();
 }
 
+SyntaxError syntaxError(const std::string& message) {
+    namespace M = YAML::ErrorMsg;
+    // The parser's messages (the scanner's and the document builder's); the last three end
+    // with the offending text.
+    static const std::pair<const char*, const char*> kMessages[] = {
+        {"yaml_directive_args", M::YAML_DIRECTIVE_ARGS},
+        {"yaml_major_version", M::YAML_MAJOR_VERSION},
+        {"repeated_yaml_directive", M::REPEATED_YAML_DIRECTIVE},
+        {"tag_directive_args", M::TAG_DIRECTIVE_ARGS},
+        {"repeated_tag_directive", M::REPEATED_TAG_DIRECTIVE},
+        {"char_in_tag_handle", M::CHAR_IN_TAG_HANDLE},
+        {"tag_with_no_suffix", M::TAG_WITH_NO_SUFFIX},
+        {"end_of_verbatim_tag", M::END_OF_VERBATIM_TAG},
+        {"end_of_map", M::END_OF_MAP},
+        {"end_of_map_flow", M::END_OF_MAP_FLOW},
+        {"end_of_seq", M::END_OF_SEQ},
+        {"end_of_seq_flow", M::END_OF_SEQ_FLOW},
+        {"multiple_tags", M::MULTIPLE_TAGS},
+        {"multiple_anchors", M::MULTIPLE_ANCHORS},
+        {"multiple_aliases", M::MULTIPLE_ALIASES},
+        {"alias_content", M::ALIAS_CONTENT},
+        {"invalid_hex", M::INVALID_HEX},
+        {"unknown_token", M::UNKNOWN_TOKEN},
+        {"doc_in_scalar", M::DOC_IN_SCALAR},
+        {"eof_in_scalar", M::EOF_IN_SCALAR},
+        {"char_in_scalar", M::CHAR_IN_SCALAR},
+        {"tab_in_indentation", M::TAB_IN_INDENTATION},
+        {"flow_end", M::FLOW_END},
+        {"block_entry", M::BLOCK_ENTRY},
+        {"map_key", M::MAP_KEY},
+        {"map_value", M::MAP_VALUE},
+        {"alias_not_found", M::ALIAS_NOT_FOUND},
+        {"anchor_not_found", M::ANCHOR_NOT_FOUND},
+        {"char_in_alias", M::CHAR_IN_ALIAS},
+        {"char_in_anchor", M::CHAR_IN_ANCHOR},
+        {"zero_indent_in_block", M::ZERO_INDENT_IN_BLOCK},
+        {"char_in_block", M::CHAR_IN_BLOCK},
+        {"ambiguous_anchor", M::AMBIGUOUS_ANCHOR},
+        {"unknown_anchor", M::UNKNOWN_ANCHOR},
+        {"yaml_version", M::YAML_VERSION},
+        {"invalid_unicode", M::INVALID_UNICODE},
+        {"invalid_escape", M::INVALID_ESCAPE},
+    };
+    for (const auto& [code, text] : kMessages) {
+        const std::string known = text;
+        const bool withValue = !known.empty() && known.back() == ' '; // "...: " + the text
+        if (withValue ? message.rfind(known, 0) == 0 : message == known)
+            return {code, withValue ? message.substr(known.size()) : std::string()};
+    }
+    return {};
+}
+
 std::optional<YAML::Node> parseDocument(const std::string& text, const std::string& sourceName,
                                         Diagnostics& diagnostics) {
     try {
@@ -116,8 +169,10 @@ std::optional<YAML::Node> parseDocument(const std::string& text, const std::stri
                                              "malformed YAML: " + e.msg,
                                              "check the indentation, colons and quotes near "
                                              "this line"));
+        const SyntaxError syntax = syntaxError(e.msg);
         diagnostics.back().code = "malformed_yaml";
-        diagnostics.back().args = {e.msg};
+        diagnostics.back().args = {
+            syntax.code, std::to_string(e.mark.is_null() ? 0 : e.mark.column + 1), syntax.value};
         return std::nullopt;
     }
 }

@@ -38,8 +38,20 @@ std::string formatNumber(double value);
 /// (empty, looks like a number, bool or null, or contains YAML syntax).
 std::string quoteIfNeeded(const std::string& text);
 
+/// yaml-cpp's message for a syntax error as a code and the value some messages end with.
+struct SyntaxError {
+    /// "end_of_map_flow", "map_value", "tab_in_indentation" ... (yaml_read.cpp lists them with
+    /// yaml-cpp's text); empty for a message that list does not hold (another yaml-cpp).
+    std::string code;
+    std::string value; ///< the bad escape character, unicode value or version; usually empty
+};
+
+/// The code of yaml-cpp's message `message` (YAML::Exception::msg).
+SyntaxError syntaxError(const std::string& message);
+
 /// Parses a YAML document. On malformed text returns nothing and appends an error naming
-/// `sourceName` and the 1-based line yaml-cpp reports.
+/// `sourceName` and the 1-based line yaml-cpp reports, coded "malformed_yaml" with the values
+/// {syntaxError code, 1-based column (0: unknown), syntaxError value}.
 std::optional<YAML::Node> parseDocument(const std::string& text, const std::string& sourceName,
                                         Diagnostics& diagnostics);
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace hr {
 
@@ -18,10 +19,26 @@ std::int64_t peakOf(const MemoryEstimate& e) {
     return std::max(e.trainPeak, e.valPeak);
 }
 
-std::string describe(const TrainConfig& c) {
-    std::string text = "imgsz " + std::to_string(c.imgsz) + ", AMP " + (c.amp ? "on" : "off") +
-                       ", checkpointing " + toString(c.checkpointing);
-    return text;
+FitVariant variantOf(const TrainConfig& c) {
+    return FitVariant{c.imgsz, c.amp, c.checkpointing};
+}
+
+std::string describe(const FitVariant& v) {
+    return "imgsz " + std::to_string(v.imgsz) + ", AMP " + (v.amp ? "on" : "off") +
+           ", checkpointing " + toString(v.checkpointing);
+}
+
+/// Records a decision: its code and values, and its English.
+void decide(FitResult& result, const FitDecision& decision) {
+    result.decisions.push_back(decision);
+    result.reasons.push_back(fitDecisionText(decision, result));
+}
+
+/// Sets the outcome and its English summary.
+void conclude(FitResult& result, FitOutcome outcome) {
+    result.outcome = outcome;
+    result.fits = outcome == FitOutcome::Fits || outcome == FitOutcome::AsConfigured;
+    result.summary = fitSummaryText(result);
 }
 
 /// The largest batch in [1, maxBatch] whose training and validation peaks stay under `target`;
@@ -73,36 +90,91 @@ std::int64_t batchOnePeak(TrainConfig config, std::string* error) {
 /// "Nothing fits" when the resident state alone passes the target: no batch, image size, AMP
 /// or checkpointing changes it, so no variant needs calibrating. The smallest budget is that
 /// of the decision flow's last variant at batch 1 (one calibration, at its small image size).
-bool explainResidentFloor(const TrainConfig& config, const TrainConfig& last,
-                          const MemoryBreakdown& floor, FitResult& result, std::string* error) {
+void explainResidentFloor(const TrainConfig& last, const MemoryBreakdown& floor, FitResult& result,
+                          std::string* error) {
     const std::int64_t lastPeak = batchOnePeak(last, error);
     if (lastPeak < 0)
-        return false;
+        return; // estimation failed: no outcome
     result.minimumBudget = budgetFor(std::max(lastPeak, floor.total));
-    result.reasons.push_back("the weights (" + formatBytes(floor.weights) + "), gradients (" +
-                             formatBytes(floor.gradients) + "), optimizer state (" +
-                             formatBytes(floor.optimizerState) + ") and EMA (" +
-                             formatBytes(floor.ema) + ") of " + config.model + " take " +
-                             formatBytes(floor.total) +
-                             " whatever the batch, image size, AMP or checkpointing: more than " +
-                             formatBytes(result.target) + " (90% of " + formatBytes(result.budget) +
-                             "), so no variant was tried");
-    std::string alternatives = "a smaller model scale";
-    if (floor.optimizerState > floor.gradients) // Adam/AdamW: two state tensors per weight
-        alternatives += ", SGD instead of Adam/AdamW (one state tensor per weight, not two)";
-    alternatives += " or freezing layers (no gradients or optimizer state for them)";
-    // One sentence: what does not fit, the smallest budget that works, and what else to do.
-    result.summary = "Nothing fits in " + formatBytes(result.budget) +
-                     ": the weights, gradients, optimizer state and EMA of " + config.model +
-                     " alone need " + formatBytes(floor.total) +
-                     " whatever the batch, image size, AMP or checkpointing, so the smallest "
-                     "budget that would work is " +
-                     formatBytes(result.minimumBudget) + " (batch 1 with " + describe(last) +
-                     " needs " + formatBytes(lastPeak) + "); below it, use " + alternatives + ".";
-    return true;
+    result.smallestVariant = variantOf(last);
+    result.smallestPeak = lastPeak;
+    result.floor = floor;
+    FitDecision decision;
+    decision.kind = FitDecision::Kind::ResidentFloor;
+    decision.floor = floor;
+    decide(result, decision);
+    conclude(result, FitOutcome::ResidentFloor);
 }
 
 } // namespace
+
+std::string fitDecisionText(const FitDecision& d, const FitResult& fit) {
+    switch (d.kind) {
+    case FitDecision::Kind::AmpOn:
+        return "turned AMP on (batch 1 did not fit without it)";
+    case FitDecision::Kind::CheckpointingOn:
+        return "turned gradient checkpointing on (batch 1 did not fit with AMP alone)";
+    case FitDecision::Kind::TooLargeAtSmallest:
+        return "batch 1 with " + describe(d.variant) + " does not fit even at " +
+               std::to_string(d.imgsz) + " px";
+    case FitDecision::Kind::ImgszLowered:
+        return "lowered the image size to " + std::to_string(d.imgsz) +
+               " (batch 1 did not fit at " + std::to_string(d.fromImgsz) +
+               "; the largest multiple of 32 that fits, found by bisection)";
+    case FitDecision::Kind::LargestBatch:
+        return "batch " + std::to_string(d.batch) + " is the largest that fits (" +
+               describe(d.variant) + "): training peak " + formatBytes(d.trainPeak) +
+               ", validation peak " + formatBytes(d.valPeak) + " of " + formatBytes(fit.target) +
+               " (90% of " + formatBytes(fit.budget) + ")";
+    case FitDecision::Kind::Accumulate:
+        return "accumulating " + std::to_string(d.accumulate) +
+               " batches keeps the nominal batch of " + std::to_string(d.nbs);
+    case FitDecision::Kind::ResidentFloor:
+        return "the weights (" + formatBytes(d.floor.weights) + "), gradients (" +
+               formatBytes(d.floor.gradients) + "), optimizer state (" +
+               formatBytes(d.floor.optimizerState) + ") and EMA (" + formatBytes(d.floor.ema) +
+               ") of " + fit.config.model + " take " + formatBytes(d.floor.total) +
+               " whatever the batch, image size, AMP or checkpointing: more than " +
+               formatBytes(fit.target) + " (90% of " + formatBytes(fit.budget) +
+               "), so no variant was tried";
+    }
+    return {};
+}
+
+std::string fitSummaryText(const FitResult& fit) {
+    switch (fit.outcome) {
+    case FitOutcome::Failed:
+        return {};
+    case FitOutcome::Fits:
+        return "batch " + std::to_string(fit.config.batch) + " x accumulate " +
+               std::to_string(fit.accumulate) + ", " + describe(variantOf(fit.config)) +
+               ": predicted peak " + formatBytes(std::max(fit.trainPeak, fit.valPeak)) + " of a " +
+               formatBytes(fit.budget) + " budget";
+    case FitOutcome::AsConfigured:
+        return "batch " + std::to_string(fit.config.batch) + " as configured";
+    case FitOutcome::ResidentFloor: {
+        std::string alternatives = "a smaller model scale";
+        if (fit.floor.optimizerState > fit.floor.gradients) // Adam/AdamW: two state tensors
+            alternatives += ", SGD instead of Adam/AdamW (one state tensor per weight, not two)";
+        alternatives += " or freezing layers (no gradients or optimizer state for them)";
+        // One sentence: what does not fit, the smallest budget that works, and what else to do.
+        return "Nothing fits in " + formatBytes(fit.budget) +
+               ": the weights, gradients, optimizer state and EMA of " + fit.config.model +
+               " alone need " + formatBytes(fit.floor.total) +
+               " whatever the batch, image size, AMP or checkpointing, so the smallest "
+               "budget that would work is " +
+               formatBytes(fit.minimumBudget) + " (batch 1 with " + describe(fit.smallestVariant) +
+               " needs " + formatBytes(fit.smallestPeak) + "); below it, use " + alternatives + ".";
+    }
+    case FitOutcome::NothingFits:
+        return "Nothing fits in " + formatBytes(fit.budget) + ": even batch 1 with " +
+               describe(fit.smallestVariant) + " needs " + formatBytes(fit.smallestPeak) +
+               " (batch 1 as configured needs " + formatBytes(fit.configuredPeak) +
+               "), so the smallest budget that would work is " + formatBytes(fit.minimumBudget) +
+               "; set at least that, or use a smaller model.";
+    }
+    return {};
+}
 
 FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::string* error) {
     FitResult result;
@@ -112,24 +184,24 @@ FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::strin
     const int maxBatch = config.batch > 0 ? config.batch : std::max(config.nbs, 1);
 
     // The variants in the order of the decision flow: as configured, then AMP, then
-    // checkpointing, then smaller images (the ladder, from index `ladder` on).
-    std::vector<std::pair<TrainConfig, std::string>> variants;
-    variants.emplace_back(config, "");
+    // checkpointing, then smaller images (the ladder, from index `ladder` on), each with the
+    // decision that leads to it (none for the first and the ladder's).
+    std::vector<std::pair<TrainConfig, std::optional<FitDecision::Kind>>> variants;
+    variants.emplace_back(config, std::nullopt);
     TrainConfig next = config;
     if (!next.amp) {
         next.amp = true;
-        variants.emplace_back(next, "turned AMP on (batch 1 did not fit without it)");
+        variants.emplace_back(next, FitDecision::Kind::AmpOn);
     }
     if (next.checkpointing != Checkpointing::All) {
         next.checkpointing = Checkpointing::All;
-        variants.emplace_back(next, "turned gradient checkpointing on (batch 1 did not fit with "
-                                    "AMP alone)");
+        variants.emplace_back(next, FitDecision::Kind::CheckpointingOn);
     }
     const std::size_t ladder = variants.size();
     for (int imgsz = (next.imgsz - 1) / 32 * 32; imgsz >= kSmallestImgsz; imgsz -= 32) {
         TrainConfig smaller = next;
         smaller.imgsz = imgsz;
-        variants.emplace_back(smaller, "");
+        variants.emplace_back(smaller, std::nullopt);
     }
     const int smallestImgsz = variants.back().first.imgsz;
 
@@ -139,8 +211,7 @@ FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::strin
     if (floor.total <= 0)
         return result; // estimation failed; `error` says why
     if (floor.total > result.target) {
-        if (!explainResidentFloor(config, variants.back().first, floor, result, error))
-            result.summary.clear();
+        explainResidentFloor(variants.back().first, floor, result, error);
         return result;
     }
 
@@ -166,32 +237,36 @@ FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::strin
         const int batch = largestBatch(variant, maxBatch, result.target, at, error);
         if (batch <= 0)
             return batch;
-        result.fits = true;
         result.config = variant;
         result.config.batch = batch;
         result.trainPeak = at.trainPeak;
         result.valPeak = at.valPeak;
         result.accumulate = accumulateSteps(result.config);
-        result.reasons.push_back("batch " + std::to_string(batch) + " is the largest that fits (" +
-                                 describe(variant) + "): training peak " +
-                                 formatBytes(at.trainPeak) + ", validation peak " +
-                                 formatBytes(at.valPeak) + " of " + formatBytes(result.target) +
-                                 " (90% of " + formatBytes(budget) + ")");
-        if (result.accumulate > 1)
-            result.reasons.push_back("accumulating " + std::to_string(result.accumulate) +
-                                     " batches keeps the nominal batch of " +
-                                     std::to_string(config.nbs));
-        result.summary = "batch " + std::to_string(batch) + " x accumulate " +
-                         std::to_string(result.accumulate) + ", " + describe(result.config) +
-                         ": predicted peak " + formatBytes(peakOf(at)) + " of a " +
-                         formatBytes(budget) + " budget";
+        FitDecision largest;
+        largest.kind = FitDecision::Kind::LargestBatch;
+        largest.variant = variantOf(variant);
+        largest.batch = batch;
+        largest.trainPeak = at.trainPeak;
+        largest.valPeak = at.valPeak;
+        decide(result, largest);
+        if (result.accumulate > 1) {
+            FitDecision accumulate;
+            accumulate.kind = FitDecision::Kind::Accumulate;
+            accumulate.accumulate = result.accumulate;
+            accumulate.nbs = config.nbs;
+            decide(result, accumulate);
+        }
+        conclude(result, FitOutcome::Fits);
         return batch;
     };
 
     for (std::size_t i = 0; i < ladder; ++i) {
         const auto& [variant, why] = variants[i];
-        if (!why.empty())
-            result.reasons.push_back(why);
+        if (why) {
+            FitDecision decision;
+            decision.kind = *why;
+            decide(result, decision);
+        }
         if (i > 0 && variant.imgsz > smallestImgsz) {
             TrainConfig small = variant;
             small.imgsz = smallestImgsz;
@@ -199,17 +274,17 @@ FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::strin
             if (fits < 0)
                 return result;
             if (fits == 0) {
-                result.reasons.push_back("batch 1 with " + describe(variant) +
-                                         " does not fit even at " + std::to_string(smallestImgsz) +
-                                         " px");
+                FitDecision decision;
+                decision.kind = FitDecision::Kind::TooLargeAtSmallest;
+                decision.variant = variantOf(variant);
+                decision.imgsz = smallestImgsz;
+                decide(result, decision);
                 continue;
             }
         }
         const int batch = choose(variant);
-        if (batch < 0) {
-            result.summary.clear();
+        if (batch < 0)
             return result; // estimation failed; `error` says why
-        }
         if (batch > 0)
             return result;
         if (fitsAtOne(variant, true) < 0)
@@ -234,29 +309,25 @@ FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::strin
                     lo = mid + 1;
             }
             const TrainConfig& chosen = variants[hi].first;
-            result.reasons.push_back(
-                "lowered the image size to " + std::to_string(chosen.imgsz) +
-                " (batch 1 did not fit at " +
-                std::to_string(hi > ladder ? chosen.imgsz + 32 : config.imgsz) +
-                "; the largest multiple of 32 that fits, found by bisection)");
+            FitDecision lowered;
+            lowered.kind = FitDecision::Kind::ImgszLowered;
+            lowered.imgsz = chosen.imgsz;
+            lowered.fromImgsz = hi > ladder ? chosen.imgsz + 32 : config.imgsz;
+            decide(result, lowered);
             if (choose(chosen) <= 0) {
                 result.fits = false;
+                result.outcome = FitOutcome::Failed;
                 result.summary.clear();
-                return result;
             }
             return result;
         }
     }
 
     result.minimumBudget = budgetFor(smallestPeak);
-    const TrainConfig& last = variants.back().first;
-    result.summary = "Nothing fits in " + formatBytes(budget) + ": even batch 1 with " +
-                     describe(last) + " needs " + formatBytes(smallestPeak) +
-                     " (batch 1 as configured needs " + formatBytes(firstPeak) +
-                     "), so the smallest budget that would work is " +
-                     formatBytes(result.minimumBudget) +
-                     "; set at least that, or use a smaller "
-                     "model.";
+    result.smallestVariant = variantOf(variants.back().first);
+    result.smallestPeak = smallestPeak;
+    result.configuredPeak = firstPeak;
+    conclude(result, FitOutcome::NothingFits);
     return result;
 }
 
@@ -272,10 +343,9 @@ FitResult resolveAutoBatch(const TrainConfig& config, std::int64_t deviceBytes,
                            std::string* error) {
     if (config.batch != -1) {
         FitResult unchanged;
-        unchanged.fits = true;
         unchanged.config = config;
         unchanged.accumulate = accumulateSteps(config);
-        unchanged.summary = "batch " + std::to_string(config.batch) + " as configured";
+        conclude(unchanged, FitOutcome::AsConfigured);
         return unchanged;
     }
     const std::int64_t budget = config.memory_budget > 0 ? config.memory_budget : deviceBytes;
