@@ -3283,6 +3283,10 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <source>This run recorded no memory samples.</source>
         <translation>此运行没有记录内存采样。</translation>
     </message>
+    <message>
+        <source>running</source>
+        <translation>训练中</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::SettingsForm</name>
