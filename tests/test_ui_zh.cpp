@@ -129,6 +129,11 @@ QString plain(const QString& text) {
 }
 
 /// Every string `root` shows (visible widgets only), with where it was found.
+/// The failure message of a check that found English: how many strings, one per line.
+QString englishReport(const QStringList& english) {
+    return QString("%1 English strings under zh_CN:\n").arg(english.size()) + english.join('\n');
+}
+
 QStringList visibleStrings(QWidget* root) {
     QStringList out;
     auto add = [&out](const QString& where, const QString& text) {
@@ -276,6 +281,9 @@ private slots:
     void failedWorkerIsChinese();
 
 private:
+    /// The small settings the page walks use (one calibration per process serves them all).
+    hr::TrainConfig smallSettings(hr::TrainConfig c, const QString& project) const;
+
     QTemporaryDir m_dir;
     QString m_data;
 };
@@ -306,18 +314,22 @@ void TestUiZh::checkerSeesEnglish() {
     QVERIFY(looksEnglish("第 1 轮在 forward 阶段", true));
 }
 
-void TestUiZh::everyPageAndDialogIsChinese() {
-    QStringList english;
-    hr::ui::MainWindow window;
-    window.resize(1280, 720);
-    hr::ui::SettingsForm* form = window.settingsPage()->form();
-    hr::TrainConfig c = form->config();
+hr::TrainConfig TestUiZh::smallSettings(hr::TrainConfig c, const QString& project) const {
     c.data = m_data.toStdString();
     c.imgsz = 64;
     c.batch = 2;
     c.workers = 0;
     c.memory_budget = std::int64_t(160) << 20;
-    c.project = m_dir.filePath("runs").toStdString();
+    c.project = m_dir.filePath(project).toStdString();
+    return c;
+}
+
+void TestUiZh::everyPageAndDialogIsChinese() {
+    QStringList english;
+    hr::ui::MainWindow window;
+    window.resize(1280, 720);
+    hr::ui::SettingsForm* form = window.settingsPage()->form();
+    hr::TrainConfig c = smallSettings(form->config(), "runs");
     form->setConfig(c);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -375,9 +387,7 @@ void TestUiZh::everyPageAndDialogIsChinese() {
     QCOMPARE(seen, QString("confirmMatrix"));
 
     english.removeDuplicates();
-    QVERIFY2(english.isEmpty(),
-             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
-                        english.join('\n')));
+    QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
 }
 
 void TestUiZh::advisorDialogIsChinese() {
@@ -424,9 +434,7 @@ void TestUiZh::advisorDialogIsChinese() {
     }
     QVERIFY(detailed >= 3);
     english.removeDuplicates();
-    QVERIFY2(english.isEmpty(),
-             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
-                        english.join('\n')));
+    QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
 }
 
 void TestUiZh::compareRowTooltipsAreChinese() {
@@ -455,9 +463,7 @@ void TestUiZh::compareRowTooltipsAreChinese() {
     for (const QString& line : tip.split(QLatin1Char('\n')))
         if (looksEnglish(line, true))
             english << "compare row: " + line;
-    QVERIFY2(english.isEmpty(),
-             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
-                        english.join('\n')));
+    QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
 }
 
 void TestUiZh::strategyProblemsAreChinese() {
@@ -495,9 +501,7 @@ void TestUiZh::strategyProblemsAreChinese() {
     QVERIFY(!editor->problemsText().isEmpty());
     english << visibleStrings(&window);
     english.removeDuplicates();
-    QVERIFY2(english.isEmpty(),
-             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
-                        english.join('\n')));
+    QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
 }
 
 void TestUiZh::runsThatRunOutOfMemoryAreChinese() {
@@ -575,9 +579,7 @@ void TestUiZh::runsThatRunOutOfMemoryAreChinese() {
     QVERIFY(!item->toolTip(hr::ui::RunsPage::StateColumn).isEmpty());
     english << visibleStrings(runs);
     english.removeDuplicates();
-    QVERIFY2(english.isEmpty(),
-             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
-                        english.join('\n')));
+    QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
 }
 
 void TestUiZh::everyLogCodeIsChinese() {
@@ -716,9 +718,7 @@ void TestUiZh::compareRunnerMessagesAreChinese() {
             if (looksEnglish(line, true))
                 english << "row tooltip: " + line;
     english.removeDuplicates();
-    QVERIFY2(english.isEmpty(),
-             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
-                        english.join('\n')));
+    QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
 }
 
 void TestUiZh::dataProblemsAreChinese() {
@@ -791,9 +791,7 @@ void TestUiZh::dataProblemsAreChinese() {
     }
     english << visibleStrings(&page);
     english.removeDuplicates();
-    QVERIFY2(english.isEmpty(),
-             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
-                        english.join('\n')));
+    QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
 }
 
 void TestUiZh::autoFitIsChinese() {
@@ -857,14 +855,8 @@ void TestUiZh::autoFitIsChinese() {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     hr::ui::SettingsForm* form = window.settingsPage()->form();
-    hr::TrainConfig c = form->config();
-    c.data = m_data.toStdString();
     // everyPageAndDialogIsChinese's settings: their calibration is made once per process.
-    c.imgsz = 64;
-    c.batch = 2;
-    c.workers = 0;
-    c.memory_budget = std::int64_t(160) << 20;
-    c.project = m_dir.filePath("fitruns").toStdString();
+    hr::TrainConfig c = smallSettings(form->config(), "fitruns");
     form->setConfig(c);
     window.showPage(hr::ui::MainWindow::Page::Settings);
     hr::ui::MemoryPanel* panel = window.memoryPanel();
@@ -913,9 +905,7 @@ void TestUiZh::autoFitIsChinese() {
     QTRY_COMPARE_WITH_TIMEOUT(fitted.count(), 3, 120000);
     QTRY_VERIFY(seen != QLatin1String("no dialog yet")); // "Cannot start", with the summary
     english.removeDuplicates();
-    QVERIFY2(english.isEmpty(),
-             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
-                        english.join('\n')));
+    QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
 }
 
 void TestUiZh::yamlSyntaxErrorsAreChinese() {
@@ -1024,9 +1014,7 @@ void TestUiZh::yamlSyntaxErrorsAreChinese() {
     }
     english << visibleStrings(page);
     english.removeDuplicates();
-    QVERIFY2(english.isEmpty(),
-             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
-                        english.join('\n')));
+    QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
 }
 
 void TestUiZh::failedWorkerIsChinese() {
@@ -1101,9 +1089,7 @@ void TestUiZh::failedWorkerIsChinese() {
     }
     QVERIFY2(sawRaw, qPrintable(log.join('\n')));
     english.removeDuplicates();
-    QVERIFY2(english.isEmpty(),
-             qPrintable(QString("%1 English strings under zh_CN:\n").arg(english.size()) +
-                        english.join('\n')));
+    QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
 }
 
 QTEST_MAIN(TestUiZh)
