@@ -65,7 +65,13 @@ bool SettingsPage::eventFilter(QObject* watched, QEvent* event) {
 }
 
 void SettingsPage::setSidePanel(QWidget* panel) {
-    m_columns->addWidget(panel, 2);
+    // A long Auto-fit result scrolls the panel instead of squeezing its rows into each other.
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(panel);
+    m_columns->addWidget(scroll, 2);
 }
 
 bool SettingsPage::openYaml(const QString& path, QString* error) {
