@@ -3,12 +3,12 @@
 // number comes from (the cells' tooltips).
 #include "comparepage.h"
 
+#include "bytestext.h"
 #include "compare/compare_report.h"
 #include "failurewording.h"
 #include "fixwording.h"
 #include "oomadvisordialog.h"
 #include "strategyeditor.h"
-#include "util/bytes.h"
 
 #include <QTableWidget>
 
@@ -172,10 +172,9 @@ void ComparePage::fillTable() {
             batch,
             r.batch > 0 ? (r.amp ? tr("yes") : tr("no")) : QString(),
             checkpointingWords(r.checkpointing),
-            r.trainPeakBytes > 0 ? QString::fromStdString(formatBytes(r.trainPeakBytes))
-                                 : QString(),
+            r.trainPeakBytes > 0 ? bytesText(r.trainPeakBytes) : QString(),
             withClaim(ratio(measuredMemoryRatio(m_comparison, i)), memoryClaim),
-            r.valPeakBytes > 0 ? QString::fromStdString(formatBytes(r.valPeakBytes)) : QString(),
+            r.valPeakBytes > 0 ? bytesText(r.valPeakBytes) : QString(),
             r.hasMetrics ? QString::number(r.meanEpochSeconds, 'f', 1) : QString(),
             r.hasMetrics ? QString::number(r.imagesPerSecond, 'f', 1) : QString(),
             r.hasMetrics

@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "fitwording.h"
 
-#include "util/bytes.h"
+#include "bytestext.h"
 
 #include <algorithm>
 
 namespace hr::ui {
 
 namespace {
-
-QString bytes(std::int64_t value) {
-    return QString::fromStdString(formatBytes(value));
-}
 
 QString checkpointingName(Checkpointing mode) {
     switch (mode) {
@@ -52,8 +48,8 @@ QString FitWording::decision(const FitDecision& d, const FitResult& fit) {
         return tr("batch %1 is the largest that fits (%2): training peak %3, validation peak %4 "
                   "of %5 (90% of %6)")
             .arg(d.batch)
-            .arg(variant(d.variant), bytes(d.trainPeak), bytes(d.valPeak), bytes(fit.target),
-                 bytes(fit.budget));
+            .arg(variant(d.variant), bytesText(d.trainPeak), bytesText(d.valPeak),
+                 bytesText(fit.target), bytesText(fit.budget));
     case FitDecision::Kind::Accumulate:
         return tr("accumulating %1 batches keeps the nominal batch of %2")
             .arg(d.accumulate)
@@ -62,9 +58,10 @@ QString FitWording::decision(const FitDecision& d, const FitResult& fit) {
         return tr("the weights (%1), gradients (%2), optimizer state (%3) and EMA (%4) of %5 "
                   "take %6 whatever the batch, image size, AMP or checkpointing: more than %7 "
                   "(90% of %8), so no variant was tried")
-            .arg(bytes(d.floor.weights), bytes(d.floor.gradients), bytes(d.floor.optimizerState),
-                 bytes(d.floor.ema), QString::fromStdString(fit.config.model), bytes(d.floor.total),
-                 bytes(fit.target), bytes(fit.budget));
+            .arg(bytesText(d.floor.weights), bytesText(d.floor.gradients),
+                 bytesText(d.floor.optimizerState), bytesText(d.floor.ema),
+                 QString::fromStdString(fit.config.model), bytesText(d.floor.total),
+                 bytesText(fit.target), bytesText(fit.budget));
     }
     return {};
 }
@@ -77,8 +74,8 @@ QString FitWording::summary(const FitResult& fit) {
         return tr("batch %1 × accumulate %2, %3: predicted peak %4 of a %5 budget")
             .arg(fit.config.batch)
             .arg(fit.accumulate)
-            .arg(variant(FitVariant{fit.config.imgsz, fit.config.amp, fit.config.checkpointing}),
-                 bytes(std::max(fit.trainPeak, fit.valPeak)), bytes(fit.budget));
+            .arg(variant(fitVariantOf(fit.config)), bytesText(std::max(fit.trainPeak, fit.valPeak)),
+                 bytesText(fit.budget));
     case FitOutcome::AsConfigured:
         return tr("batch %1 as configured").arg(fit.config.batch);
     case FitOutcome::ResidentFloor: {
@@ -96,16 +93,16 @@ QString FitWording::summary(const FitResult& fit) {
                   "alone need %3 whatever the batch, image size, AMP or checkpointing, so the "
                   "smallest budget that would work is %4 (batch 1 with %5 needs %6); below it, "
                   "use %7.")
-            .arg(bytes(fit.budget), QString::fromStdString(fit.config.model),
-                 bytes(fit.floor.total), bytes(fit.minimumBudget), variant(fit.smallestVariant),
-                 bytes(fit.smallestPeak), alternatives);
+            .arg(bytesText(fit.budget), QString::fromStdString(fit.config.model),
+                 bytesText(fit.floor.total), bytesText(fit.minimumBudget),
+                 variant(fit.smallestVariant), bytesText(fit.smallestPeak), alternatives);
     }
     case FitOutcome::NothingFits:
         return tr("Nothing fits in %1: even batch 1 with %2 needs %3 (batch 1 as configured "
                   "needs %4), so the smallest budget that would work is %5; set at least that, "
                   "or use a smaller model.")
-            .arg(bytes(fit.budget), variant(fit.smallestVariant), bytes(fit.smallestPeak),
-                 bytes(fit.configuredPeak), bytes(fit.minimumBudget));
+            .arg(bytesText(fit.budget), variant(fit.smallestVariant), bytesText(fit.smallestPeak),
+                 bytesText(fit.configuredPeak), bytesText(fit.minimumBudget));
     }
     return {};
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "fixwording.h"
 
+#include "bytestext.h"
 #include "language.h"
-#include "util/bytes.h"
 
 #include <QStringList>
 
@@ -19,7 +19,7 @@ bool flag(const FixPart& part, const char* key) {
 }
 
 QString bytesValue(const FixPart& part, const char* key) {
-    return QString::fromStdString(formatBytes(value(part, key).toLongLong()));
+    return bytesText(value(part, key).toLongLong());
 }
 
 /// One lever's title; empty for a lever this UI does not know.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "bytestext.h"
 #include "comparepage.h"
 #include "comparisonsession.h"
 #include "datapage.h"
@@ -14,7 +15,6 @@
 #include "settingspage.h"
 #include "trainingsession.h"
 #include "trainpage.h"
-#include "util/bytes.h"
 
 #include <QAction>
 #include <QApplication>
@@ -209,9 +209,7 @@ bool MainWindow::confirmBuiltinSample(const TrainConfig& config) {
                     tr("No data set is chosen. Train on the built-in sample?"),
                     QMessageBox::NoButton, this);
     box.setObjectName(QStringLiteral("confirmBuiltin"));
-    const QString budget = config.memory_budget > 0
-                               ? QString::fromStdString(hr::formatBytes(config.memory_budget))
-                               : tr("none");
+    const QString budget = config.memory_budget > 0 ? bytesText(config.memory_budget) : tr("none");
     box.setInformativeText(
         tr("It would train %1 for %2 epochs at %3 px, batch %4, memory "
            "budget %5.")

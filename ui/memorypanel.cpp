@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "memorypanel.h"
 
+#include "bytestext.h"
 #include "config/train_rules.h"
 #include "fitwording.h"
 #include "fixwording.h"
 #include "memorywording.h"
 #include "plotpalette.h"
 #include "settingsform.h"
-#include "util/bytes.h"
 
 #include <QEvent>
 #include <QFontMetrics>
@@ -29,10 +29,6 @@ namespace {
 constexpr double kTrainKey = 2;
 constexpr double kValKey = 1;
 constexpr int kParts = 7;
-
-QString bytes(std::int64_t value) {
-    return QString::fromStdString(hr::formatBytes(value));
-}
 
 /// The training bar's parts, in MemoryWording::partName() order.
 std::array<std::int64_t, kParts> trainParts(const MemoryBreakdown& b) {
@@ -267,14 +263,14 @@ void MemoryPanel::showOutcome(const EstimateOutcome& outcome) {
     m_hasEstimate = true;
     const MemoryEstimate& e = outcome.estimate;
     const std::int64_t peak = std::max(e.trainPeak, e.valPeak);
-    const QString train = bytes(e.trainPeak);
-    const QString val = bytes(e.valPeak);
+    const QString train = bytesText(e.trainPeak);
+    const QString val = bytesText(e.valPeak);
     const QString device = QString::fromStdString(e.device);
     QString text;
     bool problem = false;
     if (outcome.budget > 0) {
         const int percent = int(std::lround(100.0 * double(peak) / double(outcome.budget)));
-        const QString budget = bytes(outcome.budget);
+        const QString budget = bytesText(outcome.budget);
         if (peak > outcome.budget) {
             text = tr("Training peak %1, validation peak %2: %3% of the %4 budget. This run "
                       "would go out of memory; Auto-fit finds settings that fit.")
@@ -296,7 +292,7 @@ void MemoryPanel::showOutcome(const EstimateOutcome& outcome) {
         }
     } else if (outcome.capacity > 0) {
         text = tr("Training peak %1, validation peak %2 on %3, which has %4. No budget is set.")
-                   .arg(train, val, device, bytes(outcome.capacity));
+                   .arg(train, val, device, bytesText(outcome.capacity));
     } else {
         text = tr("Training peak %1, validation peak %2 on %3. No budget is set.")
                    .arg(train, val, device);
@@ -309,7 +305,7 @@ void MemoryPanel::showOutcome(const EstimateOutcome& outcome) {
                        "step. How: %4")
                         .arg(e.batch)
                         .arg(e.valBatch)
-                        .arg(bytes(e.perImageTrain))
+                        .arg(bytesText(e.perImageTrain))
                         .arg(MemoryWording::howText(e)));
     updateChart();
 }
@@ -393,12 +389,13 @@ void MemoryPanel::updateChart() {
     for (int i = 0; i < kParts; ++i) {
         m_parts[i]->setData({kValKey, kTrainKey},
                             {double(val[size_t(i)]) / unit, double(train[size_t(i)]) / unit});
-        m_values[i]->setText(m_hasEstimate ? bytes(train[size_t(i)]) : QStringLiteral("–"));
+        m_values[i]->setText(m_hasEstimate ? bytesText(train[size_t(i)]) : QStringLiteral("–"));
     }
-    m_trainValue->setText(m_hasEstimate ? bytes(m_outcome.estimate.trainPeak)
+    m_trainValue->setText(m_hasEstimate ? bytesText(m_outcome.estimate.trainPeak)
                                         : QStringLiteral("–"));
-    m_valValue->setText(m_hasEstimate ? bytes(m_outcome.estimate.valPeak) : QStringLiteral("–"));
-    m_budgetValue->setText(budget > 0 ? bytes(budget) : tr("none"));
+    m_valValue->setText(m_hasEstimate ? bytesText(m_outcome.estimate.valPeak)
+                                      : QStringLiteral("–"));
+    m_budgetValue->setText(budget > 0 ? bytesText(budget) : tr("none"));
     showSources(budget);
 
     const bool showBudget = budget > 0;
@@ -412,7 +409,7 @@ void MemoryPanel::updateChart() {
         const double target = kFitSafety * x;
         m_targetLine->point1->setCoords(target, 0);
         m_targetLine->point2->setCoords(target, 1);
-        m_budgetLabel->setText(tr("budget %1").arg(bytes(budget)));
+        m_budgetLabel->setText(tr("budget %1").arg(bytesText(budget)));
     }
     m_plot->xAxis->setRange(0, top > 0 ? double(top) / unit * 1.08 : 1.0);
     // No estimate yet: words instead of a made-up 0..1 axis.

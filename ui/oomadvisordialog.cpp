@@ -2,9 +2,9 @@
 #include "oomadvisordialog.h"
 
 #include "barchart.h"
+#include "bytestext.h"
 #include "fixwording.h"
 #include "plotwidget.h"
-#include "util/bytes.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -24,10 +24,6 @@ namespace hr::ui {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-
-QString bytes(std::int64_t value) {
-    return QString::fromStdString(hr::formatBytes(value));
-}
 
 } // namespace
 
@@ -92,15 +88,15 @@ QString OomAdvisorDialog::describe(const OomReport& r) {
             .arg(r.batchIndex + 1)
             .arg(r.config.batch)
             .arg(r.config.imgsz)
-            .arg(r.requestedBytes > 0 ? bytes(r.requestedBytes) : tr("an unknown amount"))
-            .arg(bytes(r.allocatedBytes))
-            .arg(r.budgetBytes > 0 ? bytes(r.budgetBytes) : tr("the device's capacity"));
+            .arg(r.requestedBytes > 0 ? bytesText(r.requestedBytes) : tr("an unknown amount"))
+            .arg(bytesText(r.allocatedBytes))
+            .arg(r.budgetBytes > 0 ? bytesText(r.budgetBytes) : tr("the device's capacity"));
     const MemoryBreakdown& b = r.breakdown;
     if (b.total > 0 || b.resident() > 0)
         text += QLatin1Char(' ') +
                 tr("With the request, weights, gradients, optimizer state and EMA hold %1; "
                    "activations %2; the batch itself %3.")
-                    .arg(bytes(b.resident()), bytes(b.activations), bytes(b.batchData));
+                    .arg(bytesText(b.resident()), bytesText(b.activations), bytesText(b.batchData));
     return text;
 }
 
@@ -144,7 +140,7 @@ OomAdvisorDialog::OomAdvisorDialog(const OomReport& report, std::vector<FixSugge
     curve->setData(allocated, x, y);
     if (report.budgetBytes > 0)
         curve->setReferenceLine(report.budgetBytes / kMiB,
-                                tr("budget %1").arg(bytes(report.budgetBytes)));
+                                tr("budget %1").arg(bytesText(report.budgetBytes)));
 
     auto* charts = new QSplitter(Qt::Horizontal, this);
     charts->addWidget(breakdown);
@@ -280,10 +276,10 @@ QWidget* OomAdvisorDialog::makeCard(int index) {
     else if (fix.predictedPeak > 0 && m_report.budgetBytes > 0)
         memory =
             tr("Predicted peak %1 (%2% of the budget)")
-                .arg(bytes(fix.predictedPeak))
+                .arg(bytesText(fix.predictedPeak))
                 .arg(100.0 * double(fix.predictedPeak) / double(m_report.budgetBytes), 0, 'f', 0);
     else if (fix.predictedPeak > 0)
-        memory = tr("Predicted peak %1").arg(bytes(fix.predictedPeak));
+        memory = tr("Predicted peak %1").arg(bytesText(fix.predictedPeak));
     else
         memory = tr("No memory prediction for this change");
     const QString speed =

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runspage.h"
 
+#include "bytestext.h"
 #include "failurewording.h"
 #include "plotwidget.h"
 
 #include "compare/comparison.h"
 #include "runs/run_store.h"
-#include "util/bytes.h"
 
 #include <QDateTime>
 #include <QDesktopServices>
@@ -38,7 +38,7 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 
 QString bytesOrDash(std::int64_t bytes) {
-    return bytes > 0 ? QString::fromStdString(hr::formatBytes(bytes)) : QStringLiteral("–");
+    return bytes > 0 ? bytesText(bytes) : QStringLiteral("–");
 }
 
 /// "1 h 05 min", "3 min 20 s", "45 s"; "–" when unknown.

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "trainpage.h"
 
+#include "bytestext.h"
 #include "elidedlabel.h"
 #include "failurewording.h"
 #include "oomadvisordialog.h"
 #include "plotwidget.h"
 #include "runspage.h"
 #include "trainingsession.h"
-#include "util/bytes.h"
 
 #include <QAction>
 #include <QDateTime>
@@ -55,10 +55,6 @@ QToolButton* buttonFor(QAction* action, QWidget* parent) {
     button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     button->setIconSize(QSize(20, 20));
     return button;
-}
-
-QString bytesText(std::int64_t bytes) {
-    return QString::fromStdString(hr::formatBytes(bytes));
 }
 
 } // namespace

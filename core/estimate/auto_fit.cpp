@@ -19,10 +19,6 @@ std::int64_t peakOf(const MemoryEstimate& e) {
     return std::max(e.trainPeak, e.valPeak);
 }
 
-FitVariant variantOf(const TrainConfig& c) {
-    return FitVariant{c.imgsz, c.amp, c.checkpointing};
-}
-
 std::string describe(const FitVariant& v) {
     return "imgsz " + std::to_string(v.imgsz) + ", AMP " + (v.amp ? "on" : "off") +
            ", checkpointing " + toString(v.checkpointing);
@@ -96,7 +92,7 @@ void explainResidentFloor(const TrainConfig& last, const MemoryBreakdown& floor,
     if (lastPeak < 0)
         return; // estimation failed: no outcome
     result.minimumBudget = budgetFor(std::max(lastPeak, floor.total));
-    result.smallestVariant = variantOf(last);
+    result.smallestVariant = fitVariantOf(last);
     result.smallestPeak = lastPeak;
     result.floor = floor;
     FitDecision decision;
@@ -107,6 +103,10 @@ void explainResidentFloor(const TrainConfig& last, const MemoryBreakdown& floor,
 }
 
 } // namespace
+
+FitVariant fitVariantOf(const TrainConfig& c) {
+    return FitVariant{c.imgsz, c.amp, c.checkpointing};
+}
 
 std::string fitDecisionText(const FitDecision& d, const FitResult& fit) {
     switch (d.kind) {
@@ -147,7 +147,7 @@ std::string fitSummaryText(const FitResult& fit) {
         return {};
     case FitOutcome::Fits:
         return "batch " + std::to_string(fit.config.batch) + " x accumulate " +
-               std::to_string(fit.accumulate) + ", " + describe(variantOf(fit.config)) +
+               std::to_string(fit.accumulate) + ", " + describe(fitVariantOf(fit.config)) +
                ": predicted peak " + formatBytes(std::max(fit.trainPeak, fit.valPeak)) + " of a " +
                formatBytes(fit.budget) + " budget";
     case FitOutcome::AsConfigured:
@@ -244,7 +244,7 @@ FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::strin
         result.accumulate = accumulateSteps(result.config);
         FitDecision largest;
         largest.kind = FitDecision::Kind::LargestBatch;
-        largest.variant = variantOf(variant);
+        largest.variant = fitVariantOf(variant);
         largest.batch = batch;
         largest.trainPeak = at.trainPeak;
         largest.valPeak = at.valPeak;
@@ -276,7 +276,7 @@ FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::strin
             if (fits == 0) {
                 FitDecision decision;
                 decision.kind = FitDecision::Kind::TooLargeAtSmallest;
-                decision.variant = variantOf(variant);
+                decision.variant = fitVariantOf(variant);
                 decision.imgsz = smallestImgsz;
                 decide(result, decision);
                 continue;
@@ -324,7 +324,7 @@ FitResult fitToBudget(const TrainConfig& config, std::int64_t budget, std::strin
     }
 
     result.minimumBudget = budgetFor(smallestPeak);
-    result.smallestVariant = variantOf(variants.back().first);
+    result.smallestVariant = fitVariantOf(variants.back().first);
     result.smallestPeak = smallestPeak;
     result.configuredPeak = firstPeak;
     conclude(result, FitOutcome::NothingFits);

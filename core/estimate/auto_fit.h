@@ -17,6 +17,9 @@ struct FitVariant {
     Checkpointing checkpointing = Checkpointing::None;
 };
 
+/// The variant `config` is at.
+FitVariant fitVariantOf(const TrainConfig& config);
+
 /// One decision of auto-fit as a kind and its values: the CLI words it in English
 /// (fitDecisionText), a UI in its own language. The budget, its usable part (target) and the
 /// model are the FitResult's.
