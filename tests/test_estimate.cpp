@@ -163,7 +163,7 @@ void TestEstimate::calibrationIsCachedAndLinear() {
     QVERIFY(!error.empty());
     const auto factor = hr::predictTimeFactor(c, recompute, true, &error);
     QVERIFY2(factor.has_value(), error.c_str());
-    QCOMPARE(factor->rounds, hr::kTimeFactorRounds);
+    QVERIFY(factor->rounds >= hr::kTimeFactorRounds && factor->rounds <= hr::kTimeFactorMaxRounds);
     QVERIFY(factor->lowest <= factor->factor && factor->factor <= factor->highest);
     QVERIFY(factor->beforeSeconds > 0 && factor->afterSeconds > 0);
     timer.restart();

@@ -7,6 +7,7 @@
 #include "common.h"
 
 #include "advisor/fix_advisor.h"
+#include "estimate/calibration.h"
 #include "estimate/memory_estimator.h"
 #include "memory/cpu_memory_tracker.h"
 #include "train/compute_threads.h"
@@ -45,6 +46,7 @@ struct LeverRow {
     /// The advisor's factor (predictTimeFactor: probe steps in turns with the base's) and the
     /// range of its rounds.
     double predictedFactor = 1.0, predictedLowest = 1.0, predictedHighest = 1.0;
+    int predictedRounds = 0;
     /// Per image over the base's, timed in turns with the base: median, lowest and highest of
     /// the rounds.
     double measuredFactor = 1.0, lowestFactor = 1.0, highestFactor = 1.0;
@@ -53,11 +55,7 @@ struct LeverRow {
     std::string error;               ///< why it has no figures
 };
 
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n == 0 ? 0.0 : n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
+using estimate::median;
 
 /// Predicts (estimator) and measures (real steps) one config's peak and time per image; with
 /// `base`, predicts its time factor as the advisor does and times its steps in turns with the
@@ -88,6 +86,7 @@ LeverRow benchOne(const std::string& name, const std::string& changes, const Tra
         row.predictedFactor = factor->factor;
         row.predictedLowest = factor->lowest;
         row.predictedHighest = factor->highest;
+        row.predictedRounds = factor->rounds;
     }
     if (rounds) {
         std::vector<double> ratios;
@@ -158,7 +157,7 @@ void printTable(const std::vector<LeverRow>& rows, const LeverRow& base, const T
                 formatBytes(base.predictedPeak).c_str(), formatBytes(base.measuredPeak).c_str(),
                 base.predictedSeconds * 1e3, baseSecondsMeasured(rows) * 1e3, loadBefore.c_str(),
                 loadText().c_str());
-    std::printf("%-14s %-26s | %9s %9s %7s | %6s %11s %6s %11s %7s | %6s %7s | %5s\n", "lever",
+    std::printf("%-14s %-26s | %9s %9s %7s | %6s %13s %6s %11s %7s | %6s %7s | %5s\n", "lever",
                 "changes", "peak pred", "measured", "error", "time x", "rounds", "meas x", "rounds",
                 "error", "calib", "error", "model");
     int memoryWithin = 0, timeWithin = 0, calibrationWithin = 0, counted = 0;
@@ -176,26 +175,28 @@ void printTable(const std::vector<LeverRow>& rows, const LeverRow& base, const T
         memoryWithin += std::fabs(memoryError) <= 0.10;
         timeWithin += std::fabs(timeError) <= 0.15;
         calibrationWithin += std::fabs(calibrationError) <= 0.15;
-        std::printf("%-14s %-26s | %9s %9s %+6.1f%% | %6.2f %5.2f-%5.2f %6.2f %5.2f-%5.2f "
+        std::printf("%-14s %-26s | %9s %9s %+6.1f%% | %6.2f %5.2f-%5.2f/%d %6.2f %5.2f-%5.2f "
                     "%+6.1f%% | %6.2f %+6.1f%% | %5.2f\n",
                     r.name.c_str(), r.changes.c_str(), formatBytes(r.predictedPeak).c_str(),
                     formatBytes(r.measuredPeak).c_str(), memoryError * 100.0, r.predictedFactor,
-                    r.predictedLowest, r.predictedHighest, r.measuredFactor, r.lowestFactor,
-                    r.highestFactor, timeError * 100.0, calibration, calibrationError * 100.0,
-                    r.modelFactor);
+                    r.predictedLowest, r.predictedHighest, r.predictedRounds, r.measuredFactor,
+                    r.lowestFactor, r.highestFactor, timeError * 100.0, calibration,
+                    calibrationError * 100.0, r.modelFactor);
     }
     std::printf(
         "%d of %d levers within +-10%% memory, %d of %d within +-15%% time (%d of %d from "
         "separate calibrations)\n"
         "Time: CPU time per image relative to the base. \"time x\": the advisor's prediction, "
-        "probe steps timed in turns with the base's (median of %d rounds; a batch above the "
-        "probe steps' by each config's calibration line); \"meas x\": real steps at the "
+        "probe steps timed in turns with the base's (median of %d rounds, up to %d while they "
+        "spread by over %.0f%%; a batch above the probe steps' by each config's calibration "
+        "line); \"meas x\": real steps at the "
         "configured batch, the median of %d rounds timed in turns with the base; \"rounds\": "
-        "their ranges; \"calib\": the ratio of the two configs' own calibrations, made minutes "
+        "their ranges (/N: the prediction's rounds); \"calib\": the ratio of the two configs' own "
+        "calibrations, made minutes "
         "apart (the advisor's figure before); \"model\": the cost model's factor before timing. "
         "Peaks are the training step's, without the loader's queued batches.\n",
         memoryWithin, counted, timeWithin, counted, calibrationWithin, counted, kTimeFactorRounds,
-        kTimedRounds);
+        kTimeFactorMaxRounds, kTimeFactorSpread * 100, kTimedRounds);
 }
 
 /// The levers named in --levers ("amp,checkpointing=all": a lever's name or its changes), or

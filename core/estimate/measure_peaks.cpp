@@ -122,11 +122,20 @@ struct TurnSide {
     int accumulate = 1;
 };
 
+/// How many rounds timeInTurns takes: `rounds`, and with `upTo` > `rounds` more while
+/// `enough` says no; a stop (keepGoing) after `keep` rounds returns those.
+struct TurnRounds {
+    int rounds = 1;
+    int upTo = 0;
+    int keep = 0;
+    std::function<bool(const std::vector<std::pair<double, double>>&)> enough;
+};
+
 /// Rounds of a pair of `first`'s steps and a pair of `second`'s (in turns: first then second,
 /// then second then first), each side in a probe session of its own, after a warm-up step and
 /// pair of each; seconds per image of each round. The caller holds the cache's lock (`held`).
 std::optional<std::vector<std::pair<double, double>>>
-timeInTurns(const std::array<TurnSide, 2>& sides, int rounds, std::string* error,
+timeInTurns(const std::array<TurnSide, 2>& sides, const TurnRounds& plan, std::string* error,
             const std::unique_lock<std::mutex>& held, const std::function<bool()>& keepGoing = {}) {
     const auto stopped = [&] {
         if (!keepGoing || keepGoing())
@@ -159,13 +168,21 @@ timeInTurns(const std::array<TurnSide, 2>& sides, int rounds, std::string* error
             estimate::timePairs(*sessions[i], batches[i], 1, work, optimizer); // warm-up
         }
         std::vector<std::pair<double, double>> out;
-        for (int round = 0; round < rounds; ++round) {
+        const int most = std::max(plan.rounds, plan.upTo);
+        for (int round = 0; round < most; ++round) {
+            if (round >= plan.rounds && (!plan.enough || plan.enough(out)))
+                break;
             std::array<double, 2> perImage{};
             // Every other round the second side goes first: a load that rises or falls through
             // a round then slows each side as often as the other.
             for (std::size_t k = 0; k < 2; ++k) {
-                if (stopped())
+                if (keepGoing && !keepGoing()) {
+                    if (plan.keep > 0 && int(out.size()) >= plan.keep)
+                        return out;
+                    if (error)
+                        *error = "the timing was stopped";
                     return std::nullopt;
+                }
                 const std::size_t i = round % 2 ? 1 - k : k;
                 std::vector<double> work, optimizer;
                 estimate::timePairs(*sessions[i], batches[i], 1, work, optimizer);
@@ -204,7 +221,9 @@ std::optional<std::vector<std::pair<double, double>>> timeStepsInTurns(const Tra
         const int batch = std::max(c.batch, 1);
         sides[i] = {&c, batch, accumulateSteps(c.nbs, batch)};
     }
-    return timeInTurns(sides, rounds, error, held);
+    TurnRounds plan;
+    plan.rounds = rounds;
+    return timeInTurns(sides, plan, error, held);
 }
 
 std::optional<TimeFactor> predictTimeFactor(const TrainConfig& before, const TrainConfig& after,
@@ -245,15 +264,33 @@ std::optional<TimeFactor> predictTimeFactor(const TrainConfig& before, const Tra
             return std::nullopt;
         scale[i] = calibration->times.perImage(batch, sides[i].accumulate) / atProbe;
     }
+    const auto ratiosOf = [](const std::vector<std::pair<double, double>>& rounds) {
+        std::vector<double> ratios;
+        for (const auto& [a, b] : rounds)
+            if (a > 0 && b > 0)
+                ratios.push_back(b / a);
+        return ratios;
+    };
+    TurnRounds plan;
+    plan.rounds = kTimeFactorRounds;
+    plan.upTo = kTimeFactorMaxRounds;
+    plan.keep = kTimeFactorMinRounds;
+    // A spread this wide means the load changed within a round; more rounds outvote it.
+    plan.enough = [&ratiosOf](const std::vector<std::pair<double, double>>& rounds) {
+        const std::vector<double> ratios = ratiosOf(rounds);
+        if (ratios.empty())
+            return false;
+        const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
+        return *high - *low <= kTimeFactorSpread * estimate::median(ratios);
+    };
     const std::unique_lock<std::mutex> held = cache.lock();
-    const auto rounds = timeInTurns(sides, kTimeFactorRounds, error, held, keepGoing);
+    const auto rounds = timeInTurns(sides, plan, error, held, keepGoing);
     if (!rounds || rounds->empty())
         return std::nullopt;
-    std::vector<double> ratios, first, second;
+    std::vector<double> ratios = ratiosOf(*rounds), first, second;
     for (const auto& [a, b] : *rounds) {
         if (a <= 0 || b <= 0)
             continue;
-        ratios.push_back(b / a);
         first.push_back(a);
         second.push_back(b);
     }

@@ -147,8 +147,14 @@ struct TimeFactor {
     double afterSeconds = 0.;  ///< after's
 };
 
-/// Rounds of probe steps that predictTimeFactor times in turns.
+/// Rounds of probe steps that predictTimeFactor times in turns: kTimeFactorRounds, then more
+/// up to kTimeFactorMaxRounds while the rounds' ratios spread by more than
+/// kTimeFactorSpread of their median (a load that came and went); when `keepGoing` ends the
+/// timing earlier, kTimeFactorMinRounds finished rounds still give a factor.
+inline constexpr int kTimeFactorMinRounds = 3;
 inline constexpr int kTimeFactorRounds = 5;
+inline constexpr int kTimeFactorMaxRounds = 9;
+inline constexpr double kTimeFactorSpread = 0.2;
 
 /// The time factor of `after` against `before` from probe steps of both timed in turns
 /// (timeStepsInTurns at each config's batch, at most kProbeBatchLarge images; a larger batch is
@@ -156,8 +162,9 @@ inline constexpr int kTimeFactorRounds = 5;
 /// ratio of two calibrations made at different moments carries the load of each moment: on a
 /// shared machine it missed the factor by up to 75%, turns stay within a few percent
 /// (docs/decisions.md, "Fourth look"). Cached per device and pair of settings; without
-/// `probe` only the cache answers. `keepGoing`, when given, is asked before each probe step: false
-/// ends the timing with nothing (and nothing cached).
+/// `probe` only the cache answers. `keepGoing`, when given, is asked before each probe step:
+/// false ends the timing, with the factor of the rounds finished when there are at least
+/// kTimeFactorMinRounds, else with nothing (and nothing cached).
 std::optional<TimeFactor> predictTimeFactor(const TrainConfig& before, const TrainConfig& after,
                                             bool probe, std::string* error,
                                             const std::function<bool()>& keepGoing = {});
