@@ -150,6 +150,8 @@ private slots:
     void malformedFileNamesFileAndLine();
     void syntaxErrorsAreCoded();
     void missingFile();
+    void modelFileIsChecked();
+    void diagnosticsTravelAsArgs();
     void validateReportsCommandLine();
     void accumulateSteps_data();
     void accumulateSteps();
@@ -772,6 +774,63 @@ void TestConfig::missingFile() {
     QVERIFY(!result.config);
     QCOMPARE(result.diagnostics.size(), size_t(1));
     QVERIFY(result.diagnostics[0].message.find("cannot read") != std::string::npos);
+}
+
+void TestConfig::modelFileIsChecked() {
+    // The model row finds the file the way the model builder does: a shipped name, a scaled
+    // name of a shipped file, a path. Anything else is an error at the key's line.
+    TrainConfig c;
+    for (const char* found : {"yolov8n.yaml", "yolov8s.yaml", "yolov9t", "yolov8.yaml"}) {
+        c.model = found;
+        QVERIFY2(hr::validate(c).empty(), found);
+    }
+    c.model = std::string(HEADROOM_RESOURCES_DIR) + "/models/yolov8.yaml";
+    QVERIFY2(hr::validate(c).empty(), c.model.c_str());
+    const auto r = hr::parseTrainConfig("epochs: 3\nmodel: yolov8s.yam\n", "run.yaml");
+    QVERIFY(!r.config);
+    QCOMPARE(r.diagnostics.size(), std::size_t(1));
+    const hr::Diagnostic& d = r.diagnostics.front();
+    QCOMPARE(d.line, 2);
+    QCOMPARE(d.key, std::string("model"));
+    QCOMPARE(d.code, std::string("model_not_found"));
+    QCOMPARE(d.args, std::vector<std::string>{"yolov8s.yam"});
+    QVERIFY2(d.toString().find("yolov8s.yam") != std::string::npos, d.toString().c_str());
+    c.model = "/nonexistent/best.pt"; // a weights file as the model must exist too
+    const hr::Diagnostics problems = hr::validate(c);
+    QCOMPARE(problems.size(), std::size_t(1));
+    QCOMPARE(problems.front().code, std::string("model_not_found"));
+    c.model.clear();
+    QCOMPARE(hr::validate(c).front().code, std::string("empty"));
+}
+
+void TestConfig::diagnosticsTravelAsArgs() {
+    // A failure's values carry its diagnostics whole, after their English.
+    hr::Diagnostics in(2);
+    in[0] = hr::makeDiagnostic(hr::Diagnostic::Severity::Error, "/d/data.yaml", 4, "names",
+                               "expected a list", "write names: [a, b]");
+    in[0].code = "names_not_list";
+    in[0].args = {"7", ""};
+    in[1] = hr::makeDiagnostic(hr::Diagnostic::Severity::Warning, "", 0, "", "note: x");
+    const std::vector<std::string> args = hr::diagnosticArgs(in);
+    QCOMPARE(args.size(), std::size_t(3));
+    QCOMPARE(args[0], hr::formatDiagnostics(in));
+    std::vector<std::string> withHead = {"model.yaml"};
+    withHead.insert(withHead.end(), args.begin(), args.end());
+    const hr::Diagnostics out = hr::diagnosticsFromArgs(withHead, 1);
+    QCOMPARE(out.size(), std::size_t(2));
+    for (std::size_t i = 0; i < 2; ++i) {
+        QCOMPARE(out[i].severity, in[i].severity);
+        QCOMPARE(out[i].file, in[i].file);
+        QCOMPARE(out[i].line, in[i].line);
+        QCOMPARE(out[i].key, in[i].key);
+        QCOMPARE(out[i].message, in[i].message);
+        QCOMPARE(out[i].fix, in[i].fix);
+        QCOMPARE(out[i].code, in[i].code);
+        QCOMPARE(out[i].args, in[i].args);
+    }
+    // Values written before diagnostics were coded: the English alone.
+    QVERIFY(hr::diagnosticsFromArgs({"a.yaml:1: error: x"}, 0).empty());
+    QVERIFY(hr::diagnosticsFromArgs({"text", "not encoded"}, 0).empty());
 }
 
 void TestConfig::validateReportsCommandLine() {

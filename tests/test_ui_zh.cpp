@@ -279,6 +279,7 @@ private slots:
     void autoFitIsChinese();
     void yamlSyntaxErrorsAreChinese();
     void failedWorkerIsChinese();
+    void estimatorAndSetupFailuresAreChinese();
 
 private:
     /// The small settings the page walks use (one calibration per process serves them all).
@@ -671,6 +672,9 @@ void TestUiZh::failuresOnTheStatusLineAreChinese() {
     // The first line is the UI's own sentence; the diagnostic lines below it are core's.
     const QString framing = status.split(QLatin1Char('\n')).first();
     QVERIFY2(hasChinese(framing), qPrintable(status));
+    // The diagnostic lines below it are worded from their codes too.
+    for (const QString& line : status.split(QLatin1Char('\n')))
+        QVERIFY2(!looksEnglish(line), qPrintable(status));
 
     // Every code a failure can carry, with a detail that is a path: Chinese framing.
     QStringList english;
@@ -1088,6 +1092,85 @@ void TestUiZh::failedWorkerIsChinese() {
             english << "log: " + line;
     }
     QVERIFY2(sawRaw, qPrintable(log.join('\n')));
+    english.removeDuplicates();
+    QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
+}
+
+void TestUiZh::estimatorAndSetupFailuresAreChinese() {
+    // What the field checks let through to the estimator or the trainer's setup: a model name
+    // with no file, and a data.yaml that does not load. The field, the memory panel and each
+    // failure's reason word core's codes in Chinese, and so does a data-parallel run whose
+    // ranks cannot meet.
+    QStringList english;
+    hr::ui::MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    hr::ui::SettingsForm* form = window.settingsPage()->form();
+    hr::ui::MemoryPanel* panel = window.memoryPanel();
+    window.showPage(hr::ui::MainWindow::Page::Settings);
+    hr::TrainConfig c = smallSettings(form->config(), "failruns");
+    c.model = "yolov8s.yam";
+    form->setConfig(c);
+    panel->refresh();
+    // The model row's own check finds it, so the panel waits for valid settings.
+    QTRY_VERIFY2_WITH_TIMEOUT(!form->fieldMessage("model").isEmpty(), "no field message", 10000);
+    qInfo("model field: %s", qPrintable(form->fieldMessage("model")));
+    QVERIFY(form->fieldMessage("model").contains(QLatin1String("yolov8s.yam")));
+    QVERIFY(!form->isValid());
+    english << visibleStrings(window.settingsPage());
+
+    QDir(m_dir.path()).mkpath("badnames");
+    const QString badYaml = m_dir.filePath("badnames/data.yaml");
+    {
+        QFile f(badYaml);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("path: .\ntrain: images\nval: images\nnames: 7\n");
+    }
+    c.model = "yolov8n.yaml";
+    c.data = badYaml.toStdString();
+    form->setConfig(c);
+    panel->refresh();
+    QTRY_VERIFY2_WITH_TIMEOUT(panel->statusText().contains(QLatin1String("badnames")),
+                              qPrintable(panel->statusText()), 120000);
+    qInfo("panel: %s", qPrintable(panel->statusText()));
+    for (const QString& line : panel->statusText().split(QLatin1Char('\n')))
+        if (looksEnglish(line))
+            english << "panel: " + line;
+    english << visibleStrings(window.settingsPage());
+
+    // The reasons a run's setup fails with, from core's real diagnostics.
+    const hr::DataConfigResult loaded = hr::loadDataConfig(badYaml.toStdString());
+    QVERIFY(!loaded.config);
+    hr::TrainConfig noModel;
+    noModel.model = "nosuch.yaml";
+    const hr::Diagnostics modelProblems = hr::validate(noModel);
+    QCOMPARE(modelProblems.size(), std::size_t(1));
+    QCOMPARE(modelProblems.front().code, std::string("model_not_found"));
+    hr::Diagnostics scanProblems(1);
+    scanProblems.front().file = "/data/images/a.jpg";
+    scanProblems.front().code = "image_unreadable";
+    scanProblems.front().message = "cannot decode";
+    std::vector<std::string> modelArgs{"nosuch.yaml"};
+    for (const std::string& arg : hr::diagnosticArgs(modelProblems))
+        modelArgs.push_back(arg);
+    const std::vector<std::pair<std::string, std::vector<std::string>>> reasons = {
+        {"data_config", hr::diagnosticArgs(loaded.diagnostics)},
+        {"no_train_images", hr::diagnosticArgs(scanProblems)},
+        {"model_build", modelArgs},
+        {"rank_connect", {"1", "2", "127.0.0.1:29500", "timeout", "1", "60"}},
+        {"rank_connect", {"0", "2", "127.0.0.1:29500", "abandoned", "进程 1 已退出"}},
+        {"rank_connect", {"1", "2", "127.0.0.1:29500", "error", "Connection refused"}}};
+    for (const auto& [code, args] : reasons) {
+        const QString text = hr::ui::FailureWording::reason(code, args, "ENGLISH");
+        qInfo("%s: %s", code.c_str(), qPrintable(text));
+        for (QString line : text.split(QLatin1Char('\n'))) {
+            // The network library's own text is quoted as such, like a worker's raw output.
+            line.remove(QLatin1String("Connection refused"));
+            if (looksEnglish(line, code == "rank_connect"))
+                english << QString::fromStdString(code) + ": " + line;
+        }
+    }
     english.removeDuplicates();
     QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
 }

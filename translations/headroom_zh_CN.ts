@@ -655,6 +655,14 @@
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
+    <message>
+        <source>no model file %1; choose a model from the list, or give the path of a model YAML or weights file</source>
+        <translation>找不到模型文件 %1；请从列表中选择模型，或给出模型 YAML 或权重文件的路径</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
 </context>
 <context>
     <name>FailureWording</name>
@@ -781,6 +789,26 @@
     <message>
         <source>The run stopped on an unexpected error: %1</source>
         <translation>训练因意外错误而停止：%1</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>rank %1 of %2 waited %3 s at %4, and only %5 of the %2 processes joined</source>
+        <translation>第 %1 个进程（共 %2 个）在 %4 等待了 %3 秒，只有 %5 个进程加入（共 %2 个）</translation>
+    </message>
+    <message>
+        <source>rank %1 of %2 stopped waiting at %3: %4</source>
+        <translation>第 %1 个进程（共 %2 个）在 %3 停止了等待：%4</translation>
+    </message>
+    <message>
+        <source>rank %1 of %2 could not reach %3; the network library said: %4</source>
+        <translation>第 %1 个进程（共 %2 个）无法连接到 %3；网络库报告（原文）：%4</translation>
     </message>
 </context>
 <context>

@@ -429,6 +429,10 @@ QString DiagnosticWording::message(const Diagnostic& d) {
     }
     if (code == "empty")
         return tr("must not be empty");
+    if (code == "model_not_found")
+        return tr("no model file %1; choose a model from the list, or give the path of a model "
+                  "YAML or weights file")
+            .arg(arg(d, 0));
     if (code == "budget_too_small")
         return tr("a budget of %1 cannot hold even the smallest model and one image; give at "
                   "least %2, or none for no budget")
@@ -457,6 +461,9 @@ QString DiagnosticWording::message(const Diagnostic& d) {
         return tr("no strategies to run; add one, or reset to the default matrix");
     if (code == "strategy_duplicate")
         return tr("a second strategy named '%1'; give each strategy its own name").arg(arg(d, 0));
+    // A data.yaml's problems come here too when a run or an estimate fails on them.
+    if (const Worded w = wordDataProblem(d); !w.what.isEmpty())
+        return w.fix.isEmpty() ? w.what : tr("%1 (%2)").arg(w.what, w.fix);
     QString text = QString::fromStdString(d.message);
     if (!d.fix.empty())
         text += QStringLiteral(" (%1)").arg(QString::fromStdString(d.fix));

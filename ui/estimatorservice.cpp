@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "estimatorservice.h"
 
+#include "config/data_config.h"
 #include "devicelock.h"
+#include "diagnosticwording.h"
 #include "fitwording.h"
 #include "memory/memory_probe.h"
 #include "util/user_message.h"
 
 #include <QMetaObject>
+#include <QStringList>
 #include <QThread>
 
 #include <chrono>
@@ -106,8 +109,15 @@ void EstimatorService::run(Kind kind, const TrainConfig& config, int generation)
         FitResult fit;         // Kind::Fit's result, or batch -1's fit that found nothing
         bool noBudget = false; // Kind::Fit without a budget on a device of unknown size
         std::string error;
+        // A data.yaml that does not load stops the estimate here, so that its problems reach
+        // the panel coded (the estimator words them in English only).
+        Diagnostics dataProblems;
+        if (!config.data.empty())
+            if (const DataConfigResult loaded = loadDataConfig(config.data); !loaded.config)
+                dataProblems = loaded.diagnostics;
         try {
-            const std::unique_ptr<MemoryProbe> probe = makeProbe(config.device, &error);
+            const std::unique_ptr<MemoryProbe> probe =
+                dataProblems.empty() ? makeProbe(config.device, &error) : nullptr;
             if (probe) {
                 outcome.budget = config.memory_budget;
                 outcome.capacity = probe->capacity();
@@ -138,8 +148,20 @@ void EstimatorService::run(Kind kind, const TrainConfig& config, int generation)
 
         QMetaObject::invokeMethod(
             this,
-            [this, kind, generation, outcome, fit, noBudget, error] {
-                if (kind == Kind::Fit) {
+            [this, kind, generation, outcome, fit, noBudget, error, dataProblems] {
+                if (!dataProblems.empty()) {
+                    QStringList lines;
+                    for (const Diagnostic& d : dataProblems)
+                        if (d.severity == Diagnostic::Severity::Error)
+                            lines << DiagnosticWording::located(d);
+                    const QString text = lines.join(QLatin1Char('\n'));
+                    if (kind == Kind::Fit)
+                        emit fitFailed(text);
+                    else if (generation == m_generation) {
+                        ++m_delivered;
+                        emit estimateFailed(text);
+                    }
+                } else if (kind == Kind::Fit) {
                     if (fit.outcome != FitOutcome::Failed)
                         emit fitReady(fit);
                     else if (noBudget)

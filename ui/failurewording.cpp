@@ -1,11 +1,40 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "failurewording.h"
 
+#include "diagnosticwording.h"
 #include "oomadvisordialog.h"
 
 #include "memory/phase.h"
+#include "util/diagnostic.h"
+
+#include <QStringList>
 
 namespace hr::ui {
+
+namespace {
+
+/// Diagnostics a failure carries from `args[from]` on (diagnosticArgs), one per line in the
+/// UI's language; a file written before they were coded keeps its English.
+QString diagnosticLines(const std::vector<std::string>& args, std::size_t from, bool scan) {
+    const Diagnostics diagnostics = diagnosticsFromArgs(args, from);
+    if (diagnostics.empty())
+        return from < args.size() ? QString::fromStdString(args[from]).trimmed() : QString();
+    QStringList lines;
+    for (const Diagnostic& d : diagnostics) {
+        if (!scan) {
+            lines << DiagnosticWording::located(d);
+            continue;
+        }
+        const QString fix = DiagnosticWording::fix(d);
+        const QString file = QString::fromStdString(d.file);
+        const QString what = DiagnosticWording::problem(d);
+        const QString line = file.isEmpty() ? what : FailureWording::tr("%1: %2").arg(file, what);
+        lines << (fix.isEmpty() ? line : FailureWording::tr("%1 (%2)").arg(line, fix));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
 
 QString FailureWording::reason(const std::string& code, const std::vector<std::string>& args,
                                const std::string& english) {
@@ -64,29 +93,45 @@ QString FailureWording::reason(const std::string& code, const std::vector<std::s
     if (code == "builtin_data")
         return tr("Cannot create the built-in data set: %1").arg(arg(0));
     if (code == "fix_invalid")
-        return tr("The fix '%1' gave invalid settings:\n%2").arg(arg(0), arg(1));
+        return tr("The fix '%1' gave invalid settings:\n%2")
+            .arg(arg(0), diagnosticLines(args, 1, false));
     if (code == "data_config")
         return tr("The data set's description (data.yaml) has problems; fix the lines below and "
                   "start again:\n%1")
-            .arg(arg(0));
+            .arg(diagnosticLines(args, 0, false));
     if (code == "no_train_images")
         return tr("The training split has no usable image; check the data set (the Data page "
                   "lists what is wrong):\n%1")
-            .arg(arg(0));
+            .arg(diagnosticLines(args, 0, true));
     if (code == "launch_env")
         return tr("The data-parallel launch settings are wrong, so the run cannot start: %1")
             .arg(arg(0));
-    if (code == "rank_connect")
+    if (code == "rank_connect") {
+        // rank, ranks, address, then how it failed (DataParallelGroup::connect); a file from
+        // before the values were coded has the English alone.
+        const QString how = arg(3);
+        QString why;
+        if (how == QLatin1String("timeout"))
+            why = tr("rank %1 of %2 waited %3 s at %4, and only %5 of the %2 processes joined")
+                      .arg(arg(0), arg(1), arg(5), arg(2), arg(4));
+        else if (how == QLatin1String("abandoned"))
+            why = tr("rank %1 of %2 stopped waiting at %3: %4").arg(arg(0), arg(1), arg(2), arg(4));
+        else if (how == QLatin1String("error"))
+            why = tr("rank %1 of %2 could not reach %3; the network library said: %4")
+                      .arg(arg(0), arg(1), arg(2), arg(4));
+        else
+            why = arg(0);
         return tr("The ranks of the data-parallel run could not connect: %1. Start again; if it "
                   "repeats, set the number of processes to 1.")
-            .arg(arg(0));
+            .arg(why);
+    }
     if (code == "device")
         return tr("The device \"%1\" cannot be used: %2. Choose another device in Settings.")
             .arg(arg(0), arg(1));
     if (code == "model_build")
         return tr("The model %1 cannot be built; fix the lines below or choose another "
                   "model:\n%2")
-            .arg(arg(0), arg(1));
+            .arg(arg(0), diagnosticLines(args, 1, false));
     if (code == "weights_load")
         return tr("The starting weights %1 cannot be loaded: %2").arg(arg(0), arg(1));
     if (code == "run_folder")
@@ -95,9 +140,10 @@ QString FailureWording::reason(const std::string& code, const std::vector<std::s
             .arg(arg(0));
     if (code == "resume_config")
         return tr("Cannot resume: the settings stored in the checkpoint %1 are unusable:\n%2")
-            .arg(arg(0), arg(1));
+            .arg(arg(0), diagnosticLines(args, 1, false));
     if (code == "fix_broadcast")
-        return tr("Rank 0's fix could not be read by this rank:\n%1").arg(arg(0));
+        return tr("Rank 0's fix could not be read by this rank:\n%1")
+            .arg(diagnosticLines(args, 0, false));
     if (code == "unexpected")
         return tr("The run stopped on an unexpected error: %1").arg(arg(0));
     if (code == "aborted")

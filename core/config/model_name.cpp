@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "config/model_name.h"
 
+#include "util/resources.h"
 #include "util/text.h"
 
 #include <cctype>
@@ -65,6 +66,20 @@ std::string unscaledModelFile(const std::string& name) {
         return {};
     const std::string stem = name.substr(0, parsed.scalePos);
     return stem + (rest.empty() ? std::string(".yaml") : name.substr(parsed.scalePos + 1));
+}
+
+ModelFileLookup lookUpModelFile(const std::string& name) {
+    ModelFileLookup found;
+    found.path = findModelFile(name);
+    if (!found.path.empty())
+        return found;
+    const std::string unscaled = unscaledModelFile(name);
+    if (unscaled.empty())
+        return found;
+    found.path = findModelFile(unscaled);
+    if (!found.path.empty())
+        found.scale = parseModelName(name).scale;
+    return found;
 }
 
 } // namespace hr

@@ -31,4 +31,12 @@ bool isScaleLetter(char letter);
 /// Empty when `name` is not of that form.
 std::string unscaledModelFile(const std::string& name);
 
+/// The model YAML that `name` (a name or a path) stands for: findModelFile(name), else the
+/// unscaled file of a scaled name ("yolov8s.yaml": yolov8.yaml at scale 's').
+struct ModelFileLookup {
+    std::string path; ///< empty when no file matches
+    char scale = 0;   ///< the scale the name asked for when the unscaled file was taken, else 0
+};
+ModelFileLookup lookUpModelFile(const std::string& name);
+
 } // namespace hr

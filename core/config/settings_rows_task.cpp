@@ -22,7 +22,7 @@ std::vector<Row> taskRows() {
                 QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "Larger models are slower per image."),
                 QT_TRANSLATE_NOOP("hr::ui::SettingsForm",
                                   "Larger models usually reach a higher mAP."))
-            .range(B::NotEmpty, 0, 0, "no model given", "write e.g. model: yolov8n.yaml")
+            .checked(checkModel, nullptr)
             .choices(SettingEditor::ModelFile, {}),
         Row("data", &C::data, G::ModelData)
             .at(3)

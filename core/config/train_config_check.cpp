@@ -3,12 +3,15 @@
 
 #include "config/model_name.h"
 #include "config/settings_table.h"
+#include "config/weights_source.h"
 #include "config/yaml_read.h"
 #include "util/bytes.h"
 #include "util/text.h"
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <system_error>
 
 namespace hr {
 
@@ -167,6 +170,23 @@ std::optional<Problem> checkDevice(const TrainConfig& c) {
                                                      : "write auto, cpu, cuda or cuda:N"},
                  list ? "device_list" : "unknown_choice",
                  {"'" + d + "'", "auto, cpu, cuda, cuda:N"});
+}
+
+Problem modelNotFound(const std::string& name) {
+    return coded({"model file '" + name + "' not found",
+                  "give a path or a shipped name such as yolov8n.yaml or yolov9c.yaml"},
+                 "model_not_found", {name});
+}
+
+std::optional<Problem> checkModel(const TrainConfig& c) {
+    if (c.model.empty())
+        return coded({"no model given", "write e.g. model: yolov8n.yaml"}, "empty", {});
+    std::error_code ec;
+    const bool found = isWeightsFileName(c.model) ? std::filesystem::is_regular_file(c.model, ec)
+                                                  : !lookUpModelFile(c.model).path.empty();
+    if (found)
+        return std::nullopt;
+    return modelNotFound(c.model);
 }
 
 std::optional<Problem> checkModelScale(const TrainConfig& c) {

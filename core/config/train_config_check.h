@@ -56,7 +56,12 @@ std::optional<Problem> checkEpochs(const TrainConfig& c);
 std::optional<Problem> checkBatch(const TrainConfig& c);
 std::optional<Problem> checkImgsz(const TrainConfig& c);
 std::optional<Problem> checkDevice(const TrainConfig& c);
+std::optional<Problem> checkModel(const TrainConfig& c);
 std::optional<Problem> checkModelScale(const TrainConfig& c);
+
+/// "model file 'NAME' not found": the model row's check, and the model builder's when a name
+/// reaches it unchecked.
+Problem modelNotFound(const std::string& name);
 std::optional<Problem> checkOptimizer(const TrainConfig& c);
 std::optional<Problem> checkBudget(const TrainConfig& c);
 std::optional<Problem> checkZero(const TrainConfig& c);

@@ -56,15 +56,21 @@ struct DataParallelGroup::Impl {
 
 std::unique_ptr<DataParallelGroup>
 DataParallelGroup::connect(const LaunchEnv& env, std::chrono::milliseconds timeout,
-                           std::string* error, const std::function<std::string()>& abandoned) {
+                           std::string* error, const std::function<std::string()>& abandoned,
+                           std::vector<std::string>* errorArgs) {
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + timeout;
     const std::string where = "rank " + std::to_string(env.rank) + " of " +
                               std::to_string(env.worldSize) + " cannot join the run at " +
                               env.masterAddr + ":" + std::to_string(env.masterPort) + ": ";
-    const auto fail = [&](const std::string& why) {
+    const auto fail = [&](const std::string& why, std::vector<std::string> values) {
         if (error)
             *error = where + why;
+        if (errorArgs) {
+            *errorArgs = {std::to_string(env.rank), std::to_string(env.worldSize),
+                          env.masterAddr + ":" + std::to_string(env.masterPort)};
+            errorArgs->insert(errorArgs->end(), values.begin(), values.end());
+        }
         return std::unique_ptr<DataParallelGroup>();
     };
     const auto givenUp = [&] { return abandoned ? abandoned() : std::string(); };
@@ -86,7 +92,7 @@ DataParallelGroup::connect(const LaunchEnv& env, std::chrono::milliseconds timeo
                 if (env.rank == 0 || Clock::now() >= deadline)
                     throw;
                 if (const std::string why = givenUp(); !why.empty())
-                    return fail(why);
+                    return fail(why, {"abandoned", why});
             }
         }
         tcp->setTimeout(timeout);
@@ -98,17 +104,19 @@ DataParallelGroup::connect(const LaunchEnv& env, std::chrono::milliseconds timeo
             const std::string count = std::to_string(joined) + " of " +
                                       std::to_string(env.worldSize) + " ranks had joined";
             if (const std::string why = givenUp(); !why.empty())
-                return fail(why + " (" + count + ")");
-            if (Clock::now() >= deadline)
-                return fail(count + " after " + std::to_string(timeout.count() / 1000) +
-                            " s (HEADROOM_DIST_TIMEOUT)");
+                return fail(why + " (" + count + ")", {"abandoned", why});
+            if (Clock::now() >= deadline) {
+                const std::string seconds = std::to_string(timeout.count() / 1000);
+                return fail(count + " after " + seconds + " s (HEADROOM_DIST_TIMEOUT)",
+                            {"timeout", std::to_string(joined), seconds});
+            }
             std::this_thread::sleep_for(kJoinPoll);
         }
         auto store = c10::make_intrusive<c10d::PrefixStore>("headroom", tcp);
         return std::unique_ptr<DataParallelGroup>(
             new DataParallelGroup(store, env.rank, env.worldSize, timeout, env.masterAddr));
     } catch (const std::exception& e) {
-        return fail(firstLine(e.what()));
+        return fail(firstLine(e.what()), {"error", firstLine(e.what())});
     }
 }
 

@@ -33,9 +33,13 @@ public:
     /// The wait for the other ranks goes in steps of at most a second; before each,
     /// `abandoned` (when given) is asked whether to give up, and a non-empty answer ends the
     /// wait at once with that reason in `error` (whoever started the workers saw one die).
+    /// `errorArgs`, when given, receives the failure as values for a UI that words it itself:
+    /// rank, ranks, "address:port", then "timeout" with the ranks joined and the seconds
+    /// waited, "abandoned" with the reason, or "error" with the network library's own text.
     static std::unique_ptr<DataParallelGroup>
     connect(const LaunchEnv& env, std::chrono::milliseconds timeout, std::string* error,
-            const std::function<std::string()>& abandoned = {});
+            const std::function<std::string()>& abandoned = {},
+            std::vector<std::string>* errorArgs = nullptr);
     /// A group over an existing store (tests run ranks as threads sharing a HashStore).
     DataParallelGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                       std::chrono::milliseconds timeout);

@@ -5,6 +5,7 @@
 #include "model/model_builder.h"
 
 #include "config/model_name.h"
+#include "config/train_config_check.h"
 #include "config/weights_source.h"
 #include "model/detection_model.h"
 #include "model/model_rows.h"
@@ -311,25 +312,18 @@ ModelBuild buildModel(const std::string& yamlPathOrName, int nc, const std::stri
                         "transfers the tensors that match by name and shape";
         return built;
     }
-    std::string path = findModelFile(yamlPathOrName);
+    const ModelFileLookup found = lookUpModelFile(yamlPathOrName);
+    const std::string& path = found.path;
     std::string chosenScale = scale;
     bool scaleExplicit = !scale.empty();
-    if (path.empty()) {
-        // "yolov8s.yaml" -> scale s of "yolov8.yaml"
-        const std::string unscaled = unscaledModelFile(yamlPathOrName);
-        if (!unscaled.empty()) {
-            path = findModelFile(unscaled);
-            if (!path.empty() && chosenScale.empty()) {
-                chosenScale = std::string(1, parseModelName(yamlPathOrName).scale);
-                scaleExplicit = true; // the name asked for it: an unknown scale is an error
-            }
-        }
+    if (found.scale && chosenScale.empty()) { // "yolov8s.yaml" -> scale s of "yolov8.yaml"
+        chosenScale = std::string(1, found.scale);
+        scaleExplicit = true; // the name asked for it: an unknown scale is an error
     }
     if (path.empty()) {
         ModelBuild result;
-        result.diagnostics.push_back(
-            error(yamlPathOrName, 0, "model", "model file not found",
-                  "give a path or a shipped name such as yolov8n.yaml or yolov9c.yaml"));
+        result.diagnostics.push_back(settings_check::problemDiagnostic(
+            settings_check::modelNotFound(yamlPathOrName), yamlPathOrName, 0, "model"));
         return result;
     }
     std::string text, readError;

@@ -116,12 +116,15 @@ struct RunFailed {
     ///  resume_missing: path | resume_no_run: folder pattern | resume_damaged: path, detail |
     ///  resume_both_damaged: path, backup | checkpoint_write: path, detail |
     ///  data_loader: detail | validation_loader: detail | builtin_data: detail |
-    ///  fix_invalid: fix id, detail | aborted: detail | data_config: diagnostics |
-    ///  no_train_images: diagnostics | launch_env: detail | rank_connect: detail |
+    ///  fix_invalid: fix id, diagnostics | aborted: detail | data_config: diagnostics |
+    ///  no_train_images: diagnostics | launch_env: detail |
+    ///  rank_connect: rank, ranks, address, then "timeout", ranks joined, seconds |
+    ///  "abandoned", reason | "error", the network library's text |
     ///  device: device, detail | model_build: model, diagnostics | weights_load: file, detail |
     ///  run_folder: detail | resume_config: checkpoint, diagnostics | fix_broadcast: diagnostics |
     ///  unexpected: detail (any other error, as userMessage() words it).
-    /// A detail is core's English (an OS or loader error); a UI shows it as it is.
+    /// A detail is core's English (an OS or loader error); a UI shows it as it is. Diagnostics
+    /// are diagnosticArgs()' elements: their English, then each diagnostic coded.
     std::string code;
     std::vector<std::string> args;
 };

@@ -33,7 +33,7 @@ OomDecision decodeDecision(const std::string& text) {
     if (!parsed.config)
         throw RunError("the fix sent by rank 0 is unreadable:\n" +
                            formatDiagnostics(parsed.diagnostics),
-                       "fix_broadcast", {formatDiagnostics(parsed.diagnostics)});
+                       "fix_broadcast", diagnosticArgs(parsed.diagnostics));
     decision.stop = false;
     decision.config = *parsed.config;
     decision.predictedPeak = std::strtoll(peak.c_str(), nullptr, 10);

@@ -167,7 +167,7 @@ bool Trainer::Impl::recover(const OomFailure& failure, Phase phase, int epoch, i
     if (hasErrors(problems))
         throw RunError("the fix '" + decision.fixId + "' gave an invalid config:\n" +
                            formatDiagnostics(problems),
-                       "fix_invalid", {decision.fixId, formatDiagnostics(problems)});
+                       "fix_invalid", argsWithDiagnostics({decision.fixId}, problems));
     applyFix(decision, epoch, batchIndex);
     if (probe)
         probe->resetPeak();

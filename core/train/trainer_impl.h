@@ -51,6 +51,14 @@ struct RunError : std::runtime_error {
     std::vector<std::string> args;
 };
 
+/// A RunError's values: `first`, then diagnosticArgs(diagnostics).
+inline std::vector<std::string> argsWithDiagnostics(std::vector<std::string> first,
+                                                    const Diagnostics& diagnostics) {
+    for (std::string& arg : diagnosticArgs(diagnostics))
+        first.push_back(std::move(arg));
+    return first;
+}
+
 /// Out of memory and no fix was chosen (or none could work): the run ends "stopped_by_oom".
 struct OomStop : RunError {
     using RunError::RunError;

@@ -63,7 +63,7 @@ std::string Trainer::Impl::prepareResume(std::string& resumeDir) {
     if (!stored.config)
         throw RunError("resume: the checkpoint's config is unusable:\n" +
                            formatDiagnostics(stored.diagnostics),
-                       "resume_config", {checkpoint, formatDiagnostics(stored.diagnostics)});
+                       "resume_config", argsWithDiagnostics({checkpoint}, stored.diagnostics));
     TrainConfig resumed = *stored.config;
     keepRuntimeSettings(resumed, config);
     config = resumed;

@@ -46,7 +46,7 @@ void Trainer::Impl::loadData() {
     DataConfigResult loaded = loadDataConfig(dataPath);
     if (!loaded.config)
         throw RunError(formatDiagnostics(loaded.diagnostics), "data_config",
-                       {formatDiagnostics(loaded.diagnostics)});
+                       diagnosticArgs(loaded.diagnostics));
     ScanOptions scan;
     scan.singleCls = config.single_cls;
     scan.fraction = config.fraction;
@@ -55,7 +55,7 @@ void Trainer::Impl::loadData() {
     if (!train->usable())
         throw RunError("the training split has no usable image:\n" +
                            formatDiagnostics(train->problems),
-                       "no_train_images", {formatDiagnostics(train->problems)});
+                       "no_train_images", diagnosticArgs(train->problems));
     ScanOptions valScan;
     valScan.singleCls = config.single_cls;
     valScan.progress = scanProgress("validation");
@@ -89,10 +89,11 @@ void Trainer::Impl::setUp() {
             LogCode::NprocAlone, {std::to_string(config.nproc)});
     if (launch.distributed()) {
         std::string error;
-        group = DataParallelGroup::connect(launch, collectiveTimeout(), &error,
-                                           [this] { return abortReason(); });
+        std::vector<std::string> errorArgs;
+        group = DataParallelGroup::connect(
+            launch, collectiveTimeout(), &error, [this] { return abortReason(); }, &errorArgs);
         if (!group)
-            throw RunError(error, "rank_connect", {error});
+            throw RunError(error, "rank_connect", errorArgs);
         if (config.sync_bn && leader())
             log(LogMessage::Level::Info,
                 "sync_bn: BatchNorm statistics over the batches of all " +
@@ -150,7 +151,7 @@ void Trainer::Impl::setUp() {
     ModelBuild build = buildModel(config.model, nc, config.model_scale);
     if (!build.model)
         throw RunError(formatDiagnostics(build.diagnostics), "model_build",
-                       {config.model, formatDiagnostics(build.diagnostics)});
+                       argsWithDiagnostics({config.model}, build.diagnostics));
     if (const std::string weights = startingWeights(config); !weights.empty() && !config.resume) {
         std::string error;
         WeightTransfer transfer;

@@ -2,6 +2,7 @@
 #include "util/diagnostic.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace hr {
 
@@ -55,6 +56,70 @@ std::string formatDiagnostics(const Diagnostics& diagnostics) {
     std::string out;
     for (const auto& d : diagnostics)
         out += d.toString() + "\n";
+    return out;
+}
+
+namespace {
+
+// Fields of one encoded diagnostic: severity letter, file, line, key, message, fix, code, then
+// the args. The separator is ASCII's unit separator, which no path, key or message holds.
+constexpr char kFieldSeparator = '\x1f';
+constexpr std::size_t kFixedFields = 7;
+
+std::vector<std::string> splitFields(const std::string& text) {
+    std::vector<std::string> out(1);
+    for (char c : text) {
+        if (c == kFieldSeparator)
+            out.emplace_back();
+        else
+            out.back() += c;
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<std::string> diagnosticArgs(const Diagnostics& diagnostics) {
+    std::vector<std::string> out{formatDiagnostics(diagnostics)};
+    for (const Diagnostic& d : diagnostics) {
+        const char* severity = d.severity == Diagnostic::Severity::Error     ? "E"
+                               : d.severity == Diagnostic::Severity::Warning ? "W"
+                                                                             : "N";
+        std::string text = severity;
+        for (const std::string& field :
+             {d.file, std::to_string(d.line), d.key, d.message, d.fix, d.code})
+            text += kFieldSeparator + field;
+        for (const std::string& arg : d.args)
+            text += kFieldSeparator + arg;
+        out.push_back(std::move(text));
+    }
+    return out;
+}
+
+Diagnostics diagnosticsFromArgs(const std::vector<std::string>& args, std::size_t from) {
+    Diagnostics out;
+    for (std::size_t i = from + 1; i < args.size(); ++i) {
+        const std::vector<std::string> f = splitFields(args[i]);
+        if (f.size() < kFixedFields || f[0].size() != 1 ||
+            std::string("EWN").find(f[0][0]) == std::string::npos)
+            return {};
+        Diagnostic d;
+        d.severity = f[0] == "E"   ? Diagnostic::Severity::Error
+                     : f[0] == "W" ? Diagnostic::Severity::Warning
+                                   : Diagnostic::Severity::Note;
+        d.file = f[1];
+        try {
+            d.line = std::stoi(f[2]);
+        } catch (const std::exception&) {
+            return {};
+        }
+        d.key = f[3];
+        d.message = f[4];
+        d.fix = f[5];
+        d.code = f[6];
+        d.args.assign(f.begin() + kFixedFields, f.end());
+        out.push_back(std::move(d));
+    }
     return out;
 }
 

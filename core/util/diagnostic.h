@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -39,5 +40,15 @@ bool hasErrors(const Diagnostics& diagnostics);
 
 /// All diagnostics, one per line, in toString() form.
 std::string formatDiagnostics(const Diagnostics& diagnostics);
+
+/// A failure's values (RunError::args, an event's "args") that carry diagnostics: first
+/// formatDiagnostics() for readers that show the English, then one element per diagnostic
+/// holding its fields, so that a UI can word each code in its own language.
+std::vector<std::string> diagnosticArgs(const Diagnostics& diagnostics);
+
+/// The diagnostics diagnosticArgs() wrote, from element `from` of `args` on (where its
+/// formatDiagnostics() text is). Empty when those elements are not of that form (a file
+/// written before they carried diagnostics).
+Diagnostics diagnosticsFromArgs(const std::vector<std::string>& args, std::size_t from);
 
 } // namespace hr
