@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // headroom-cli bench fixes as a user runs it: the usage on missing options, and the --json
 // object of a tiny configuration (every lever predicted and measured); bench train's
-// convolution peak and profile.
+// convolution peak and profile; val's mAP against Ultralytics' validator on the same weights.
 #include "config/settings_table.h"
 #include "data/synthetic_dataset.h"
 
@@ -10,8 +10,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
 
 namespace {
 
@@ -47,6 +50,7 @@ private slots:
     void sharedOptionsKeepTheirPlace();
     void jsonHasEveryLever();
     void trainMeasuresItsConvolutionPeak();
+    void valMatchesUltralytics();
 
 private:
     QTemporaryDir m_dir;
@@ -187,6 +191,47 @@ void TestCliBench::trainMeasuresItsConvolutionPeak() {
          {"conv peak         fp32 ", "% of the fp32 peak", "top 10 operators", "conv forward",
           "conv backward", "BatchNorm forward", "SiLU", "loss + assigner", "aten::"})
         QVERIFY2(out.contains(QLatin1String(part)), part);
+}
+
+// Ultralytics 8.3.78 trained tests/data/ultralytics/yolov8n-shapes3.pt (yolov8n, 320 px, 30
+// epochs, seed 0, tools/reference/learn/train_curve.py) on `make-dataset --classes 3`. Its own
+// validator scored it on that validation split (tools/reference/learn/val_reference.py):
+// mAP50 0.41987, mAP50-95 0.28653; per class AP50 / AP50-95 below. Headroom's val reads the same
+// file and must score it the same. Before predicted boxes were clipped to the image, Headroom
+// gave mAP50-95 0.2796 here.
+void TestCliBench::valMatchesUltralytics() {
+    hr::SyntheticOptions options;
+    options.classes = 3;
+    std::string error;
+    const std::string dir = m_dir.filePath("shapes3").toStdString();
+    QVERIFY2(hr::makeSyntheticDataset(dir, options, &error), error.c_str());
+    const CliResult r =
+        runCli({"val", "model=" HEADROOM_TEST_DATA "/ultralytics/yolov8n-shapes3.pt",
+                QString::fromStdString("data=" + dir + "/data.yaml"), "threads=2"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString out = QString::fromUtf8(r.out);
+    const QRegularExpression total("mAP50 ([0-9.]+) mAP50-95 ([0-9.]+)");
+    const QRegularExpressionMatch m = total.match(out);
+    QVERIFY2(m.hasMatch(), r.out.constData());
+    QVERIFY2(std::abs(m.captured(1).toDouble() - 0.41987) <= 0.001, r.out.constData());
+    QVERIFY2(std::abs(m.captured(2).toDouble() - 0.28653) <= 0.001, r.out.constData());
+    // Per-class rows print three decimals: allow their rounding on top.
+    const struct {
+        const char* name;
+        double ap50, ap;
+    } reference[] = {
+        {"circle", 0.62619, 0.48909}, {"square", 0.35340, 0.22649}, {"triangle", 0.28001, 0.14402}};
+    for (const auto& c : reference) {
+        const QRegularExpression row(QStringLiteral("\\n%1 +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +"
+                                                    "([0-9.]+) +([0-9.]+)")
+                                         .arg(QLatin1String(c.name)));
+        const QRegularExpressionMatch cm = row.match(out);
+        QVERIFY2(
+            cm.hasMatch(),
+            qPrintable(QStringLiteral("no row for %1 in:\n%2").arg(QLatin1String(c.name), out)));
+        QVERIFY2(std::abs(cm.captured(1).toDouble() - c.ap50) <= 0.0015, qPrintable(out));
+        QVERIFY2(std::abs(cm.captured(2).toDouble() - c.ap) <= 0.0015, qPrintable(out));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCliBench)

@@ -151,15 +151,17 @@ int runPredict(const ParsedArgs& args) {
                 .contiguous();
         const torch::Tensor decoded =
             backend == "opencv" ? runner.predict(input) : model->predict(input);
-        const torch::Tensor dets = nonMaxSuppression(decoded, conf, iou, 300)[0].to(torch::kCPU);
+        torch::Tensor dets = nonMaxSuppression(decoded, conf, iou, 300)[0].to(torch::kCPU);
+        clipBoxes(dets, info.padX, info.padY, info.padX + bgr.cols * info.scale,
+                  info.padY + bgr.rows * info.scale);
         std::ofstream txt(out / "labels" / (path.stem().string() + ".txt"));
         const auto a = dets.accessor<float, 2>();
         for (int64_t i = 0; i < dets.size(0); ++i) {
             // Back from letterboxed pixels to the original image.
-            const float x1 = std::clamp((a[i][0] - info.padX) / info.scale, 0.f, float(bgr.cols));
-            const float y1 = std::clamp((a[i][1] - info.padY) / info.scale, 0.f, float(bgr.rows));
-            const float x2 = std::clamp((a[i][2] - info.padX) / info.scale, 0.f, float(bgr.cols));
-            const float y2 = std::clamp((a[i][3] - info.padY) / info.scale, 0.f, float(bgr.rows));
+            const float x1 = (a[i][0] - info.padX) / info.scale;
+            const float y1 = (a[i][1] - info.padY) / info.scale;
+            const float x2 = (a[i][2] - info.padX) / info.scale;
+            const float y2 = (a[i][3] - info.padY) / info.scale;
             const int cls = static_cast<int>(a[i][5]);
             txt << cls << std::fixed << std::setprecision(6) << " " << (x1 + x2) / 2 / bgr.cols
                 << " " << (y1 + y2) / 2 / bgr.rows << " " << (x2 - x1) / bgr.cols << " "

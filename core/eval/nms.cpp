@@ -130,4 +130,13 @@ std::vector<torch::Tensor> nonMaxSuppression(const torch::Tensor& decoded, doubl
     return out;
 }
 
+void clipBoxes(torch::Tensor& detections, float x1, float y1, float x2, float y2) {
+    if (detections.numel() == 0)
+        return;
+    detections.select(1, 0).clamp_(x1, x2);
+    detections.select(1, 1).clamp_(y1, y2);
+    detections.select(1, 2).clamp_(x1, x2);
+    detections.select(1, 3).clamp_(y1, y2);
+}
+
 } // namespace hr

@@ -22,4 +22,9 @@ std::vector<torch::Tensor> nonMaxSuppression(const torch::Tensor& decoded, doubl
                                              double iou = 0.7, int maxDet = 300,
                                              bool agnostic = false, bool multiLabel = false);
 
+/// Clips detections [n, >= 4] (xyxy first) in place to the rectangle (x1, y1)-(x2, y2): the
+/// part of a letterboxed input its image covers. Validation scores the boxes predict writes,
+/// and those never reach into the padding (Ultralytics 8.3's validator clips the same way).
+void clipBoxes(torch::Tensor& detections, float x1, float y1, float x2, float y2);
+
 } // namespace hr

@@ -341,14 +341,19 @@ ValidationOutput TrainStep::validateBatch(const Batch& batch, MetricsAccumulator
         decoded, d->config.conf, d->config.iou, d->config.max_det, d->config.single_cls, true);
     const torch::Tensor cpuTargets = batch.targets.to(torch::kCPU, torch::kFloat);
     for (int64_t i = 0; i < out.images; ++i) {
+        torch::Tensor found = detections[static_cast<size_t>(i)].to(torch::kCPU);
+        if (static_cast<size_t>(i) < batch.letterbox.size()) {
+            const LetterboxInfo& box = batch.letterbox[static_cast<size_t>(i)];
+            clipBoxes(found, box.padX, box.padY, box.padX + box.originalW * box.scale,
+                      box.padY + box.originalH * box.scale);
+        }
         const torch::Tensor rows = cpuTargets.index({cpuTargets.select(1, 0) == i});
         const torch::Tensor xywh =
             rows.slice(1, 2, 6) * torch::tensor({float(w), float(h), float(w), float(h)});
         const torch::Tensor xyxy = torch::cat({xywh.slice(1, 0, 2) - xywh.slice(1, 2, 4) / 2,
                                                xywh.slice(1, 0, 2) + xywh.slice(1, 2, 4) / 2},
                                               1);
-        metrics->add(detections[static_cast<size_t>(i)].to(torch::kCPU), xyxy,
-                     rows.select(1, 1).to(torch::kLong));
+        metrics->add(found, xyxy, rows.select(1, 1).to(torch::kLong));
     }
     d->setPhase(Phase::Idle);
     return out;
