@@ -75,6 +75,7 @@ private slots:
     void labelPathMapping();
     void readsFormatsGreyAnd16Bit();
     void appliesExifOrientation();
+    void probeAgreesWithRead();
     void rejectsBrokenImages();
     void reportsEveryLabelProblem();
     void listFilesFractionAndSingleClass();
@@ -153,6 +154,97 @@ void TestDataScan::appliesExifOrientation() {
     // Rotated clockwise: the white left edge is now the top.
     QVERIFY(read.at<cv::Vec3b>(2, 10)[0] > 200);
     QVERIFY(read.at<cv::Vec3b>(37, 10)[0] < 50);
+}
+
+namespace {
+
+/// A JPEG of w x h with an EXIF orientation (1 = as stored, 6 = turn 90° clockwise).
+std::vector<uchar> jpegWithOrientation(int w, int h, int orientation, bool progressive) {
+    cv::Mat image(h, w, CV_8UC3, cv::Scalar(40, 120, 200));
+    std::vector<uchar> jpeg;
+    cv::imencode(".jpg", image, jpeg, {cv::IMWRITE_JPEG_PROGRESSIVE, progressive ? 1 : 0});
+    const unsigned char exif[] = {0xFF,
+                                  0xE1,
+                                  0x00,
+                                  0x22,
+                                  'E',
+                                  'x',
+                                  'i',
+                                  'f',
+                                  0,
+                                  0,
+                                  'I',
+                                  'I',
+                                  0x2A,
+                                  0x00,
+                                  0x08,
+                                  0x00,
+                                  0x00,
+                                  0x00,
+                                  0x01,
+                                  0x00,
+                                  0x12,
+                                  0x01,
+                                  0x03,
+                                  0x00,
+                                  0x01,
+                                  0x00,
+                                  0x00,
+                                  0x00,
+                                  uchar(orientation),
+                                  0x00,
+                                  0x00,
+                                  0x00,
+                                  0x00,
+                                  0x00,
+                                  0x00,
+                                  0x00};
+    jpeg.insert(jpeg.begin() + 2, std::begin(exif), std::end(exif));
+    return jpeg;
+}
+
+} // namespace
+
+void TestDataScan::probeAgreesWithRead() {
+    // The scan's probe decodes JPEGs at 1/8 scale; its size must be readImage's in every case:
+    // sides not divisible by 8, rotated by EXIF, progressive, and scaled sides that are equal
+    // although the image is not square (641 x 647: 81 x 81 at 1/8).
+    QTemporaryDir dir;
+    struct Case {
+        int w, h, orientation;
+        bool progressive;
+    } cases[] = {{33, 17, 1, false},   {33, 17, 6, false},  {640, 480, 6, true},
+                 {641, 647, 6, false}, {641, 647, 1, true}, {8, 8, 1, false}};
+    int n = 0;
+    for (const Case& c : cases) {
+        const std::vector<uchar> jpeg = jpegWithOrientation(c.w, c.h, c.orientation, c.progressive);
+        const QString path = dir.filePath(QStringLiteral("%1.jpg").arg(n++));
+        writeText(path, QByteArray(reinterpret_cast<const char*>(jpeg.data()), int(jpeg.size())));
+        const cv::Mat read = hr::readImage(path.toStdString(), nullptr);
+        const hr::ImageProbe probe = hr::probeImage(path.toStdString());
+        QVERIFY(probe.ok());
+        QCOMPARE(cv::Size(probe.width, probe.height), read.size());
+        QCOMPARE(read.size(), c.orientation == 6 ? cv::Size(c.h, c.w) : cv::Size(c.w, c.h));
+        QVERIFY(probe.note.empty());
+    }
+    // A PNG takes the full decode; a JPEG cut short keeps its note; a broken one fails alike.
+    writeText(dir.filePath("p.png"), pngBytes(30, 20));
+    const hr::ImageProbe png = hr::probeImage(dir.filePath("p.png").toStdString());
+    QCOMPARE(cv::Size(png.width, png.height), cv::Size(30, 20));
+    const std::vector<uchar> jpeg = jpegWithOrientation(64, 48, 1, false);
+    const QByteArray whole(reinterpret_cast<const char*>(jpeg.data()), int(jpeg.size()));
+    writeText(dir.filePath("cut.jpg"), whole.left(whole.size() - 2));
+    const hr::ImageProbe cut = hr::probeImage(dir.filePath("cut.jpg").toStdString());
+    QVERIFY(cut.ok());
+    QVERIFY(contains(cut.note, "end marker"));
+    writeText(dir.filePath("head.jpg"), whole.left(60));
+    const hr::ImageProbe head = hr::probeImage(dir.filePath("head.jpg").toStdString());
+    std::string error, reason;
+    QVERIFY(
+        hr::readImage(dir.filePath("head.jpg").toStdString(), &error, nullptr, &reason).empty());
+    QVERIFY(!head.ok());
+    QCOMPARE(head.reason, reason);
+    QCOMPARE(head.error, error);
 }
 
 void TestDataScan::rejectsBrokenImages() {

@@ -107,6 +107,8 @@ int runVal(const ParsedArgs& given) {
     config.checkpointing = Checkpointing::None;
     config.freeze.clear();
     TrainStep step(config, loaded.model, nc, device);
+    // Nothing trains here: BatchNorm folded into its convolution saves a pass per layer.
+    step.emaModel()->fuse();
     DataLoader loader(report, LoaderOptions::fromConfig(config, false));
     MetricsAccumulator metrics(nc);
     std::array<double, 3> losses{0, 0, 0};

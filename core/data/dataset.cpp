@@ -8,12 +8,14 @@
 #include "util/text.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <unordered_set>
 
 namespace fs = std::filesystem;
@@ -167,17 +169,18 @@ CachedScan checkImage(const std::string& imagePath, int nc) {
     e.record.labelPath = labelPathForImage(imagePath);
     e.image = FileStamp::of(imagePath);
     e.label = FileStamp::of(e.record.labelPath);
-    std::string error, note, reason;
-    const cv::Mat image = readImage(imagePath, &error, &note, &reason);
-    if (image.empty()) {
-        e.problems.push_back(problem(Severity::Warning, imagePath, 0, "image_unreadable", {reason},
-                                     error + ": skipped the image", "replace or delete the file"));
+    const ImageProbe image = probeImage(imagePath);
+    if (!image.ok()) {
+        e.problems.push_back(problem(Severity::Warning, imagePath, 0, "image_unreadable",
+                                     {image.reason}, image.error + ": skipped the image",
+                                     "replace or delete the file"));
         return e;
     }
-    if (!note.empty())
-        e.problems.push_back(problem(Severity::Note, imagePath, 0, "jpeg_truncated", {}, note));
-    e.record.width = image.cols;
-    e.record.height = image.rows;
+    if (!image.note.empty())
+        e.problems.push_back(
+            problem(Severity::Note, imagePath, 0, "jpeg_truncated", {}, image.note));
+    e.record.width = image.width;
+    e.record.height = image.height;
     e.usable = true;
     if (e.label.size >= 0) {
         std::string text;
@@ -395,34 +398,58 @@ DatasetReport scanDataset(const DataConfig& data, Split split, const ScanOptions
     bool changed = false;
     LabelCache current(data.nc()); // only the images scanned now: deleted ones drop out
     const int total = static_cast<int>(images.size());
-    for (int i = 0; i < total; ++i) {
-        if (options.progress && (i % 64 == 0) && !options.progress(i, total)) {
+    // Images the cache does not answer are checked on several threads, a chunk at a time; the
+    // report keeps the images' order.
+    const int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+    constexpr int kChunk = 256;
+    std::vector<CachedScan> fresh;
+    std::vector<const CachedScan*> hits;
+    for (int start = 0; start < total; start += kChunk) {
+        if (options.progress && !options.progress(start, total)) {
             report.problems.push_back(problem(Severity::Error, data.yamlPath, 0, "scan_cancelled",
                                               {}, "the scan was cancelled"));
             report.images.clear();
             computeStats(report);
             return report;
         }
-        const std::string& path = images[i];
-        const FileStamp imageStamp = FileStamp::of(path);
-        const FileStamp labelStamp = FileStamp::of(labelPathForImage(path));
-        const CachedScan* hit =
-            options.useCache ? cache.find(path, imageStamp, labelStamp) : nullptr;
-        CachedScan fresh;
-        if (hit) {
-            ++report.cacheHits;
-        } else {
-            fresh = checkImage(path, data.nc());
-            changed = true;
+        const int count = std::min(kChunk, total - start);
+        hits.assign(size_t(count), nullptr);
+        fresh.assign(size_t(count), CachedScan{});
+        std::vector<int> misses;
+        for (int k = 0; k < count; ++k) {
+            const std::string& path = images[size_t(start + k)];
+            if (options.useCache)
+                hits[size_t(k)] =
+                    cache.find(path, FileStamp::of(path), FileStamp::of(labelPathForImage(path)));
+            if (!hits[size_t(k)])
+                misses.push_back(k);
         }
-        const CachedScan& entry = hit ? *hit : fresh;
-        report.problems.insert(report.problems.end(), entry.problems.begin(), entry.problems.end());
-        if (entry.usable)
-            report.images.push_back(entry.record);
-        else
-            ++report.stats.skipped;
-        if (options.useCache)
-            current.put(path, hit ? *hit : std::move(fresh));
+        std::atomic<size_t> next{0};
+        const auto work = [&] {
+            for (size_t m = next++; m < misses.size(); m = next++)
+                fresh[size_t(misses[m])] = checkImage(images[size_t(start + misses[m])], data.nc());
+        };
+        std::vector<std::thread> pool;
+        for (int t = 1; t < std::min<int>(threads, int(misses.size())); ++t)
+            pool.emplace_back(work);
+        work();
+        for (auto& t : pool)
+            t.join();
+        changed = changed || !misses.empty();
+        for (int k = 0; k < count; ++k) {
+            const CachedScan* hit = hits[size_t(k)];
+            if (hit)
+                ++report.cacheHits;
+            const CachedScan& entry = hit ? *hit : fresh[size_t(k)];
+            report.problems.insert(report.problems.end(), entry.problems.begin(),
+                                   entry.problems.end());
+            if (entry.usable)
+                report.images.push_back(entry.record);
+            else
+                ++report.stats.skipped;
+            if (options.useCache)
+                current.put(images[size_t(start + k)], hit ? *hit : std::move(fresh[size_t(k)]));
+        }
     }
     if (options.progress)
         options.progress(total, total);

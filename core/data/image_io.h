@@ -28,6 +28,18 @@ std::string labelPathForImage(const std::string& imagePath);
 cv::Mat readImage(const std::string& path, std::string* error, std::string* note = nullptr,
                   std::string* reason = nullptr);
 
+/// What the data set scan learns of an image file without keeping its pixels: the size
+/// readImage would return (EXIF orientation applied), or readImage's `error`, `note` and
+/// `reason`. A JPEG is decoded at 1/8 scale: libjpeg still reads every coded block, so a file
+/// readImage cannot decode fails here too, and its frame header gives the exact size.
+struct ImageProbe {
+    int width = 0;
+    int height = 0;
+    std::string error, note, reason;
+    bool ok() const { return width > 0 && height > 0; }
+};
+ImageProbe probeImage(const std::string& path);
+
 /// readImage() then a resize (INTER_LINEAR, aspect kept) so that the longer side is `longSide`.
 cv::Mat readImageResized(const std::string& path, int longSide, std::string* error);
 
