@@ -29,7 +29,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
+#include <QListView>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
@@ -362,15 +362,15 @@ void TestUi::dataPageShowsBuiltinStyleData() {
     QVERIFY(page.openPath(root)); // a folder with a data.yaml
     QVERIFY(chosen.wait(30000));
     QCOMPARE(chosen.first().first().toString(), QDir(root).filePath("data.yaml"));
-    QCOMPARE(page.imageList()->count(), 6);
+    QCOMPARE(page.imageList()->model()->rowCount(), 6);
     QCOMPARE(page.classChart()->categoryCount(), int(hr::syntheticClassNames().size()));
     double objects = 0;
     for (int i = 0; i < page.classChart()->categoryCount(); ++i)
         objects += page.classChart()->value(0, i);
     QVERIFY(objects > 0);
     int boxes = 0;
-    for (int row = 0; row < page.imageList()->count(); ++row) {
-        page.imageList()->setCurrentRow(row);
+    for (int row = 0; row < page.imageList()->model()->rowCount(); ++row) {
+        page.imageList()->setCurrentIndex(page.imageList()->model()->index(row, 0));
         boxes += page.imageView()->boxCount();
     }
     QCOMPARE(double(boxes), objects);
@@ -411,7 +411,7 @@ void TestUi::dataPageListsProblems() {
     }
     QVERIFY2(lines.contains("2") && lines.contains("3"),
              qPrintable(QStringList(lines.values()).join(",")));
-    QCOMPARE(page.imageList()->count(), 2);
+    QCOMPARE(page.imageList()->model()->rowCount(), 2);
     QVERIFY(!page.openPath(m_dir.filePath("nowhere")));
 }
 

@@ -14,7 +14,7 @@
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
+#include <QListView>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
@@ -107,7 +107,7 @@ void TestUiData::imagesAndLabelsGetADataYaml() {
     QCOMPARE(page.dataYaml(), root + "/data.yaml");
     QVERIFY(QFile::exists(root + "/autosplit_train.txt"));
     QCOMPARE(page.classChart()->categoryCount(), 3);
-    QCOMPARE(page.imageList()->count(), 16); // the training images; 4 went to val
+    QCOMPARE(page.imageList()->model()->rowCount(), 16); // the training images; 4 went to val
     const auto loaded = hr::loadDataConfig((root + "/data.yaml").toStdString());
     QVERIFY(loaded.config);
     QCOMPARE(loaded.config->names, (std::vector<std::string>{"bolt", "nut", "washer"}));
@@ -132,7 +132,7 @@ void TestUiData::roboflowExportOpensAsItIs() {
     QSignalSpy chosen(&page, &hr::ui::DataPage::datasetChosen);
     QVERIFY(page.openPath(root));
     QVERIFY(chosen.wait(30000));
-    QCOMPARE(page.imageList()->count(), 2);
+    QCOMPARE(page.imageList()->model()->rowCount(), 2);
     QVERIFY2(pageText(page).contains("a Roboflow export"), qPrintable(pageText(page)));
 }
 

@@ -5,6 +5,7 @@
 #include "diagnosticwording.h"
 #include "imageview.h"
 
+#include <QAbstractListModel>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
@@ -18,7 +19,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
+#include <QListView>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
@@ -74,6 +75,35 @@ QStringList namesOf(const DatasetScan& scan) {
 
 } // namespace
 
+/// The images of one split for the list beside the viewer. Rows are made when they are shown,
+/// so opening a data set of any size costs the GUI thread no work per image.
+class ImageListModel : public QAbstractListModel {
+public:
+    using QAbstractListModel::QAbstractListModel;
+    void setImages(const std::vector<ImageRecord>* images) {
+        beginResetModel();
+        m_images = images;
+        endResetModel();
+    }
+    int rowCount(const QModelIndex& parent = QModelIndex()) const override {
+        return parent.isValid() || !m_images ? 0 : static_cast<int>(m_images->size());
+    }
+    QVariant data(const QModelIndex& index, int role) const override {
+        if (!index.isValid() || index.row() >= rowCount())
+            return {};
+        const ImageRecord& record = (*m_images)[static_cast<size_t>(index.row())];
+        const QString path = QString::fromStdString(record.imagePath);
+        if (role == Qt::DisplayRole)
+            return QFileInfo(path).fileName();
+        if (role == Qt::ToolTipRole)
+            return DataPage::tr("%1\n%2 objects").arg(path).arg(record.labels.size());
+        return {};
+    }
+
+private:
+    const std::vector<ImageRecord>* m_images = nullptr;
+};
+
 DataPage::DataPage(DatasetService* service, QWidget* parent) : QWidget(parent), m_service(service) {
     setAcceptDrops(true);
     auto* layout = new QVBoxLayout(this);
@@ -127,8 +157,11 @@ DataPage::DataPage(DatasetService* service, QWidget* parent) : QWidget(parent), 
     m_split = new QComboBox(browser);
     m_split->addItem(tr("Training images"));
     m_split->addItem(tr("Validation images"));
-    m_images = new QListWidget(browser);
+    m_images = new QListView(browser);
     m_images->setObjectName(QStringLiteral("images"));
+    m_images->setUniformItemSizes(true); // no per-row size pass over a large data set
+    m_imageModel = new ImageListModel(m_images);
+    m_images->setModel(m_imageModel);
     m_images->setMaximumWidth(220);
     listColumn->addWidget(m_split);
     listColumn->addWidget(m_images, 1);
@@ -169,7 +202,8 @@ DataPage::DataPage(DatasetService* service, QWidget* parent) : QWidget(parent), 
     connect(openFolder, &QPushButton::clicked, this, &DataPage::chooseFolder);
     connect(builtin, &QPushButton::clicked, this, &DataPage::useBuiltin);
     connect(m_split, &QComboBox::currentIndexChanged, this, &DataPage::showSplitImages);
-    connect(m_images, &QListWidget::currentRowChanged, this, &DataPage::showImage);
+    connect(m_images->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) { showImage(current.row()); });
     connect(m_service, &DatasetService::progress, this, [this](int done, int total) {
         m_progress->setRange(0, std::max(1, total));
         m_progress->setValue(done);
@@ -452,7 +486,7 @@ void DataPage::showScan(const DatasetScan& scan) {
 
     if (!scan.data) {
         m_summary->setText(tr("This data.yaml cannot be used; the list below says why."));
-        m_images->clear();
+        m_imageModel->setImages(nullptr);
         m_view->clear();
         return;
     }
@@ -497,16 +531,9 @@ void DataPage::showScan(const DatasetScan& scan) {
 
 void DataPage::showSplitImages() {
     const DatasetReport& report = m_split->currentIndex() == 0 ? m_scan.train : m_scan.val;
-    m_images->clear();
-    for (const ImageRecord& record : report.images) {
-        auto* item = new QListWidgetItem(
-            QFileInfo(QString::fromStdString(record.imagePath)).fileName(), m_images);
-        item->setToolTip(tr("%1\n%2 objects")
-                             .arg(QString::fromStdString(record.imagePath))
-                             .arg(record.labels.size()));
-    }
-    if (m_images->count() > 0)
-        m_images->setCurrentRow(0);
+    m_imageModel->setImages(&report.images);
+    if (m_imageModel->rowCount() > 0)
+        m_images->setCurrentIndex(m_imageModel->index(0));
     else
         m_view->clear();
 }

@@ -7,7 +7,7 @@
 
 class QComboBox;
 class QLabel;
-class QListWidget;
+class QListView;
 class QProgressBar;
 class QTreeWidget;
 
@@ -34,7 +34,7 @@ public:
     QString dataYaml() const { return m_dataYaml; }
 
     QTreeWidget* problemList() const { return m_problems; }
-    QListWidget* imageList() const { return m_images; }
+    QListView* imageList() const { return m_images; }
     ImageView* imageView() const { return m_view; }
     BarChart* classChart() const { return m_classChart; }
     BarChart* sizeChart() const { return m_sizeChart; }
@@ -74,7 +74,8 @@ private:
     QProgressBar* m_progress;
     QTreeWidget* m_problems;
     QComboBox* m_split;
-    QListWidget* m_images;
+    QListView* m_images;
+    class ImageListModel* m_imageModel;
     ImageView* m_view;
     BarChart* m_classChart;
     BarChart* m_sizeChart;

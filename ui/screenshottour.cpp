@@ -18,7 +18,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QLabel>
-#include <QListWidget>
+#include <QListView>
 #include <QPixmap>
 #include <QPushButton>
 #include <QTimer>
@@ -89,8 +89,8 @@ TrainConfig ScreenshotTour::smallRun(const std::string& name) const {
 
 void ScreenshotTour::afterData() {
     DataPage* data = m_window->dataPage();
-    if (data->imageList()->count() > 3)
-        data->imageList()->setCurrentRow(3);
+    if (data->imageList()->model()->rowCount() > 3)
+        data->imageList()->setCurrentIndex(data->imageList()->model()->index(3, 0));
     QTimer::singleShot(200, this, [this] {
         save(m_window, QStringLiteral("data.png"));
 
