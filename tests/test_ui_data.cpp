@@ -52,6 +52,7 @@ private slots:
     void unknownFolderSaysWhatItAccepts();
     void droppedFolderTakesTheSameDoor();
     void problemTableShowsCoreEnglish();
+    void problemTableIsBounded();
 
 private:
     QTemporaryDir m_dir;
@@ -202,6 +203,36 @@ void TestUiData::problemTableShowsCoreEnglish() {
              QString("expected 5 columns 'class cx cy w h', found 3: dropped the line"));
     QCOMPARE(item->text(5),
              QString("write one object per line as 'class cx cy w h' with coordinates in 0..1"));
+}
+
+void TestUiData::problemTableIsBounded() {
+    // A problem on each of 1,005 lines: the table lists 1,000 and says where the rest are, so
+    // opening a data set never makes a widget row per problem on the GUI thread.
+    const QString root = m_dir.filePath("many-problems");
+    hr::SyntheticOptions options;
+    options.train = 2;
+    options.val = 1;
+    options.imgsz = 64;
+    std::string error;
+    QVERIFY2(hr::makeSyntheticDataset(root.toStdString(), options, &error), error.c_str());
+    const QString first =
+        QDir(root + "/labels/train").entryList({"*.txt"}, QDir::Files, QDir::Name).first();
+    QByteArray lines;
+    for (int i = 0; i < 1005; ++i)
+        lines += "0 0.5 0.5\n";
+    QVERIFY(fixtures::writeBytes(root + "/labels/train/" + first, lines));
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    QVERIFY(page.openPath(root + "/data.yaml"));
+    QTreeWidget* list = page.problemList();
+    QTRY_VERIFY_WITH_TIMEOUT(list->topLevelItemCount() > 0, 30000);
+    QCOMPARE(list->topLevelItemCount(), 1001);
+    const QTreeWidgetItem* last = list->topLevelItem(1000);
+    QCOMPARE(last->text(4), QString("Problems not listed here: 5"));
+    QVERIFY2(last->text(5).startsWith("headroom-cli data-check --data ") &&
+                 last->text(5).endsWith("data.yaml lists them all"),
+             qPrintable(last->text(5)));
+    QVERIFY2(pageText(page).contains("1005 problems listed below"), qPrintable(pageText(page)));
 }
 
 #include "test_ui_data.moc"

@@ -2129,6 +2129,14 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <source>yaml</source>
         <translation>YAML</translation>
     </message>
+    <message>
+        <source>Problems not listed here: %1</source>
+        <translation>未在此列出的问题：%1 个</translation>
+    </message>
+    <message>
+        <source>headroom-cli data-check --data %1 lists them all</source>
+        <translation>运行 headroom-cli data-check --data %1 可列出全部问题</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::DatasetService</name>

@@ -465,8 +465,14 @@ void DataPage::showScan(const DatasetScan& scan) {
             ? tr("Data set: %1").arg(QDir::toNativeSeparators(scan.yamlPath))
             : tr("Data set: %1 (%2)").arg(QDir::toNativeSeparators(scan.yamlPath), m_found));
     m_problems->clear();
-    auto addProblems = [this](const Diagnostics& problems, const QString& split) {
+    // Rows are widget items made here, on the GUI thread: a data set with a problem in every
+    // label file gets the first kShownProblems and a row that says where the rest are.
+    constexpr int kShownProblems = 1000;
+    int problemCount = 0;
+    auto addProblems = [this, &problemCount](const Diagnostics& problems, const QString& split) {
         for (const Diagnostic& d : problems) {
+            if (++problemCount > kShownProblems)
+                continue;
             auto* item = new QTreeWidgetItem(m_problems);
             item->setText(0, severityText(d.severity));
             item->setText(1, split);
@@ -483,6 +489,13 @@ void DataPage::showScan(const DatasetScan& scan) {
     addProblems(scan.configProblems, tr("yaml"));
     addProblems(scan.train.problems, tr("train"));
     addProblems(scan.val.problems, tr("val"));
+    if (problemCount > kShownProblems) {
+        auto* item = new QTreeWidgetItem(m_problems);
+        item->setText(4, tr("Problems not listed here: %1").arg(problemCount - kShownProblems));
+        item->setText(5, tr("headroom-cli data-check --data %1 lists them all")
+                             .arg(QDir::toNativeSeparators(scan.yamlPath)));
+        item->setToolTip(5, item->text(5));
+    }
 
     if (!scan.data) {
         m_summary->setText(tr("This data.yaml cannot be used; the list below says why."));
@@ -503,7 +516,7 @@ void DataPage::showScan(const DatasetScan& scan) {
             .arg(t.maxObjectsPerImage)
             .arg(v.images)
             .arg(v.instances)
-            .arg(m_problems->topLevelItemCount()));
+            .arg(problemCount));
 
     const QStringList names = namesOf(scan);
     m_classChart->setCategories(names);
