@@ -64,14 +64,17 @@ def main():
           f"({seconds / args.steps * 1000:.0f} ms per step, {args.steps} steps after "
           f"{args.warmup})")
     weights = args.weights or "/tmp/speed_reference/train/weights/last.pt"
+    t0 = time.perf_counter()
     m = YOLO(weights).val(data=args.data, imgsz=args.imgsz, batch=args.batch, device="cpu",
                           plots=False, workers=0, verbose=False,
                           project="/tmp/speed_reference", name="val", exist_ok=True)
+    wall = time.perf_counter() - t0
     s = m.speed
     per_image = s["preprocess"] + s["inference"] + s["postprocess"]
     print(f"val: {per_image:.1f} ms per image ({1000 / per_image:.1f} images/s: preprocess "
           f"{s['preprocess']:.1f}, inference {s['inference']:.1f}, postprocess "
-          f"{s['postprocess']:.1f}), mAP50-95 {m.box.map:.4f}")
+          f"{s['postprocess']:.1f}), mAP50-95 {m.box.map:.4f}; the whole val call "
+          f"{wall:.2f} s (weights, data set, all batches)")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS: {peak:.0f} MiB")
 
