@@ -457,9 +457,11 @@ void DataPage::dropEvent(QDropEvent* event) {
     }
 }
 
-void DataPage::showScan(const DatasetScan& scan) {
+void DataPage::showScan(std::shared_ptr<const DatasetScan> scanned) {
     m_progress->hide();
-    m_scan = scan;
+    m_imageModel->setImages(nullptr); // its rows belong to the scan replaced here
+    m_scan = std::move(scanned);
+    const DatasetScan& scan = *m_scan;
     m_path->setText(
         m_found.isEmpty()
             ? tr("Data set: %1").arg(QDir::toNativeSeparators(scan.yamlPath))
@@ -543,7 +545,9 @@ void DataPage::showScan(const DatasetScan& scan) {
 }
 
 void DataPage::showSplitImages() {
-    const DatasetReport& report = m_split->currentIndex() == 0 ? m_scan.train : m_scan.val;
+    if (!m_scan)
+        return;
+    const DatasetReport& report = m_split->currentIndex() == 0 ? m_scan->train : m_scan->val;
     m_imageModel->setImages(&report.images);
     if (m_imageModel->rowCount() > 0)
         m_images->setCurrentIndex(m_imageModel->index(0));
@@ -552,13 +556,17 @@ void DataPage::showSplitImages() {
 }
 
 void DataPage::showImage(int row) {
-    const DatasetReport& report = m_split->currentIndex() == 0 ? m_scan.train : m_scan.val;
+    if (!m_scan) {
+        m_view->clear();
+        return;
+    }
+    const DatasetReport& report = m_split->currentIndex() == 0 ? m_scan->train : m_scan->val;
     if (row < 0 || row >= int(report.images.size())) {
         m_view->clear();
         return;
     }
     const ImageRecord& record = report.images[static_cast<size_t>(row)];
-    m_view->setImage(QString::fromStdString(record.imagePath), record.labels, namesOf(m_scan));
+    m_view->setImage(QString::fromStdString(record.imagePath), record.labels, namesOf(*m_scan));
 }
 
 } // namespace hr::ui

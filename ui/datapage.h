@@ -52,7 +52,7 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    void showScan(const DatasetScan& scan);
+    void showScan(std::shared_ptr<const DatasetScan> scanned);
     void showLayout(const QString& path, const hr::FolderLayout& layout);
     void askToConvert(const hr::FolderLayout& layout);
     void askToWriteDataYaml(const hr::FolderLayout& layout);
@@ -64,7 +64,7 @@ private:
     void setBusy(const QString& message);
 
     DatasetService* m_service;
-    DatasetScan m_scan;
+    std::shared_ptr<const DatasetScan> m_scan; ///< null before the first scan
     QString m_dataYaml;
     QString m_pendingPath;         ///< the folder being looked at (a newer open replaces it)
     QString m_found;               ///< what the opened folder was, e.g. "a Roboflow export"

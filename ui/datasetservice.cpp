@@ -114,7 +114,8 @@ void DatasetService::launch(const QString& dataYaml, bool builtin) {
                 },
                 Qt::QueuedConnection);
         };
-        DatasetScan result;
+        auto scan = std::make_shared<DatasetScan>();
+        DatasetScan& result = *scan;
         result.yamlPath = dataYaml;
         if (builtin) {
             std::string error;
@@ -151,9 +152,9 @@ void DatasetService::launch(const QString& dataYaml, bool builtin) {
             return;
         QMetaObject::invokeMethod(
             this,
-            [this, result, generation] {
+            [this, done = std::shared_ptr<const DatasetScan>(std::move(scan)), generation] {
                 if (generation == m_generation)
-                    emit scanned(result);
+                    emit scanned(done);
             },
             Qt::QueuedConnection);
     });

@@ -58,7 +58,8 @@ public:
 
 signals:
     void progress(int done, int total);
-    void scanned(const hr::ui::DatasetScan& result);
+    /// Shared, not copied: the GUI thread gets the scan of a large data set without a copy.
+    void scanned(std::shared_ptr<const hr::ui::DatasetScan> result);
     void failed(const QString& message);
     void inspected(const QString& path, const hr::FolderLayout& layout);
     void converted(const hr::ConvertReport& report);
