@@ -76,6 +76,7 @@ private slots:
     void readsFormatsGreyAnd16Bit();
     void appliesExifOrientation();
     void probeAgreesWithRead();
+    void manyImagesKeepTheirOrder();
     void rejectsBrokenImages();
     void reportsEveryLabelProblem();
     void listFilesFractionAndSingleClass();
@@ -245,6 +246,48 @@ void TestDataScan::probeAgreesWithRead() {
     QVERIFY(!head.ok());
     QCOMPARE(head.reason, reason);
     QCOMPARE(head.error, error);
+}
+
+void TestDataScan::manyImagesKeepTheirOrder() {
+    // 600 images: more than one chunk of the threaded check. The report lists them in the
+    // folder's order with the size of each, progress climbs to the total, and a stop asked
+    // for at the second progress call ends the scan with nothing listed.
+    QTemporaryDir dir;
+    const QString root = dir.path();
+    for (int i = 0; i < 600; ++i) {
+        const QString name = QStringLiteral("%1").arg(i, 4, 10, QLatin1Char('0'));
+        writeImage(root + "/images/train/" + name + ".png", 8 + i % 7, 8 + i % 5);
+        writeText(root + "/labels/train/" + name + ".txt", "0 0.5 0.5 0.2 0.2\n");
+    }
+    hr::ScanOptions options = scanOptions(false, 1.0);
+    std::vector<std::pair<int, int>> calls;
+    options.progress = [&calls](int done, int total) {
+        calls.emplace_back(done, total);
+        return true;
+    };
+    const hr::DataConfig data = configFor(root, {"a"});
+    const hr::DatasetReport report = hr::scanDataset(data, hr::Split::Train, options);
+    QCOMPARE(int(report.images.size()), 600);
+    for (int i = 0; i < 600; ++i) {
+        const hr::ImageRecord& r = report.images[size_t(i)];
+        QVERIFY2(QString::fromStdString(r.imagePath)
+                     .endsWith(QStringLiteral("/%1.png").arg(i, 4, 10, QLatin1Char('0'))),
+                 r.imagePath.c_str());
+        QCOMPARE(r.width, 8 + i % 7);
+        QCOMPARE(r.height, 8 + i % 5);
+        QCOMPARE(int(r.labels.size()), 1);
+    }
+    QVERIFY(calls.size() >= 2);
+    for (size_t k = 1; k < calls.size(); ++k)
+        QVERIFY(calls[k].first >= calls[k - 1].first);
+    QCOMPARE(calls.back(), std::make_pair(600, 600));
+
+    int seen = 0;
+    options.progress = [&seen](int, int) { return ++seen < 2; };
+    const hr::DatasetReport stopped = hr::scanDataset(data, hr::Split::Train, options);
+    QVERIFY(stopped.images.empty());
+    QVERIFY(std::any_of(stopped.problems.begin(), stopped.problems.end(),
+                        [](const hr::Diagnostic& d) { return d.code == "scan_cancelled"; }));
 }
 
 void TestDataScan::rejectsBrokenImages() {
