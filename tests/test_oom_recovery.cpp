@@ -27,6 +27,7 @@
 #include "util/speed_checks.h"
 #include "util/text.h"
 
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -135,6 +136,7 @@ private slots:
     void earlierWorkDoesNotCount();
     void impossibleBudgetStopsInOneSentence();
     void fixRecordsSpeedCheck();
+    void earlyFixKeepsNoSpeedCheck();
 
 private:
     hr::TrainConfig baseConfig() const;
@@ -143,6 +145,8 @@ private:
     /// `widest` picks the segment with the widest gap, otherwise the last one with a gap (the
     /// steady state, once gradients and optimizer state exist). 0 when no segment rises.
     std::int64_t budgetFor(hr::Phase phase, bool widest) const;
+    std::vector<hr::FixChecked> runLiftingTheBudget(std::int64_t budget, const std::string& fixId,
+                                                    const QString& cacheHome);
     std::vector<Segment> m_segments;
 
     QTemporaryDir m_dir;
@@ -505,18 +509,12 @@ void TestOomRecovery::impossibleBudgetStopsInOneSentence() {
     QVERIFY(std::stoll(why.substr(at)) * 1024 * 1024 > config.memory_budget);
 }
 
-/// After an applied fix the trainer times the next kFixCheckSteps steps against the fix's
-/// predicted time per image and keeps the ratio in speed-checks.tsv, which the advisor's later
-/// predictions of that fix on this device use (issue 18).
-void TestOomRecovery::fixRecordsSpeedCheck() {
-    QTemporaryDir cache;
-    QVERIFY(cache.isValid());
-    qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
-    struct Unset {
-        ~Unset() { qunsetenv("XDG_CACHE_HOME"); }
-    } unset;
-    // A training epoch of 21 steps: after a fix in the first epoch's validation, the second
-    // epoch times 20 steps after its warm-up step.
+/// A run whose handler lifts the budget as fix `fixId` (speed factor 1), on a training epoch
+/// of 21 steps of 4 images, with the speed checks kept under a temporary cache folder.
+std::vector<hr::FixChecked> TestOomRecovery::runLiftingTheBudget(std::int64_t budget,
+                                                                 const std::string& fixId,
+                                                                 const QString& cacheHome) {
+    qputenv("XDG_CACHE_HOME", cacheHome.toUtf8());
     hr::SyntheticOptions options;
     options.train = 84;
     options.val = 64;
@@ -524,12 +522,12 @@ void TestOomRecovery::fixRecordsSpeedCheck() {
     options.seed = 11;
     std::string error;
     const std::string dir = m_dir.path().toStdString() + "/speed_data";
-    QVERIFY2(hr::makeSyntheticDataset(dir, options, &error), error.c_str());
+    if (!hr::makeSyntheticDataset(dir, options, &error))
+        qFatal("%s", error.c_str());
     hr::TrainConfig config = baseConfig();
     config.data = dir + "/data.yaml";
-    config.memory_budget = budgetFor(hr::Phase::Validation, false);
-    QVERIFY2(config.memory_budget > 0, "no budget separates validation from training");
-    config.name = "speed_check";
+    config.memory_budget = budget;
+    config.name = fixId;
     hr::testing::CpuBudgetGuard guard;
 
     std::mutex mutex;
@@ -543,18 +541,34 @@ void TestOomRecovery::fixRecordsSpeedCheck() {
             ++fixes;
     });
     // The fix lifts the budget: the run then finishes without another OOM.
-    trainer.setOomHandler([](const hr::OomReport& report) {
+    trainer.setOomHandler([fixId](const hr::OomReport& report) {
         hr::OomDecision d;
         d.stop = false;
         d.config = report.config;
         d.config.memory_budget = 0;
-        d.fixId = "lift_budget";
+        d.fixId = fixId;
         d.description = "lift the budget";
         d.speedFactor = 1.0;
         return d;
     });
-    QCOMPARE(trainer.run(), 0);
-    QCOMPARE(fixes, 1);
+    const int rc = trainer.run();
+    qunsetenv("XDG_CACHE_HOME");
+    if (rc != 0 || fixes != 1)
+        qFatal("the run returned %d after %d fixes", rc, fixes);
+    return checks;
+}
+
+/// After an applied fix the trainer times the next kFixCheckSteps steps against the fix's
+/// predicted time per image and keeps the ratio in speed-checks.tsv, which the advisor's later
+/// predictions of that fix on this device use (issue 18).
+void TestOomRecovery::fixRecordsSpeedCheck() {
+    QTemporaryDir cache;
+    QVERIFY(cache.isValid());
+    // The fix comes in the first epoch's validation, after 21 training steps: 20 of them timed.
+    const std::int64_t budget = budgetFor(hr::Phase::Validation, false);
+    QVERIFY2(budget > 0, "no budget separates validation from training");
+    const std::vector<hr::FixChecked> checks =
+        runLiftingTheBudget(budget, "lift_budget", cache.path());
     QCOMPARE(int(checks.size()), 1);
     const hr::FixChecked& check = checks.front();
     QCOMPARE(check.fixId, std::string("lift_budget"));
@@ -562,10 +576,28 @@ void TestOomRecovery::fixRecordsSpeedCheck() {
     QVERIFY(check.predictedSecondsPerImage > 0 && check.measuredSecondsPerImage > 0);
     const std::string tsv = fileText(cache.path().toStdString() + "/headroom/speed-checks.tsv");
     QVERIFY2(tsv.find("cpu\tlift_budget\t") == 0, tsv.c_str());
+    qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
     const std::optional<double> ratio = hr::speedCheckRatio("cpu", "lift_budget");
+    qunsetenv("XDG_CACHE_HOME");
     QVERIFY(ratio.has_value());
     const double expected = check.measuredSecondsPerImage / check.predictedSecondsPerImage;
     QVERIFY2(std::abs(*ratio / expected - 1.0) < 1e-3, tsv.c_str());
+}
+
+/// An OOM in a run's first steps leaves too few timed steps before the fix (the first one
+/// prepares kernels and is not timed): the check reports the time after the fix without a
+/// prediction, and keeps no speed check that would correct later predictions.
+void TestOomRecovery::earlyFixKeepsNoSpeedCheck() {
+    QTemporaryDir cache;
+    QVERIFY(cache.isValid());
+    const std::int64_t budget = budgetFor(hr::Phase::Backward, true);
+    QVERIFY2(budget > 0, "no budget stops the first backward pass");
+    const std::vector<hr::FixChecked> checks =
+        runLiftingTheBudget(budget, "lift_budget_early", cache.path());
+    QCOMPARE(int(checks.size()), 1);
+    QCOMPARE(checks.front().predictedSecondsPerImage, 0.0);
+    QVERIFY(checks.front().measuredSecondsPerImage > 0);
+    QVERIFY(!QFileInfo::exists(cache.filePath("headroom/speed-checks.tsv")));
 }
 
 QTEST_APPLESS_MAIN(TestOomRecovery)

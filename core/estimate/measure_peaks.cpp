@@ -7,9 +7,11 @@
 #include "estimate/probe_batch.h"
 #include "estimate/probe_session.h"
 #include "model/detection_model.h"
+#include "train/compute_threads.h"
 #include "util/text.h"
 #include "util/user_message.h"
 
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -200,6 +202,18 @@ timeInTurns(const std::array<TurnSide, 2>& sides, const TurnRounds& plan, std::s
     return std::nullopt;
 }
 
+/// Computes with one thread while it lives, then with as many as before.
+class OneComputeThread {
+public:
+    OneComputeThread() : m_threads(at::get_num_threads()) { setComputeThreads(1); }
+    ~OneComputeThread() { setComputeThreads(m_threads); }
+    OneComputeThread(const OneComputeThread&) = delete;
+    OneComputeThread& operator=(const OneComputeThread&) = delete;
+
+private:
+    int m_threads;
+};
+
 /// The side of `config` whose steps predictTimeFactor times: at its batch per rank, at most
 /// kProbeBatchLarge images (larger batches are reached by the calibration's line).
 TurnSide probeSide(const TrainConfig& config) {
@@ -284,6 +298,10 @@ std::optional<TimeFactor> predictTimeFactor(const TrainConfig& before, const Tra
         return *high - *low <= kTimeFactorSpread * estimate::median(ratios);
     };
     const std::unique_lock<std::mutex> held = cache.lock();
+    // Timed with one thread, in the calling thread's CPU time: with two, OpenMP's waiting and
+    // the studio's own threads (its live curve while a person chooses) were counted on both
+    // sides and pulled every factor towards 1.
+    const OneComputeThread oneThread;
     const auto rounds = timeInTurns(sides, plan, error, held, keepGoing);
     if (!rounds || rounds->empty())
         return std::nullopt;

@@ -9,6 +9,8 @@
 
 #include <torch/torch.h>
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
 
 namespace hr::estimate {
@@ -49,12 +51,23 @@ ProbeSession::~ProbeSession() {
     }
 }
 
+namespace {
+
+/// CPU time of a probe step. With one compute thread the step runs in the calling thread, whose
+/// own CPU time leaves out every other thread of the process (the studio drawing its live curve
+/// while a person chooses a fix); with more, the process' (OpenMP's threads do the work).
+double stepCpuSeconds() {
+    return at::get_num_threads() == 1 ? threadCpuSeconds() : processCpuSeconds();
+}
+
+} // namespace
+
 StepPeaks ProbeSession::trainPeaks(const Batch& batch) {
     m_parts.fill(0);
     m_seconds = {};
     m_probe->resetPeak();
     m_recording = true;
-    m_phaseStart = processCpuSeconds();
+    m_phaseStart = stepCpuSeconds();
     try {
         m_step->step(batch);
     } catch (...) {
@@ -82,7 +95,7 @@ void ProbeSession::enterPhase(Phase next) {
         std::int64_t& part = m_parts[partOf(m_phase)];
         part = std::max(part, m_probe->peak() - m_baseline);
         m_probe->resetPeak();
-        const double now = processCpuSeconds();
+        const double now = stepCpuSeconds();
         (partOf(m_phase) == PartOptimizer ? m_seconds.optimizer : m_seconds.work) +=
             now - m_phaseStart;
         m_phaseStart = now;

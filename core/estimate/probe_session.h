@@ -55,7 +55,7 @@ private:
     bool m_recording = false;
     StepPeaks m_parts{};
     StepSeconds m_seconds;
-    double m_phaseStart = 0.0; ///< processCpuSeconds() when the phase began
+    double m_phaseStart = 0.0; ///< stepCpuSeconds() when the phase began
 };
 
 /// Times `pairs` pairs of steps on `batch` that accumulate two batches (the second steps the

@@ -146,18 +146,24 @@ struct FixApplied {
 
 /// After a fix, what the run measured against what was predicted: the peak through the end
 /// of the first epoch after it, and the time per image over the steps after it (at least
-/// kFixCheckSteps, after one warm-up step; fewer only when the run ended first).
+/// kFixCheckSteps, after kUntimedSteps; fewer only when the run ended first).
 struct FixChecked {
     std::string fixId;
     std::int64_t predictedPeak = 0;
     std::int64_t measuredPeak = 0;
-    double predictedSecondsPerImage = 0.0; ///< time per image before the fix x its speed factor
+    double predictedSecondsPerImage = 0.0; ///< time per image before the fix x its speed
+                                           ///< factor; 0 = under kFixBaseSteps timed before
     double measuredSecondsPerImage = 0.0;  ///< over `timedSteps` steps; 0 = none timed
     int timedSteps = 0;
 };
 
 /// Steps after a fix whose time per image FixChecked reports.
 constexpr int kFixCheckSteps = 20;
+/// Steps at new shapes that are not timed, before or after a fix: they prepare kernels.
+constexpr int kUntimedSteps = 1;
+/// Timed steps before a fix that its predicted time per image needs; with fewer (an OOM in a
+/// run's first steps) FixChecked has no prediction and no speed check is kept.
+constexpr int kFixBaseSteps = 5;
 
 /// A line for the log: something the user should read that is not a number.
 struct LogMessage {

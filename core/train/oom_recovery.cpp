@@ -209,9 +209,11 @@ void Trainer::Impl::applyFix(const OomDecision& decision, int epoch, int batchIn
     fixCheck.fixId = decision.fixId;
     fixCheck.predicted = decision.predictedPeak;
     fixCheck.correction = decision.speedCorrection;
-    if (images > 0 && decision.speedFactor > 0)
+    if (images > 0 && decision.speedFactor > 0 &&
+        recentSteps.size() >= static_cast<std::size_t>(kFixBaseSteps))
         fixCheck.predictedPerImage = seconds / double(images) * decision.speedFactor;
     recentSteps.clear();
+    recentWarmUp = kUntimedSteps;
     peakSinceFix = 0;
 }
 
@@ -231,9 +233,13 @@ void Trainer::Impl::emitFixCheck() {
 }
 
 void Trainer::Impl::noteStepTime(double seconds, std::int64_t images) {
-    recentSteps.emplace_back(seconds, images);
-    while (recentSteps.size() > static_cast<std::size_t>(kFixCheckSteps))
-        recentSteps.pop_front();
+    if (recentWarmUp > 0) {
+        --recentWarmUp;
+    } else {
+        recentSteps.emplace_back(seconds, images);
+        while (recentSteps.size() > static_cast<std::size_t>(kFixCheckSteps))
+            recentSteps.pop_front();
+    }
     if (!fixCheck.active)
         return;
     if (fixCheck.warmUp > 0) {
