@@ -27,6 +27,21 @@
 namespace {
 
 /// The text of every label on the page, joined (what a person reads).
+/// A built-in data set of 2 training and 1 validation image at `root` whose first training
+/// label file then holds `labels`.
+bool writeFirstLabelFile(const QString& root, const QByteArray& labels) {
+    hr::SyntheticOptions options;
+    options.train = 2;
+    options.val = 1;
+    options.imgsz = 64;
+    std::string error;
+    if (!hr::makeSyntheticDataset(root.toStdString(), options, &error))
+        return false;
+    const QString first =
+        QDir(root + "/labels/train").entryList({"*.txt"}, QDir::Files, QDir::Name).first();
+    return fixtures::writeBytes(root + "/labels/train/" + first, labels);
+}
+
 QString pageText(const QWidget& page) {
     QStringList parts;
     for (const QLabel* label : page.findChildren<QLabel*>())
@@ -175,17 +190,8 @@ QTEST_MAIN(TestUiData)
 void TestUiData::problemTableShowsCoreEnglish() {
     // The English UI words a scan problem as core's CLI does (the UI words coded problems).
     const QString root = m_dir.filePath("bad-labels");
-    hr::SyntheticOptions options;
-    options.train = 2;
-    options.val = 1;
-    options.imgsz = 64;
-    std::string error;
-    QVERIFY2(hr::makeSyntheticDataset(root.toStdString(), options, &error), error.c_str());
     // Two boxes, then a short line: line 3.
-    const QString first =
-        QDir(root + "/labels/train").entryList({"*.txt"}, QDir::Files, QDir::Name).first();
-    QVERIFY(fixtures::writeBytes(root + "/labels/train/" + first,
-                                 "0 0.5 0.5 0.2 0.2\n0 0.3 0.3 0.1 0.1\n0 0.5 0.5\n"));
+    QVERIFY(writeFirstLabelFile(root, "0 0.5 0.5 0.2 0.2\n0 0.3 0.3 0.1 0.1\n0 0.5 0.5\n"));
     QVERIFY(fixtures::writeBytes(root + "/labels/train/ghost.txt", "7 0.5 0.5\n"));
     hr::ui::DatasetService service;
     hr::ui::DataPage page(&service);
@@ -209,18 +215,10 @@ void TestUiData::problemTableIsBounded() {
     // A problem on each of 1,005 lines: the table lists 1,000 and says where the rest are, so
     // opening a data set never makes a widget row per problem on the GUI thread.
     const QString root = m_dir.filePath("many-problems");
-    hr::SyntheticOptions options;
-    options.train = 2;
-    options.val = 1;
-    options.imgsz = 64;
-    std::string error;
-    QVERIFY2(hr::makeSyntheticDataset(root.toStdString(), options, &error), error.c_str());
-    const QString first =
-        QDir(root + "/labels/train").entryList({"*.txt"}, QDir::Files, QDir::Name).first();
     QByteArray lines;
     for (int i = 0; i < 1005; ++i)
         lines += "0 0.5 0.5\n";
-    QVERIFY(fixtures::writeBytes(root + "/labels/train/" + first, lines));
+    QVERIFY(writeFirstLabelFile(root, lines));
     hr::ui::DatasetService service;
     hr::ui::DataPage page(&service);
     QVERIFY(page.openPath(root + "/data.yaml"));
