@@ -233,19 +233,16 @@ void Trainer::Impl::emitFixCheck() {
 }
 
 void Trainer::Impl::noteStepTime(double seconds, std::int64_t images) {
+    // A step at new shapes (a run's first, a fix's first) times neither the base nor the check.
     if (recentWarmUp > 0) {
         --recentWarmUp;
-    } else {
-        recentSteps.emplace_back(seconds, images);
-        while (recentSteps.size() > static_cast<std::size_t>(kFixCheckSteps))
-            recentSteps.pop_front();
+        return;
     }
+    recentSteps.emplace_back(seconds, images);
+    while (recentSteps.size() > static_cast<std::size_t>(kFixCheckSteps))
+        recentSteps.pop_front();
     if (!fixCheck.active)
         return;
-    if (fixCheck.warmUp > 0) {
-        --fixCheck.warmUp;
-        return;
-    }
     fixCheck.seconds += seconds;
     fixCheck.images += images;
     if (++fixCheck.steps >= kFixCheckSteps && fixCheck.epochEnded)

@@ -175,7 +175,6 @@ struct Trainer::Impl {
         double predictedPerImage = 0; ///< time per image before the fix x its speed factor
         double correction = 1.0;      ///< OomDecision::speedCorrection
         bool epochEnded = false;      ///< the peak has been watched through an epoch's end
-        int warmUp = kUntimedSteps;   ///< steps left before timing
         double seconds = 0;
         std::int64_t images = 0;
         int steps = 0;
@@ -183,7 +182,7 @@ struct Trainer::Impl {
     /// The latest steps' (seconds, images), at most kFixCheckSteps: the time per image a fix's
     /// speed factor is applied to.
     std::deque<std::pair<double, std::int64_t>> recentSteps;
-    int recentWarmUp = kUntimedSteps; ///< steps left before recentSteps records (a run's first)
+    int recentWarmUp = kUntimedSteps; ///< untimed steps left at new shapes
     /// Emits the fix check; with enough timed steps, keeps how the speed prediction compared
     /// for this fix's later predictions on this machine.
     void emitFixCheck();
