@@ -4,6 +4,7 @@
 #include "config/train_config.h"
 #include "data/data_loader.h"
 #include "data/synthetic_dataset.h"
+#include "image_fixtures.h"
 #include "memory/cpu_memory_tracker.h"
 
 #include <QDir>
@@ -102,6 +103,7 @@ private slots:
     void stopsCleanlyMidEpochAndBoundsMemory();
     void ramAndDiskCacheGiveTheSameBatches();
     void survivesCorruptData();
+    void namesImagesOnlyDecodingFinds();
     void optionsFromTrainConfig();
     void workersAllocateOutsideTheBudget();
 
@@ -343,6 +345,52 @@ void TestDataLoader::survivesCorruptData() {
     QCOMPARE(int(batches.size()), 1);
     QVERIFY(loader.error().empty());
     QVERIFY(loader.loadFailures() > 0);
+}
+
+void TestDataLoader::namesImagesOnlyDecodingFinds() {
+    // A JPEG with garbage Huffman tables passes the scan's header check. Training and
+    // validation go on with a grey image without objects in its place, and the loader names
+    // the file once, with readImage's words and code.
+    QTemporaryDir dir;
+    const QString root = dir.path();
+    writePng(root + "/images/train/good.png", 40, 30);
+    writeText(root + "/labels/train/good.txt", "0 0.5 0.5 0.5 0.5\n");
+    writeText(root + "/images/train/garbled.jpg", fixtures::garbledJpeg(40, 30));
+    writeText(root + "/labels/train/garbled.txt", "0 0.5 0.5 0.5 0.5\n");
+    hr::ScanOptions scan;
+    scan.useCache = false;
+    auto report = std::make_shared<hr::DatasetReport>(
+        hr::scanDataset(configFor(root, {"a"}), hr::Split::Train, scan));
+    QCOMPARE(int(report->images.size()), 2);
+    QCOMPARE(report->stats.skipped, 0);
+    const bool garbledFirst = QString::fromStdString(report->images[0].imagePath)
+                                  .endsWith(QStringLiteral("/garbled.jpg"));
+
+    hr::LoaderOptions o = trainOptions();
+    o.batch = 2;
+    hr::DataLoader training(report, o);
+    QCOMPARE(int(epochOf(training, 0).size()), 1);
+    QCOMPARE(int(epochOf(training, 1).size()), 1);
+    QVERIFY(training.error().empty());
+    QVERIFY(training.loadFailures() >= 2); // once an epoch at least
+    const std::vector<hr::UnreadableImage> unreadable = training.unreadableImages();
+    QCOMPARE(int(unreadable.size()), 1);
+    QVERIFY2(QString::fromStdString(unreadable[0].path).endsWith("/images/train/garbled.jpg"),
+             unreadable[0].path.c_str());
+    QCOMPARE(unreadable[0].reason, std::string("not_decodable"));
+    QVERIFY2(unreadable[0].error.find("not a decodable image") == 0, unreadable[0].error.c_str());
+
+    o.augment = false;
+    o.shuffle = false;
+    hr::DataLoader validation(report, o);
+    const std::vector<hr::Batch> batches = epochOf(validation, 0);
+    QCOMPARE(int(batches.size()), 1);
+    QVERIFY(validation.error().empty());
+    QCOMPARE(int(validation.unreadableImages().size()), 1);
+    // Only the good image's object is a target.
+    const torch::Tensor& targets = batches[0].targets;
+    QCOMPARE(int(targets.size(0)), 1);
+    QCOMPARE(targets[0][0].item<float>(), garbledFirst ? 1.0f : 0.0f);
 }
 
 void TestDataLoader::optionsFromTrainConfig() {

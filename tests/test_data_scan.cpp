@@ -4,6 +4,7 @@
 #include "data/image_io.h"
 #include "data/label_cache.h"
 #include "data/synthetic_dataset.h"
+#include "image_fixtures.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -75,7 +76,10 @@ private slots:
     void labelPathMapping();
     void readsFormatsGreyAnd16Bit();
     void appliesExifOrientation();
+    void probeAgreesWithRead_data();
     void probeAgreesWithRead();
+    void headerPassesWhatOnlyDecodingFinds();
+    void deepScanOfBrokenFiles();
     void manyImagesKeepTheirOrder();
     void rejectsBrokenImages();
     void reportsEveryLabelProblem();
@@ -157,95 +161,177 @@ void TestDataScan::appliesExifOrientation() {
     QVERIFY(read.at<cv::Vec3b>(37, 10)[0] < 50);
 }
 
-namespace {
-
-/// A JPEG of w x h with an EXIF orientation (1 = as stored, 6 = turn 90° clockwise).
-std::vector<uchar> jpegWithOrientation(int w, int h, int orientation, bool progressive) {
-    cv::Mat image(h, w, CV_8UC3, cv::Scalar(40, 120, 200));
-    std::vector<uchar> jpeg;
-    cv::imencode(".jpg", image, jpeg, {cv::IMWRITE_JPEG_PROGRESSIVE, progressive ? 1 : 0});
-    const unsigned char exif[] = {0xFF,
-                                  0xE1,
-                                  0x00,
-                                  0x22,
-                                  'E',
-                                  'x',
-                                  'i',
-                                  'f',
-                                  0,
-                                  0,
-                                  'I',
-                                  'I',
-                                  0x2A,
-                                  0x00,
-                                  0x08,
-                                  0x00,
-                                  0x00,
-                                  0x00,
-                                  0x01,
-                                  0x00,
-                                  0x12,
-                                  0x01,
-                                  0x03,
-                                  0x00,
-                                  0x01,
-                                  0x00,
-                                  0x00,
-                                  0x00,
-                                  uchar(orientation),
-                                  0x00,
-                                  0x00,
-                                  0x00,
-                                  0x00,
-                                  0x00,
-                                  0x00,
-                                  0x00};
-    jpeg.insert(jpeg.begin() + 2, std::begin(exif), std::end(exif));
-    return jpeg;
+void TestDataScan::probeAgreesWithRead_data() {
+    // Each file, the size readImage returns (0 x 0: it fails), and whether the header check
+    // settles it without decoding.
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("headerOnly");
+    using fixtures::exifOrientation;
+    using fixtures::jpeg;
+    using fixtures::segment;
+    using fixtures::withSegments;
+    const auto app1 = [](const QByteArray& payload) { return segment(0xE1, payload); };
+    // Sides not divisible by 8; orientations 5-8 turn the image.
+    for (int orientation = 1; orientation <= 8; ++orientation)
+        QTest::addRow("orientation %d", orientation)
+            << withSegments(jpeg(33, 17), app1(exifOrientation(orientation)))
+            << (orientation >= 5 ? QSize(17, 33) : QSize(33, 17)) << true;
+    QTest::newRow("orientation 6, Motorola order")
+        << withSegments(jpeg(33, 17), app1(exifOrientation(6, false))) << QSize(17, 33) << true;
+    QTest::newRow("no EXIF") << jpeg(40, 30) << QSize(40, 30) << true;
+    QTest::newRow("8 x 8") << withSegments(jpeg(8, 8), app1(exifOrientation(1))) << QSize(8, 8)
+                           << true;
+    // 81 x 81 at 1/8 scale: the decode check cannot tell which way round it came back.
+    QTest::newRow("641 x 647, orientation 6")
+        << withSegments(jpeg(641, 647), app1(exifOrientation(6))) << QSize(647, 641) << true;
+    QTest::newRow("641 x 647, progressive") << jpeg(641, 647, true) << QSize(641, 647) << true;
+    QTest::newRow("640 x 480, progressive, orientation 6")
+        << withSegments(jpeg(640, 480, true), app1(exifOrientation(6))) << QSize(480, 640) << true;
+    // OpenCV reads the first APP1 segment, whatever its signature, and stops at an entry it
+    // cannot read: the header check must do the same.
+    const QByteArray xmp("http://ns.adobe.com/xap/1.0/\0<x/>", 33);
+    QTest::newRow("XMP before EXIF")
+        << withSegments(jpeg(33, 17), app1(xmp) + app1(exifOrientation(6))) << QSize(33, 17)
+        << true;
+    QTest::newRow("two EXIF segments")
+        << withSegments(jpeg(33, 17), app1(exifOrientation(1)) + app1(exifOrientation(6)))
+        << QSize(33, 17) << true;
+    QTest::newRow("EXIF without its signature")
+        << withSegments(jpeg(33, 17), app1("XXif" + exifOrientation(6).mid(4))) << QSize(17, 33)
+        << true;
+    const char badMake[] = {'I',  'I',  0x2A, 0, 8,   0, 0, 0, 2,          0,       // 2 entries
+                            0x0F, 0x01, 2,    0, 100, 0, 0, 0, char(0xF0), 0, 0, 0, // make
+                            0x12, 0x01, 3,    0, 1,   0, 0, 0, 6,          0, 0, 0,
+                            0,    0,    0,    0}; // = 6
+    QTest::newRow("unreadable make before the orientation")
+        << withSegments(jpeg(33, 17),
+                        app1(QByteArray("Exif\0\0", 6) + QByteArray(badMake, sizeof badMake)))
+        << QSize(33, 17) << true;
+    QTest::newRow("byte order JJ (read as Motorola)")
+        << withSegments(jpeg(33, 17),
+                        app1(QByteArray("Exif\0\0JJ", 8) + exifOrientation(6, false).mid(8)))
+        << QSize(17, 33) << true;
+    QTest::newRow("orientation 9")
+        << withSegments(jpeg(33, 17), app1(exifOrientation(9))) << QSize(33, 17) << true;
+    QTest::newRow("orientation value cut off")
+        << withSegments(jpeg(33, 17), app1(exifOrientation(6).left(25))) << QSize(33, 17) << true;
+    // 130 KB of colour profile before the EXIF block: past the first read.
+    const QByteArray profile = segment(0xE2, QByteArray(65000, 'p'));
+    QTest::newRow("header past 64 KiB")
+        << withSegments(jpeg(33, 17), profile + profile + app1(exifOrientation(6))) << QSize(17, 33)
+        << true;
+    const QByteArray whole = jpeg(64, 48);
+    QTest::newRow("cut JPEG") << whole.left(whole.size() - 2) << QSize(64, 48) << true;
+    QTest::newRow("cut in the header") << whole.left(60) << QSize() << false;
+    QTest::newRow("PNG") << pngBytes(30, 20) << QSize(30, 20) << true;
+    QTest::newRow("PNG with eXIf orientation 6")
+        << fixtures::pngWithExif(30, 20, 6) << QSize(20, 30) << false;
+    QTest::newRow("cut PNG") << pngBytes(64, 64).left(200) << QSize() << false;
+    std::vector<uchar> webp;
+    cv::imencode(".webp", cv::Mat(20, 30, CV_8UC3, cv::Scalar::all(99)), webp);
+    QTest::newRow("WebP") << fixtures::bytesOf(webp) << QSize(30, 20) << false;
+    QTest::newRow("text") << QByteArray("not an image\n") << QSize() << false;
 }
 
-} // namespace
-
 void TestDataScan::probeAgreesWithRead() {
-    // The scan's probe decodes JPEGs at 1/8 scale; its size must be readImage's in every case:
-    // sides not divisible by 8, rotated by EXIF, progressive, and scaled sides that are equal
-    // although the image is not square (641 x 647: 81 x 81 at 1/8).
+    // Both checks answer as readImage does: size, error, reason and note.
+    QFETCH(QByteArray, bytes);
+    QFETCH(QSize, size);
+    QFETCH(bool, headerOnly);
     QTemporaryDir dir;
-    struct Case {
-        int w, h, orientation;
-        bool progressive;
-    } cases[] = {{33, 17, 1, false},   {33, 17, 6, false},  {640, 480, 6, true},
-                 {641, 647, 6, false}, {641, 647, 1, true}, {8, 8, 1, false}};
-    int n = 0;
-    for (const Case& c : cases) {
-        const std::vector<uchar> jpeg = jpegWithOrientation(c.w, c.h, c.orientation, c.progressive);
-        const QString path = dir.filePath(QStringLiteral("%1.jpg").arg(n++));
-        writeText(path, QByteArray(reinterpret_cast<const char*>(jpeg.data()), int(jpeg.size())));
-        const cv::Mat read = hr::readImage(path.toStdString(), nullptr);
-        const hr::ImageProbe probe = hr::probeImage(path.toStdString());
-        QVERIFY(probe.ok());
-        QCOMPARE(cv::Size(probe.width, probe.height), read.size());
-        QCOMPARE(read.size(), c.orientation == 6 ? cv::Size(c.h, c.w) : cv::Size(c.w, c.h));
-        QVERIFY(probe.note.empty());
+    const std::string path = dir.filePath("image.jpg").toStdString();
+    writeText(QString::fromStdString(path), bytes);
+    std::string error, note, reason;
+    const cv::Mat read = hr::readImage(path, &error, &note, &reason);
+    QCOMPARE(QSize(read.cols, read.rows), size.isValid() ? size : QSize(0, 0));
+    for (const hr::ImageCheck check : {hr::ImageCheck::Header, hr::ImageCheck::Decode}) {
+        const hr::ImageProbe probe = hr::probeImage(path, check);
+        const bool header = check == hr::ImageCheck::Header;
+        QCOMPARE(QSize(probe.width, probe.height), QSize(read.cols, read.rows));
+        QCOMPARE(probe.error, error);
+        QCOMPARE(probe.reason, reason);
+        QCOMPARE(probe.note, note);
+        QCOMPARE(probe.decoded, header ? !headerOnly : true);
     }
-    // A PNG takes the full decode; a JPEG cut short keeps its note; a broken one fails alike.
-    writeText(dir.filePath("p.png"), pngBytes(30, 20));
-    const hr::ImageProbe png = hr::probeImage(dir.filePath("p.png").toStdString());
-    QCOMPARE(cv::Size(png.width, png.height), cv::Size(30, 20));
-    const std::vector<uchar> jpeg = jpegWithOrientation(64, 48, 1, false);
-    const QByteArray whole(reinterpret_cast<const char*>(jpeg.data()), int(jpeg.size()));
-    writeText(dir.filePath("cut.jpg"), whole.left(whole.size() - 2));
-    const hr::ImageProbe cut = hr::probeImage(dir.filePath("cut.jpg").toStdString());
-    QVERIFY(cut.ok());
-    QVERIFY(contains(cut.note, "end marker"));
-    writeText(dir.filePath("head.jpg"), whole.left(60));
-    const hr::ImageProbe head = hr::probeImage(dir.filePath("head.jpg").toStdString());
+}
+
+void TestDataScan::headerPassesWhatOnlyDecodingFinds() {
+    // Well-formed segments around garbage Huffman tables: the header check passes the file with
+    // its size, the decode check fails it as readImage does.
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("garbled.jpg").toStdString();
+    writeText(QString::fromStdString(path), fixtures::garbledJpeg(64, 48));
     std::string error, reason;
-    QVERIFY(
-        hr::readImage(dir.filePath("head.jpg").toStdString(), &error, nullptr, &reason).empty());
-    QVERIFY(!head.ok());
-    QCOMPARE(head.reason, reason);
-    QCOMPARE(head.error, error);
+    QVERIFY(hr::readImage(path, &error, nullptr, &reason).empty());
+    QCOMPARE(reason, std::string("not_decodable"));
+    const hr::ImageProbe header = hr::probeImage(path, hr::ImageCheck::Header);
+    QVERIFY(header.ok());
+    QCOMPARE(QSize(header.width, header.height), QSize(64, 48));
+    QVERIFY(!header.decoded);
+    const hr::ImageProbe deep = hr::probeImage(path, hr::ImageCheck::Decode);
+    QVERIFY(!deep.ok());
+    QCOMPARE(deep.reason, reason);
+    QCOMPARE(deep.error, error);
+}
+
+void TestDataScan::deepScanOfBrokenFiles() {
+    // A folder of broken files: what each scan reports, and which cached checks a deep scan
+    // takes (only those of decoded images).
+    QTemporaryDir dir;
+    const QString root = dir.path();
+    const QString images = root + "/images/train/";
+    const QByteArray good = fixtures::jpeg(64, 48);
+    writeText(images + "good.jpg", good);
+    writeText(images + "cut.jpg", good.left(good.size() - 2));
+    writeText(images + "garbled.jpg", fixtures::garbledJpeg(64, 48));
+    writeText(images + "head.jpg", good.left(400));
+    writeText(images + "text.jpg", "not an image\n");
+    writeText(images + "empty.jpg", QByteArray());
+    writeText(images + "png.jpg", pngBytes(30, 20));
+    writeText(images + "cut.png", pngBytes(64, 64).left(200));
+    const hr::DataConfig data = configFor(root, {"a"});
+    const auto skipped = [](const hr::DatasetReport& report) {
+        QStringList names;
+        for (const auto& d : report.problems)
+            if (d.code == "image_unreadable")
+                names << QFileInfo(QString::fromStdString(d.file)).fileName() + ": " +
+                             QString::fromStdString(d.message);
+        names.sort();
+        return names;
+    };
+    hr::ScanOptions header;
+    const hr::DatasetReport quick = hr::scanDataset(data, hr::Split::Train, header);
+    QCOMPARE(quick.cacheHits, 0);
+    QCOMPARE(int(quick.images.size()), 4); // good, cut (with its note), garbled, png.jpg
+    const QString notDecodable = "not a decodable image (corrupt, truncated or an unsupported "
+                                 "format): skipped the image";
+    QCOMPARE(skipped(quick),
+             QStringList({"cut.png: " + notDecodable,
+                          "empty.jpg: the file is empty (0 bytes): "
+                          "skipped the image",
+                          "head.jpg: " + notDecodable, "text.jpg: " + notDecodable}));
+    QCOMPARE(int(problemsAt(quick, images + "cut.jpg").size()), 1);
+    QCOMPARE(problemsAt(quick, images + "cut.jpg")[0].code, std::string("jpeg_truncated"));
+
+    hr::ScanOptions deep;
+    deep.deep = true;
+    const hr::DatasetReport decoded = hr::scanDataset(data, hr::Split::Train, deep);
+    QCOMPARE(int(decoded.images.size()), 3);
+    QStringList expected = skipped(quick) << "garbled.jpg: " + notDecodable;
+    expected.sort();
+    QCOMPARE(skipped(decoded), expected);
+    // The header scan decoded the files it could not settle (head.jpg, text.jpg, cut.png) and
+    // could not read empty.jpg at all: those answer the deep scan from the cache; the others
+    // were checked again.
+    QCOMPARE(decoded.cacheHits, 4);
+    const hr::DatasetReport again = hr::scanDataset(data, hr::Split::Train, deep);
+    QCOMPARE(again.cacheHits, 8);
+    QCOMPARE(skipped(again), skipped(decoded));
+    // A header scan after a deep one takes every decoded check: garbled.jpg stays skipped.
+    const hr::DatasetReport afterDeep = hr::scanDataset(data, hr::Split::Train, header);
+    QCOMPARE(afterDeep.cacheHits, 8);
+    QCOMPARE(skipped(afterDeep), skipped(decoded));
 }
 
 void TestDataScan::manyImagesKeepTheirOrder() {
@@ -509,22 +595,31 @@ void TestDataScan::labelCacheKeepsEveryField() {
     std::string error;
     QVERIFY2(cache.save(path, &error), error.c_str());
 
-    // Format version 3, byte by byte, so that a change to the layout cannot pass unnoticed.
-    std::string expected = "HRLCACH3";
-    const auto pod = [&expected](auto v) {
-        expected.append(reinterpret_cast<const char*>(&v), sizeof v);
+    // Format version 4, byte by byte, so that a change to the layout cannot pass unnoticed.
+    // Version 3 is the same without the `decoded` byte after `usable`.
+    const auto layout = [&](int version) {
+        std::string expected = "HRLCACH" + std::to_string(version);
+        const auto pod = [&expected](auto v) {
+            expected.append(reinterpret_cast<const char*>(&v), sizeof v);
+        };
+        const auto text = [&](const std::string& s) {
+            pod(std::uint32_t(s.size()));
+            expected += s;
+        };
+        pod(std::int32_t(3)), pod(std::uint32_t(1)), text("a.png");
+        pod(std::int64_t(100)), pod(std::int64_t(5)), pod(std::int64_t(20)), pod(std::int64_t(6));
+        pod(std::uint8_t(1));
+        if (version >= 4)
+            pod(std::uint8_t(0)); // decoded
+        text("a.txt"), pod(std::int32_t(64)), pod(std::int32_t(48));
+        pod(std::uint32_t(1)), pod(std::int32_t(2)), pod(0.5f), pod(0.25f), pod(0.125f), pod(0.75f);
+        pod(std::uint32_t(1)), pod(std::uint8_t(1)), text("a.txt"), pod(std::int32_t(3)),
+            text("cls");
+        text("class 9 is out of range"), text("fix the class"), text("label_class");
+        pod(std::uint32_t(2)), text("9"), text("3");
+        return expected;
     };
-    const auto text = [&](const std::string& s) {
-        pod(std::uint32_t(s.size()));
-        expected += s;
-    };
-    pod(std::int32_t(3)), pod(std::uint32_t(1)), text("a.png");
-    pod(std::int64_t(100)), pod(std::int64_t(5)), pod(std::int64_t(20)), pod(std::int64_t(6));
-    pod(std::uint8_t(1)), text("a.txt"), pod(std::int32_t(64)), pod(std::int32_t(48));
-    pod(std::uint32_t(1)), pod(std::int32_t(2)), pod(0.5f), pod(0.25f), pod(0.125f), pod(0.75f);
-    pod(std::uint32_t(1)), pod(std::uint8_t(1)), text("a.txt"), pod(std::int32_t(3)), text("cls");
-    text("class 9 is out of range"), text("fix the class"), text("label_class");
-    pod(std::uint32_t(2)), text("9"), text("3");
+    const std::string expected = layout(4);
     std::ifstream in(path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     QVERIFY(bytes == expected);
@@ -534,6 +629,9 @@ void TestDataScan::labelCacheKeepsEveryField() {
     const hr::CachedScan* got = back.find("a.png", e.image, e.label);
     QVERIFY(got);
     QVERIFY(got->usable);
+    QVERIFY(!got->decoded);
+    // A header-only check does not answer a deep scan.
+    QVERIFY(!back.find("a.png", e.image, e.label, true));
     QCOMPARE(got->record.imagePath, e.record.imagePath);
     QCOMPARE(got->record.labelPath, e.record.labelPath);
     QCOMPARE(got->record.width, 64);
@@ -546,7 +644,19 @@ void TestDataScan::labelCacheKeepsEveryField() {
     QCOMPARE(got->problems[0].code, d.code);
     QVERIFY(got->problems[0].args == d.args);
 
+    // A cache of version 3 (every image decoded) still answers, deep scans too.
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << layout(3);
+    QVERIFY(back.load(path));
+    got = back.find("a.png", e.image, e.label, true);
+    QVERIFY(got);
+    QVERIFY(got->decoded);
+    QCOMPARE(got->record.height, 48);
+    QCOMPARE(int(got->problems.size()), 1);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << layout(2);
+    QVERIFY(!back.load(path));
+
     // Another class count, or a file cut short, is not used and leaves the cache empty.
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
     QVERIFY(!hr::LabelCache(4).load(path));
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() - 1);
     QVERIFY(!back.load(path));

@@ -76,9 +76,12 @@ int runDataCheck(const ParsedArgs& args) {
 
     ScanOptions options;
     options.useCache = !args.has("--no-cache");
+    options.deep = args.has("--deep");
     const bool tty = ::isatty(STDERR_FILENO);
     int usable = 0;
     std::cout << "data set: " << yaml << " (" << data.nc() << " classes)\n";
+    std::cout << (options.deep ? "images: every image decoded\n"
+                               : "images: headers checked (--deep decodes every image)\n");
     for (Split split : splits) {
         if (tty)
             options.progress = [split](int done, int total) {
@@ -106,19 +109,25 @@ Command dataCheckCommand() {
         "data-check", runDataCheck,
         "Check a YOLO data set: every problem with file and line, and statistics",
         "headroom-cli data-check [--data data.yaml|DIR] [--split train|val|test|all] "
-        "[--no-cache] [--datasets-dir DIR]",
-        "Decodes every image and checks every label line: unreadable, truncated or empty "
-        "images, malformed lines, class ids outside names, coordinates outside [0, 1], "
-        "zero-area boxes, duplicate rows, labels without images. Each problem says what "
-        "Headroom does about it when training (skips the image, drops the line, clips the box). "
-        "Then: images, objects and images per class, box and image size distributions, and the "
-        "largest number of objects in one image. Results are cached by file size and time, so "
-        "a second check is fast. Exits non-zero only when no image is usable.");
+        "[--deep] [--no-cache] [--datasets-dir DIR]",
+        "Checks every image and every label line: unreadable, truncated or empty images, "
+        "malformed lines, class ids outside names, coordinates outside [0, 1], zero-area boxes, "
+        "duplicate rows, labels without images. An image is checked by its header (a JPEG's "
+        "size, EXIF orientation, start of scan and end marker; a PNG's IHDR and chunks) and "
+        "decoded only when the header cannot tell, or when it is not a JPEG or PNG; --deep "
+        "decodes every image, to find files whose coded data is damaged (training replaces "
+        "those with grey images). Each problem says what Headroom does about it when training "
+        "(skips the image, drops the line, clips the box). Then: images, objects and images per "
+        "class, box and image size distributions, and the largest number of objects in one "
+        "image. Results are cached by file size and time, so a second check is fast (--deep "
+        "uses only the cached checks of decoded images). Exits non-zero only when no image is "
+        "usable.");
     c.options = {{"--data", "FILE", "data.yaml or its folder (default: the built-in data set)"},
                  {"--datasets-dir", "DIR",
                   "where a relative 'path' not beside data.yaml is looked for (default: "
                   "$HEADROOM_DATASETS_DIR, else Ultralytics' datasets_dir)"},
                  {"--split", "NAME", "train, val, test or all (default all)"},
+                 {"--deep", "", "decode every image, not only its header (slower)"},
                  {"--no-cache", "", "ignore and do not write the label cache"}};
     return c;
 }

@@ -25,6 +25,7 @@
 #include <sstream>
 #include <thread>
 #include <unistd.h>
+#include <unordered_set>
 
 namespace fs = std::filesystem;
 
@@ -113,6 +114,10 @@ struct DataLoader::State {
     std::vector<cv::Mat> ram;
     std::atomic<std::int64_t> cacheFilled{0};
     std::atomic<int> failures{0};
+    mutable std::mutex unreadableMutex;
+    std::vector<UnreadableImage> unreadable;
+    std::unordered_set<int> unreadableIndices;
+    void noteUnreadable(int index, std::string error, std::string reason);
 
     int imageCount() const { return static_cast<int>(data->images.size()); }
 
@@ -187,21 +192,23 @@ cv::Mat DataLoader::State::loadImage(int index, bool& failed) {
             return ram[index];
     }
     cv::Mat image;
-    std::string error;
+    std::string error, reason;
     if (opt.cache == "disk") {
         const FileStamp stamp = FileStamp::of(record.imagePath);
         const std::string path = diskCachePath(record.imagePath, opt.imgsz);
         if (!readDiskCache(path, stamp, image)) {
-            image = readImageResized(record.imagePath, opt.imgsz, &error);
+            image = readImageResized(record.imagePath, opt.imgsz, &error, &reason);
             if (!image.empty())
                 writeDiskCache(path, stamp, image);
         }
     } else {
-        image = readImageResized(record.imagePath, opt.imgsz, &error);
+        image = readImageResized(record.imagePath, opt.imgsz, &error, &reason);
     }
     if (image.empty()) {
-        // The file changed or broke after the scan: a grey background keeps training going.
+        // Damaged coded data that the header check let through, or a file that changed after
+        // the scan: a grey background keeps training going.
         ++failures;
+        noteUnreadable(index, error, reason);
         failed = true;
         const double r =
             static_cast<double>(opt.imgsz) / std::max({record.width, record.height, 1});
@@ -307,7 +314,10 @@ void DataLoader::State::buildBatch(std::int64_t index, Batch& out) {
                 info.padY = boxed.padY;
             }
         } catch (const cv::Exception&) {
+            // OpenCV's message names its own source file and line: not words for a user.
             ++failures;
+            noteUnreadable(imageIndex, "OpenCV could not prepare the image for training",
+                           "cannot_process");
             sample.image = cv::Mat(shape, CV_8UC3, cv::Scalar::all(kPadValue));
             sample.boxes.clear();
         }
@@ -341,6 +351,13 @@ void DataLoader::State::buildBatch(std::int64_t index, Batch& out) {
     out.targets = torch::empty({rows, 6}, torch::kFloat32);
     if (rows > 0)
         std::memcpy(out.targets.data_ptr<float>(), targets.data(), targets.size() * sizeof(float));
+}
+
+void DataLoader::State::noteUnreadable(int index, std::string error, std::string reason) {
+    std::lock_guard<std::mutex> lock(unreadableMutex);
+    if (unreadableIndices.insert(index).second)
+        unreadable.push_back(
+            {data->images[size_t(index)].imagePath, std::move(error), std::move(reason)});
 }
 
 void DataLoader::State::fail(const std::exception& e) {
@@ -536,6 +553,11 @@ std::int64_t DataLoader::hostBytesInFlight() const {
 }
 int DataLoader::loadFailures() const {
     return m->failures;
+}
+
+std::vector<UnreadableImage> DataLoader::unreadableImages() const {
+    std::lock_guard<std::mutex> lock(m->unreadableMutex);
+    return m->unreadable;
 }
 
 std::string DataLoader::error() const {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hr {
 
@@ -47,10 +48,21 @@ private:
     LoaderOptions(const TrainConfig& config, bool training);
 };
 
+/// An image the loader could not read and replaced by a grey background.
+struct UnreadableImage {
+    std::string path;
+    std::string error; ///< readImage's English words, e.g. "not a decodable image (...)"
+    /// readImage's code (cannot_open, empty, cannot_read, not_decodable), or cannot_process
+    /// when OpenCV failed on the image after reading it.
+    std::string reason;
+};
+
 /// A multi-threaded loader: worker threads decode, augment and collate whole batches into a
 /// bounded queue of `prefetch` batches, handed out in order. A batch depends only on the seed,
 /// the epoch and its position, so it is the same for any number of workers. Corrupt images
-/// found while loading become grey backgrounds (counted in loadFailures()), never a crash.
+/// found while loading become grey backgrounds (counted in loadFailures(), named in
+/// unreadableImages()), never a crash. The scan checks only headers by default, so a file whose
+/// coded data is damaged is first found here.
 class DataLoader {
 public:
     /// The report must outlive nothing: the loader keeps a shared reference.
@@ -81,7 +93,9 @@ public:
     std::int64_t hostBytesEstimate() const;
     /// Bytes of batches built and not yet taken (bounded by prefetch batches).
     std::int64_t hostBytesInFlight() const;
-    int loadFailures() const;
+    int loadFailures() const; ///< loads that failed (an image can fail once per load)
+    /// Each image that could not be read since the loader was made, once, in the order found.
+    std::vector<UnreadableImage> unreadableImages() const;
     /// Why a worker failed, as user text ("data loader: ..."; no backtrace); "" when none did.
     std::string error() const;
     /// The failure was an allocation (host RAM, or OpenCV's "insufficient memory"): the

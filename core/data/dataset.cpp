@@ -163,13 +163,14 @@ void parseLabels(const std::string& path, const std::string& text, int nc,
 }
 
 /// Checks one image and its label file.
-CachedScan checkImage(const std::string& imagePath, int nc) {
+CachedScan checkImage(const std::string& imagePath, int nc, ImageCheck check) {
     CachedScan e;
     e.record.imagePath = imagePath;
     e.record.labelPath = labelPathForImage(imagePath);
     e.image = FileStamp::of(imagePath);
     e.label = FileStamp::of(e.record.labelPath);
-    const ImageProbe image = probeImage(imagePath);
+    const ImageProbe image = probeImage(imagePath, check);
+    e.decoded = image.decoded;
     if (!image.ok()) {
         e.problems.push_back(problem(Severity::Warning, imagePath, 0, "image_unreadable",
                                      {image.reason}, image.error + ": skipped the image",
@@ -419,15 +420,17 @@ DatasetReport scanDataset(const DataConfig& data, Split split, const ScanOptions
         for (int k = 0; k < count; ++k) {
             const std::string& path = images[size_t(start + k)];
             if (options.useCache)
-                hits[size_t(k)] =
-                    cache.find(path, FileStamp::of(path), FileStamp::of(labelPathForImage(path)));
+                hits[size_t(k)] = cache.find(path, FileStamp::of(path),
+                                             FileStamp::of(labelPathForImage(path)), options.deep);
             if (!hits[size_t(k)])
                 misses.push_back(k);
         }
         std::atomic<size_t> next{0};
+        const ImageCheck check = options.deep ? ImageCheck::Decode : ImageCheck::Header;
         const auto work = [&] {
             for (size_t m = next++; m < misses.size(); m = next++)
-                fresh[size_t(misses[m])] = checkImage(images[size_t(start + misses[m])], data.nc());
+                fresh[size_t(misses[m])] =
+                    checkImage(images[size_t(start + misses[m])], data.nc(), check);
         };
         std::vector<std::thread> pool;
         for (int t = 1; t < std::min<int>(threads, int(misses.size())); ++t)

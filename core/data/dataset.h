@@ -47,6 +47,10 @@ struct ScanOptions {
     bool singleCls = false; ///< every class becomes class 0 ("item")
     double fraction = 1.0;  ///< use the first round(n * fraction) images, like Ultralytics
     bool useCache = true;   ///< read and write the label cache
+    /// Decode every image (`data-check --deep`) instead of checking its header: slower, and
+    /// finds files whose coded data is damaged before training does. A deep scan takes from the
+    /// label cache only the checks of images that were decoded.
+    bool deep = false;
     /// Called now and then with (images done, total); return false to cancel the scan.
     std::function<bool(int done, int total)> progress;
 };
@@ -66,7 +70,8 @@ struct DatasetReport {
 };
 
 /// Finds the images of `split` (folders searched recursively, .txt lists, single files), pairs
-/// each with its label file, decodes every image once and checks every label line. Bad input
+/// each with its label file, checks every image's header (or decodes it: ScanOptions::deep,
+/// ImageCheck in image_io.h) and every label line. Bad input
 /// never throws: it becomes a problem in the report. Results are kept in a label cache (next to
 /// the labels folder, or under the Headroom cache folder when that is read-only), keyed by the
 /// size and modification time of each image and label file, so a second scan is fast.

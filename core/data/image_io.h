@@ -28,19 +28,34 @@ std::string labelPathForImage(const std::string& imagePath);
 cv::Mat readImage(const std::string& path, std::string* error, std::string* note = nullptr,
                   std::string* reason = nullptr);
 
+/// How probeImage checks an image file.
+enum class ImageCheck {
+    /// Reads the header only: a JPEG's frame header (its size), its EXIF orientation, that a
+    /// start of scan follows and whether the end marker is there; a PNG's IHDR and its chunks
+    /// up to IEND. Other formats, and anything the header does not settle, are decoded. A file
+    /// whose coded data is damaged passes and fails later, when the loader reads it.
+    Header,
+    /// Decodes every image (a JPEG at 1/8 scale: libjpeg still reads every coded block, so a
+    /// file readImage cannot decode fails here too).
+    Decode,
+};
+
 /// What the data set scan learns of an image file without keeping its pixels: the size
 /// readImage would return (EXIF orientation applied), or readImage's `error`, `note` and
-/// `reason`. A JPEG is decoded at 1/8 scale: libjpeg still reads every coded block, so a file
-/// readImage cannot decode fails here too, and its frame header gives the exact size.
+/// `reason`. Never throws.
 struct ImageProbe {
     int width = 0;
     int height = 0;
     std::string error, note, reason;
+    /// The answer is the decode check's: the image was decoded, or its file could not be read.
+    /// False when the header alone settled it.
+    bool decoded = false;
     bool ok() const { return width > 0 && height > 0; }
 };
-ImageProbe probeImage(const std::string& path);
+ImageProbe probeImage(const std::string& path, ImageCheck check = ImageCheck::Header);
 
 /// readImage() then a resize (INTER_LINEAR, aspect kept) so that the longer side is `longSide`.
-cv::Mat readImageResized(const std::string& path, int longSide, std::string* error);
+cv::Mat readImageResized(const std::string& path, int longSide, std::string* error,
+                         std::string* reason = nullptr);
 
 } // namespace hr

@@ -15,7 +15,9 @@ namespace hr {
 
 namespace {
 
-constexpr char kMagic[8] = {'H', 'R', 'L', 'C', 'A', 'C', 'H', '3'};
+// The magic ends in the format version: 4 added `decoded`; 3 is still read.
+constexpr char kMagic[8] = {'H', 'R', 'L', 'C', 'A', 'C', 'H', '4'};
+constexpr int kVersion = 4;
 constexpr std::uint32_t kMostArgs = 64; ///< a larger count is a damaged file
 
 // Writer and Reader answer the same calls, so that entryFields() describes an entry's layout
@@ -98,9 +100,10 @@ private:
     size_t m_at = 0;
 };
 
-/// An entry after its key (the image path), in file order. `Scan` is const when writing.
+/// An entry after its key (the image path), in file order, in format `version` (kVersion when
+/// writing). `Scan` is const when writing.
 template <typename IO, typename Scan>
-bool entryFields(IO& io, Scan& e) {
+bool entryFields(IO& io, Scan& e, int version) {
     const auto box = [&io](auto& b) {
         return io.template as<std::int32_t>(b.cls) && io.pod(b.cx) && io.pod(b.cy) && io.pod(b.w) &&
                io.pod(b.h);
@@ -113,6 +116,7 @@ bool entryFields(IO& io, Scan& e) {
     };
     return io.pod(e.image.size) && io.pod(e.image.mtimeNs) && io.pod(e.label.size) &&
            io.pod(e.label.mtimeNs) && io.template as<std::uint8_t>(e.usable) &&
+           (version < 4 || io.template as<std::uint8_t>(e.decoded)) &&
            io.text(e.record.labelPath) && io.template as<std::int32_t>(e.record.width) &&
            io.template as<std::int32_t>(e.record.height) && io.list(e.record.labels, box) &&
            io.list(e.problems, problem);
@@ -135,7 +139,10 @@ bool LabelCache::load(const std::string& path) {
     m_entries.clear();
     std::string bytes;
     if (!readFile(path, bytes) || bytes.size() < sizeof kMagic ||
-        std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+        std::memcmp(bytes.data(), kMagic, sizeof kMagic - 1) != 0)
+        return false;
+    const int version = bytes[sizeof kMagic - 1] - '0';
+    if (version != 3 && version != kVersion)
         return false;
     Reader in(bytes);
     char magic[sizeof kMagic];
@@ -148,7 +155,8 @@ bool LabelCache::load(const std::string& path) {
     for (std::uint32_t i = 0; i < count; ++i) {
         std::string key;
         CachedScan e;
-        if (!in.text(key) || !entryFields(in, e)) {
+        e.decoded = true; // version 3 decoded every image
+        if (!in.text(key) || !entryFields(in, e, version)) {
             m_entries.clear();
             return false;
         }
@@ -166,7 +174,7 @@ bool LabelCache::save(const std::string& path, std::string* error) const {
     out.as<std::uint32_t>(m_entries.size());
     for (const auto& [key, e] : m_entries) {
         out.text(key);
-        entryFields(out, e);
+        entryFields(out, e, kVersion);
     }
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);
@@ -174,9 +182,10 @@ bool LabelCache::save(const std::string& path, std::string* error) const {
 }
 
 const CachedScan* LabelCache::find(const std::string& imagePath, const FileStamp& image,
-                                   const FileStamp& label) const {
+                                   const FileStamp& label, bool decodedOnly) const {
     const auto it = m_entries.find(imagePath);
-    if (it == m_entries.end() || !(it->second.image == image) || !(it->second.label == label))
+    if (it == m_entries.end() || !(it->second.image == image) || !(it->second.label == label) ||
+        (decodedOnly && !it->second.decoded))
         return nullptr;
     return &it->second;
 }

@@ -25,12 +25,14 @@ struct CachedScan {
     FileStamp image;
     FileStamp label;
     bool usable = false;
+    bool decoded = false; ///< ImageProbe::decoded: a deep scan may take this entry
     ImageRecord record;
     Diagnostics problems;
 };
 
 /// Per-image scan results of one split, stored in a small binary file. A cache written for a
-/// different number of classes or by another format version is ignored.
+/// different number of classes or by an unknown format version is ignored; one of version 3
+/// (before the header-only scan) is read with every entry decoded, which it was.
 class LabelCache {
 public:
     explicit LabelCache(int classCount) : m_classCount(classCount) {}
@@ -40,9 +42,10 @@ public:
     /// Writes atomically; returns false and fills `error` on failure.
     bool save(const std::string& path, std::string* error) const;
 
-    /// The entry for `imagePath` when both stamps still match, else nullptr.
+    /// The entry for `imagePath` when both stamps still match (and, with `decodedOnly`, its
+    /// image was decoded), else nullptr.
     const CachedScan* find(const std::string& imagePath, const FileStamp& image,
-                           const FileStamp& label) const;
+                           const FileStamp& label, bool decodedOnly = false) const;
     void put(const std::string& imagePath, CachedScan entry);
     size_t size() const { return m_entries.size(); }
 

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// headroom-cli data-check as a user runs it: the header check by default, --deep decoding every
+// image, and a label cache written by the one that does not answer the other.
+#include "image_fixtures.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct CliResult {
+    int exitCode = -1;
+    QString out, err;
+};
+
+CliResult runCli(const QStringList& arguments) {
+    QProcess process;
+    process.setProgram(QStringLiteral(HEADROOM_CLI_PATH));
+    process.setArguments(arguments);
+    process.start();
+    CliResult result;
+    if (!process.waitForFinished(-1))
+        return result;
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.out = QString::fromUtf8(process.readAllStandardOutput());
+    result.err = QString::fromUtf8(process.readAllStandardError());
+    return result;
+}
+
+bool writeBytes(const QString& path, const QByteArray& bytes) {
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+}
+
+/// The report's line about `file`, or "" when it names the file nowhere.
+QString lineAbout(const QString& out, const QString& file) {
+    for (const QString& line : out.split('\n'))
+        if (line.contains(file))
+            return line;
+    return {};
+}
+
+} // namespace
+
+class TestCliData : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void helpListsDeep();
+    void deepFindsWhatTheHeaderPasses();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_yaml;
+};
+
+void TestCliData::initTestCase() {
+    // A folder of broken files next to a good one: cut short (a note), garbage Huffman tables
+    // behind good segments (only decoding finds it), text named .jpg, a 400-byte head.
+    QVERIFY(m_dir.isValid());
+    const QString images = m_dir.filePath("images/train/");
+    const QByteArray good = fixtures::jpeg(64, 48);
+    QVERIFY(writeBytes(images + "good.jpg", good));
+    QVERIFY(writeBytes(images + "cut.jpg", good.left(good.size() - 2)));
+    QVERIFY(writeBytes(images + "garbled.jpg", fixtures::garbledJpeg(64, 48)));
+    QVERIFY(writeBytes(images + "text.jpg", "not an image\n"));
+    QVERIFY(writeBytes(images + "head.jpg", good.left(400)));
+    m_yaml = m_dir.filePath("data.yaml");
+    QVERIFY(writeBytes(m_yaml, "path: .\ntrain: images/train\nval: images/train\nnames: ['a']\n"));
+}
+
+void TestCliData::helpListsDeep() {
+    const CliResult r = runCli({"data-check", "--help"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("[--deep]") && r.out.contains("\n  --deep ") &&
+                 r.out.contains("decode every image, not only its header"),
+             qPrintable(r.out));
+}
+
+void TestCliData::deepFindsWhatTheHeaderPasses() {
+    const QString unreadable = "not a decodable image (corrupt, truncated or an unsupported "
+                               "format): skipped the image";
+    // The header check: garbled.jpg passes, the cut file has its note, text and head fail.
+    const CliResult quick = runCli({"data-check", "--data", m_yaml, "--split", "train"});
+    QCOMPARE(quick.exitCode, 0);
+    QVERIFY2(quick.out.contains("images: headers checked (--deep decodes every image)\n") &&
+                 quick.out.contains("split 'train': 3 usable images (3 backgrounds), 2 skipped"),
+             qPrintable(quick.out));
+    QVERIFY2(lineAbout(quick.out, "garbled.jpg").isEmpty(), qPrintable(quick.out));
+    QVERIFY(lineAbout(quick.out, "cut.jpg").contains("JPEG end marker missing"));
+    QVERIFY(lineAbout(quick.out, "text.jpg").contains(unreadable));
+    QVERIFY(lineAbout(quick.out, "head.jpg").contains(unreadable));
+
+    // --deep decodes every image: the header scan's cache entries of the three JPEGs it did
+    // not decode do not answer it, so garbled.jpg is found.
+    const CliResult deep = runCli({"data-check", "--data", m_yaml, "--split", "train", "--deep"});
+    QCOMPARE(deep.exitCode, 0);
+    QVERIFY2(deep.out.contains("images: every image decoded\n") &&
+                 deep.out.contains("split 'train': 2 usable images (2 backgrounds), 3 skipped, 0 "
+                                   "objects; 2 checks from the label cache"),
+             qPrintable(deep.out));
+    QVERIFY2(lineAbout(deep.out, "garbled.jpg").contains(unreadable), qPrintable(deep.out));
+    QVERIFY(lineAbout(deep.out, "cut.jpg").contains("JPEG end marker missing"));
+    // What reaches the user is the report's words, not an exception's.
+    QVERIFY2(!deep.err.contains("terminate") && !deep.err.contains("what()") &&
+                 !deep.err.contains("Exception"),
+             qPrintable(deep.err));
+
+    // A header check after the deep one takes its decoded checks: garbled.jpg stays skipped.
+    const CliResult after = runCli({"data-check", "--data", m_yaml, "--split", "train"});
+    QCOMPARE(after.exitCode, 0);
+    QVERIFY2(after.out.contains("2 usable images (2 backgrounds), 3 skipped, 0 objects; 5 checks "
+                                "from the label cache"),
+             qPrintable(after.out));
+    QVERIFY(lineAbout(after.out, "garbled.jpg").contains(unreadable));
+}
+
+QTEST_GUILESS_MAIN(TestCliData)
+#include "test_cli_data.moc"
