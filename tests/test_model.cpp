@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/blocks.h"
+#include "model/bn_silu.h"
 #include "model/detection_model.h"
 #include "model/model_builder.h"
 #include "model/model_io.h"
@@ -71,6 +72,8 @@ private slots:
     void summaryText();
     void convolutionCallsCoverEveryConvolution();
     void bf16SiluMatchesFloat();
+    void fusedBatchNormSiluMatchesModules_data();
+    void fusedBatchNormSiluMatchesModules();
 };
 
 void TestModel::initTestCase() {
@@ -625,3 +628,75 @@ void TestModel::bf16SiluMatchesFloat() {
 
 QTEST_APPLESS_MAIN(TestModel)
 #include "test_model.moc"
+
+void TestModel::fusedBatchNormSiluMatchesModules_data() {
+    QTest::addColumn<bool>("bf16");
+    QTest::addColumn<int>("threads");
+    QTest::addColumn<QList<int>>("shape");
+    // 37 channels: a vector width does not divide them. 40x40x4 rows: split among threads.
+    QTest::newRow("fp32, 1 thread") << false << 1 << QList<int>{3, 37, 9, 11};
+    QTest::newRow("fp32, 2 threads") << false << 2 << QList<int>{4, 37, 40, 40};
+    QTest::newRow("bf16, 1 thread") << true << 1 << QList<int>{3, 37, 9, 11};
+    QTest::newRow("bf16, 2 threads") << true << 2 << QList<int>{4, 16, 40, 40};
+}
+
+void TestModel::fusedBatchNormSiluMatchesModules() {
+    // silu(bn(x)) in training mode, fused, against BatchNorm2d's forward and torch::silu:
+    // output, gradients of input, weight and bias, and the running statistics after the step.
+    QFETCH(bool, bf16);
+    QFETCH(int, threads);
+    QFETCH(QList<int>, shape);
+    const int previousThreads = torch::get_num_threads();
+    torch::set_num_threads(threads);
+    torch::manual_seed(1);
+    const std::vector<int64_t> dims(shape.begin(), shape.end());
+    const int64_t channels = dims[1];
+    const auto options = torch::nn::BatchNorm2dOptions(channels).eps(1e-3).momentum(0.03);
+    torch::nn::BatchNorm2d fused(options), plain(options);
+    {
+        torch::NoGradGuard noGrad;
+        fused->weight.copy_(torch::rand({channels}) + 0.5);
+        fused->bias.copy_(torch::randn({channels}));
+        fused->running_mean.copy_(torch::randn({channels}));
+        fused->running_var.copy_(torch::rand({channels}) + 0.5);
+        plain->weight.copy_(fused->weight);
+        plain->bias.copy_(fused->bias);
+        plain->running_mean.copy_(fused->running_mean);
+        plain->running_var.copy_(fused->running_var);
+    }
+    // An offset of 5 per channel: the moments must not cancel.
+    torch::Tensor x = (2 * torch::randn(dims) + 5).contiguous(at::MemoryFormat::ChannelsLast);
+    const torch::Tensor g = torch::randn(dims).contiguous(at::MemoryFormat::ChannelsLast);
+    if (bf16)
+        x = x.to(torch::kBFloat16);
+    x.requires_grad_(true);
+    QVERIFY(hr::batchNormSiluApplies(*fused, x));
+    const torch::Tensor y = hr::batchNormSilu(*fused, x);
+    QCOMPARE(y.scalar_type(), x.scalar_type());
+    QVERIFY(y.is_contiguous(at::MemoryFormat::ChannelsLast));
+    y.backward(bf16 ? g.to(torch::kBFloat16) : g);
+
+    // The reference in float from the same (rounded) input values.
+    const torch::Tensor xf = x.detach().to(torch::kFloat).requires_grad_(true);
+    const torch::Tensor yRef = torch::silu(plain->forward(xf));
+    yRef.backward(g);
+    const auto relError = [](const torch::Tensor& a, const torch::Tensor& b) {
+        return ((a.to(torch::kFloat) - b).abs().max() / (b.abs().max() + 1e-12)).item<double>();
+    };
+    const double tolerance = bf16 ? 1.6e-2 : 2e-5;
+    const auto check = [&](const char* what, double error, double limit) {
+        QVERIFY2(error <= limit,
+                 qPrintable(QString("%1: relative error %2 > %3").arg(what).arg(error).arg(limit)));
+    };
+    check("output", relError(y.detach(), yRef.detach()), tolerance);
+    check("input gradient", relError(x.grad(), xf.grad()), tolerance);
+    // The parameter gradients are float sums in both; bf16 rounds only dy and the input.
+    check("weight gradient", relError(fused->weight.grad(), plain->weight.grad()),
+          bf16 ? 2e-2 : 1e-4);
+    check("bias gradient", relError(fused->bias.grad(), plain->bias.grad()), bf16 ? 2e-2 : 1e-4);
+    check("running mean", relError(fused->running_mean, plain->running_mean), 1e-6);
+    check("running variance", relError(fused->running_var, plain->running_var), 1e-5);
+    QCOMPARE(fused->num_batches_tracked.item<int64_t>(),
+             plain->num_batches_tracked.item<int64_t>());
+    torch::set_num_threads(previousThreads);
+}

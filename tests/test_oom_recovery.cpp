@@ -162,7 +162,7 @@ hr::TrainConfig TestOomRecovery::baseConfig() const {
     c.epochs = 2;
     c.batch = 4;
     c.nbs = 4; // an optimizer step after every batch
-    c.imgsz = 96;
+    c.imgsz = 128;
     c.val_batch = 64;
     c.workers = 0;
     c.threads = 2;

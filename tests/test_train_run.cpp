@@ -467,8 +467,8 @@ void TestTrainRun::resumeMatchesStraightRun() {
 }
 
 void TestTrainRun::oomRecoveryContinuesRun() {
-    // Measure one training step of batch 4 and of batch 1 at 160 px, then give the run a budget
-    // between the two: batch 4 must fail, batch 1 must fit. (160 px keeps the budget above the
+    // Measure one training step of batch 4 and of batch 1 at 224 px, then give the run a budget
+    // between the two: batch 4 must fail, batch 1 must fit. (224 px keeps the budget above the
     // smallest one the config accepts.)
     std::string error;
     auto probe = hr::makeProbe("cpu", &error);
@@ -480,15 +480,15 @@ void TestTrainRun::oomRecoveryContinuesRun() {
         config.batch = 4;
         hr::DetectionModel model = makeModel(nc, 1);
         hr::TrainStep step(config, model, nc, torch::kCPU);
-        step.step(makeBatch(4, 160, 1)); // first step allocates optimizer state
-        step.step(makeBatch(4, 160, 1));
+        step.step(makeBatch(4, 224, 1)); // first step allocates optimizer state
+        step.step(makeBatch(4, 224, 1));
         probe->resetPeak();
-        step.step(makeBatch(4, 160, 2));
+        step.step(makeBatch(4, 224, 2));
         peak4 = probe->peak();
         config.batch = 1;
         step.applyConfig(config);
         probe->resetPeak();
-        step.step(makeBatch(1, 160, 2));
+        step.step(makeBatch(1, 224, 2));
         peak1 = probe->peak();
     }
     QVERIFY2(peak4 > peak1, qPrintable(QString("%1 %2").arg(peak4).arg(peak1)));
@@ -496,7 +496,7 @@ void TestTrainRun::oomRecoveryContinuesRun() {
     EventLog log;
     hr::TrainConfig config = tinyConfig("oom", "train");
     config.batch = 4;
-    config.imgsz = 160;
+    config.imgsz = 224;
     config.val_batch = 1;
     config.memory_budget = (peak1 + peak4) / 2;
     QVERIFY2(config.memory_budget > 64 * 1024 * 1024,

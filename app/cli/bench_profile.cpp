@@ -28,6 +28,8 @@ std::string layerType(const std::string& phase, const std::string& n) {
     const bool backward = contains(n, "ackward");
     if (contains(n, "onvolution") || contains(n, "conv2d"))
         return backward ? "conv backward" : "conv forward";
+    if (contains(n, "batch_norm_silu") || contains(n, "BatchNormSilu"))
+        return backward ? "BatchNorm + SiLU backward" : "BatchNorm + SiLU forward";
     if (contains(n, "atch_norm") || contains(n, "atchNorm"))
         return backward ? "BatchNorm backward" : "BatchNorm forward";
     if (contains(n, "silu") || contains(n, "Silu"))

@@ -2,6 +2,7 @@
 #include "model/blocks.h"
 
 #include "model/anchors.h"
+#include "model/bn_silu.h"
 #include "util/torch_compat.h"
 
 #include <cmath>
@@ -153,6 +154,8 @@ torch::Tensor ConvImpl::forward(const torch::Tensor& x) {
     if (m_bn) {
         if (t_counter)
             t_counter->add(2.0 * static_cast<double>(y.numel()));
+        if (m_act && !m_bnForward && batchNormSiluApplies(*m_bn, y))
+            return batchNormSilu(*m_bn, y);
         y = m_bnForward && m_bn->is_training() ? m_bnForward(*m_bn, y) : m_bn->forward(y);
     }
     return m_act ? siluActivation(y) : y;

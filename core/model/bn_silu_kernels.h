@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The loops of the fused training-mode BatchNorm + SiLU (bn_silu.h) over one range of rows of a
+// channels-last tensor seen as [rows, channels]. Plain C++ with no LibTorch, so the file can be
+// compiled for several instruction sets and vectorised (its CMake rule); the caller threads.
+#pragma once
+
+#include <cstdint>
+
+namespace hr::kernels {
+
+/// How the tensor's elements are stored: float, or bf16 (the upper half of a float, computed
+/// in float and rounded to nearest even when written).
+enum class Storage { Float, BFloat16 };
+
+/// Adds, per channel, the sum of (x - shift) and of (x - shift)^2 over rows [begin, end) to
+/// `sum` and `squares` (the shift keeps E[x^2] - E[x]^2 from cancelling).
+void channelMoments(const void* x, Storage storage, std::int64_t channels, std::int64_t begin,
+                    std::int64_t end, const float* shift, double* sum, double* squares);
+
+/// y = silu(x * scale + offset) per channel over rows [begin, end).
+void scaleOffsetSilu(const void* x, void* y, Storage storage, std::int64_t channels,
+                     std::int64_t begin, std::int64_t end, const float* scale, const float* offset);
+
+/// Backward, first pass: with z = x * scale + offset and dz = dy * silu'(z), adds per channel
+/// the sum of dz to `sumDz` and of dz * (x - mean) to `sumDzCentred` over rows [begin, end).
+void bnSiluGradSums(const void* x, const void* dy, Storage storage, std::int64_t channels,
+                    std::int64_t begin, std::int64_t end, const float* scale, const float* offset,
+                    const float* mean, double* sumDz, double* sumDzCentred);
+
+/// Backward, second pass: dx = dz * gain + x * slope + constant per channel over rows
+/// [begin, end), dz recomputed as in the first pass. `dx` may not alias x or dy.
+void bnSiluGradInput(const void* x, const void* dy, void* dx, Storage storage,
+                     std::int64_t channels, std::int64_t begin, std::int64_t end,
+                     const float* scale, const float* offset, const float* gain, const float* slope,
+                     const float* constant);
+
+} // namespace hr::kernels
