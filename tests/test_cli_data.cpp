@@ -53,6 +53,7 @@ private slots:
     void initTestCase();
     void helpListsDeep();
     void deepFindsWhatTheHeaderPasses();
+    void trainingNamesWhatOnlyDecodingFinds();
 
 private:
     QTemporaryDir m_dir;
@@ -118,6 +119,30 @@ void TestCliData::deepFindsWhatTheHeaderPasses() {
                                 "from the label cache"),
              qPrintable(after.out));
     QVERIFY(lineAbout(after.out, "garbled.jpg").contains(unreadable));
+}
+
+void TestCliData::trainingNamesWhatOnlyDecodingFinds() {
+    // The header check lets garbled.jpg in; training reads it, puts a grey image in its place,
+    // and names the file and the deep check once, in words.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QByteArray good = fixtures::jpeg(64, 48);
+    for (const char* name : {"a.jpg", "b.jpg", "c.jpg"})
+        QVERIFY(writeBytes(dir.filePath(QString("images/train/") + name), good));
+    QVERIFY(writeBytes(dir.filePath("images/train/garbled.jpg"), fixtures::garbledJpeg(64, 48)));
+    const QString yaml = dir.filePath("data.yaml");
+    QVERIFY(writeBytes(yaml, "path: .\ntrain: images/train\nval: images/train\nnames: ['a']\n"));
+    const CliResult r =
+        runCli({"train", "--data", yaml, "--model", "yolov8n.yaml", "--epochs", "2", "imgsz=64",
+                "batch=2", "workers=0", "threads=1", "project=" + dir.filePath("runs"), "name=t"});
+    const QString all = r.out + r.err;
+    QCOMPARE(r.exitCode, 0);
+    const QString garbled = dir.filePath("images/train/garbled.jpg");
+    QVERIFY2(all.contains("cannot read " + garbled + ": not a decodable image") &&
+                 all.contains("data-check --deep finds such files"),
+             qPrintable(all));
+    QCOMPARE(all.count("cannot read " + garbled), 1); // named once, not once an epoch
+    QVERIFY2(!all.contains("terminate") && !all.contains("what()"), qPrintable(all));
 }
 
 QTEST_GUILESS_MAIN(TestCliData)

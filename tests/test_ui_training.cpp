@@ -444,8 +444,8 @@ void TestUiTraining::longMessagesNeverWidenTheWindow() {
 // meanwhile.
 void TestUiTraining::startLeavesTheScanToTheTrainerThread() {
     namespace fs = std::filesystem;
-    // 600 entries, hard links to one 640x640 noise PNG: each costs a real decode, so the scan
-    // takes seconds, but the files take the disk space of one.
+    // 30,000 entries, hard links to one 640x640 noise PNG: the scan reads each file's chunks
+    // (the header check, no decode) and takes seconds, but the files take the space of one.
     const fs::path root = m_dir.filePath("biglist").toStdString();
     fs::create_directories(root / "images");
     fs::create_directories(root / "labels");
@@ -464,7 +464,7 @@ void TestUiTraining::startLeavesTheScanToTheTrainerThread() {
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("0 0.5 0.5 0.25 0.25\n");
     }
-    constexpr int kImages = 600;
+    constexpr int kImages = 30000;
     QFile list(QString::fromStdString((root / "train.txt").string()));
     QVERIFY(list.open(QIODevice::WriteOnly));
     list.write("images/img_0.png\n");

@@ -99,16 +99,17 @@ bool hasChinese(const QString& text) {
 }
 
 /// True when `text` would show English to a Chinese reader: no Chinese at all and a word that
-/// is not a number, unit, file name, path, model name, setting as typed (key=value) or allowed
-/// term. `everyWord`: also a Chinese sentence with such a word (for the studio's own log lines,
-/// which hold no user-chosen names; elsewhere strategy names and typed values would count).
+/// is not a number, unit, file name, path, model name, setting as typed (key=value), headroom-cli
+/// command or allowed term. `everyWord`: also a Chinese sentence with such a word (for the studio's
+/// own log lines, which hold no user-chosen names; elsewhere strategy names and typed values would
+/// count).
 bool looksEnglish(QString text, bool everyWord = false) {
     text = text.trimmed();
     if (text.isEmpty() || (!everyWord && hasChinese(text)))
         return false;
     static const QRegularExpression fileOrPath(
         QStringLiteral(R"((\S*/\S*)|(\S+\.(yaml|yml|pt|csv|html|jsonl|png|pdf|txt))|(yolov\S*)|)"
-                       R"((\S+=[^\s,]*))"),
+                       R"((\S+=[^\s,]*)|(headroom-cli( [a-z][a-z-]*)?( --[a-z-]+)*))"),
         QRegularExpression::CaseInsensitiveOption);
     text.replace(fileOrPath, QStringLiteral(" "));
     static const QRegularExpression word(QStringLiteral("[A-Za-z]{2,}"));

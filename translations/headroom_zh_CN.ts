@@ -1404,10 +1404,6 @@
         <translation>无法写入 results.csv：%1</translation>
     </message>
     <message>
-        <source>%1 image(s) could not be read this epoch and were replaced by grey images: they were moved, deleted or damaged while training. Put them back, or check the data set before the next run.</source>
-        <translation>本轮有 %1 张图像无法读取，已用灰色图像代替：它们在训练期间被移动、删除或损坏。请把它们放回原处，或在下次运行前检查数据集。</translation>
-    </message>
-    <message>
         <source>Stopping early: no improvement in the last %1 epochs; the best was epoch %2</source>
         <translation>提前停止：最近 %1 轮没有改进；最好的是第 %2 轮</translation>
     </message>
@@ -1462,6 +1458,14 @@
     <message>
         <source>Rank %1 has no optimizer shard %2; its optimizer state starts afresh</source>
         <translation>%1 号进程没有优化器分片 %2；其优化器状态将重新开始</translation>
+    </message>
+    <message>
+        <source>%1 image(s) could not be read this epoch and were replaced by grey images: they were moved or deleted, or their coded data is damaged (the scan reads headers only). Put them back, or check every image with headroom-cli data-check --deep before the next run.</source>
+        <translation>本轮有 %1 张图像无法读取，已用灰色图像代替：它们被移动或删除，或其编码数据已损坏（扫描只读取文件头）。请放回这些文件，或在下次运行前用 headroom-cli data-check --deep 检查每张图像。</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2. Training goes on with a grey image without objects in its place; headroom-cli data-check --deep finds such files before training.</source>
+        <translation>无法读取 %1：%2。训练继续进行，用一张没有目标的灰色图像代替它；训练前运行 headroom-cli data-check --deep 可找出这类文件。</translation>
     </message>
 </context>
 <context>

@@ -40,9 +40,14 @@ QString LogWording::line(const std::string& code, const std::vector<std::string>
         return tr("Cannot write results.csv: %1").arg(arg(0));
     case LogCode::UnreadableImages:
         return tr("%1 image(s) could not be read this epoch and were replaced by grey images: "
-                  "they were moved, deleted or damaged while training. Put them back, or check "
-                  "the data set before the next run.")
+                  "they were moved or deleted, or their coded data is damaged (the scan reads "
+                  "headers only). Put them back, or check every image with "
+                  "headroom-cli data-check --deep before the next run.")
             .arg(arg(0));
+    case LogCode::UnreadableImage:
+        return tr("Cannot read %1: %2. Training goes on with a grey image without objects in "
+                  "its place; headroom-cli data-check --deep finds such files before training.")
+            .arg(arg(0), arg(1));
     case LogCode::StoppingEarly:
         return tr("Stopping early: no improvement in the last %1 epochs; the best was epoch %2")
             .arg(arg(0), arg(1));

@@ -22,6 +22,7 @@ enum class LogCode {
     BestWrite,            ///< detail
     ResultsWrite,         ///< detail
     UnreadableImages,     ///< count
+    UnreadableImage,      ///< file, error (core's English detail)
     StoppingEarly,        ///< patience, best epoch
     NoProbe,              ///< device, detail
     Transferred,          ///< done, total, file
@@ -48,6 +49,7 @@ inline constexpr LogCode kLogCodes[] = {LogCode::Scanning,
                                         LogCode::BestWrite,
                                         LogCode::ResultsWrite,
                                         LogCode::UnreadableImages,
+                                        LogCode::UnreadableImage,
                                         LogCode::StoppingEarly,
                                         LogCode::NoProbe,
                                         LogCode::Transferred,
@@ -86,6 +88,8 @@ inline const char* toString(LogCode code) {
         return "results_write";
     case LogCode::UnreadableImages:
         return "unreadable_images";
+    case LogCode::UnreadableImage:
+        return "unreadable_image";
     case LogCode::StoppingEarly:
         return "stopping_early";
     case LogCode::NoProbe:

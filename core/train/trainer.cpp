@@ -147,6 +147,21 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
     return EpochOutcome::Done;
 }
 
+void Trainer::Impl::nameUnreadableImages(const DataLoader& loader) {
+    constexpr std::size_t kMostUnreadableNamed = 20;
+    for (const UnreadableImage& image : loader.unreadableImages()) {
+        if (unreadableNamed.size() >= kMostUnreadableNamed)
+            return;
+        if (!unreadableNamed.insert(image.path).second)
+            continue;
+        log(LogMessage::Level::Warning,
+            "cannot read " + image.path + ": " + image.error +
+                "; training goes on with a grey image without objects in its place "
+                "(headroom-cli data-check --deep finds such files before training)",
+            LogCode::UnreadableImage, {image.path, image.error});
+    }
+}
+
 MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
     validating = true;
     struct Done {
@@ -187,6 +202,7 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
                 notePeak();
                 drainSamples();
             }
+            nameUnreadableImages(*valLoader);
             if (!valLoader->error().empty()) {
                 if (!valLoader->errorIsOutOfMemory())
                     throw RunError("validation " + valLoader->error(), "validation_loader",
@@ -317,11 +333,13 @@ int Trainer::Impl::runImpl() {
             log(LogMessage::Level::Warning,
                 std::to_string(unreadable - loadFailuresSeen) +
                     " image(s) could not be read this epoch and were replaced by grey images: "
-                    "they were moved, deleted or damaged while training. Put them back, or "
-                    "check the data set (headroom-cli data check) before the next run.",
+                    "they were moved or deleted, or their coded data is damaged (the scan reads "
+                    "headers only). Put them back, or check the data set (headroom-cli "
+                    "data-check --deep) before the next run.",
                 LogCode::UnreadableImages, {std::to_string(unreadable - loadFailuresSeen)});
             loadFailuresSeen = unreadable;
         }
+        nameUnreadableImages(*trainLoader);
         if (folder && !folder->writeEpoch(result))
             log(LogMessage::Level::Warning, "cannot write results.csv: " + folder->error(),
                 LogCode::ResultsWrite, {folder->error()});

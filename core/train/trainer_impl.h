@@ -29,6 +29,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -283,6 +284,10 @@ struct Trainer::Impl {
     std::int64_t lastFailureSerial = 0;
     int completedEpochs = 0;  ///< epochs whose end is in last.pt
     int loadFailuresSeen = 0; ///< images the train loader could not read, already reported
+    /// Logs each image `loader` could not read that no warning of this run named yet (the
+    /// first kMostUnreadableNamed of them; the epoch's count covers the rest).
+    void nameUnreadableImages(const DataLoader& loader);
+    std::set<std::string> unreadableNamed;
     /// One sentence when nothing fits the budget, naming the smallest budget that works (from
     /// minimumBudget); nothing when something fits or nobody can tell. `held`: what already
     /// failed to fit, for the sentence when minimumBudget cannot tell.

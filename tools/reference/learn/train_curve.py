@@ -5,7 +5,7 @@ The settings are the ones a Headroom run is compared at: yolov8n from scratch, f
 imgsz 320, batch 16, every other setting at the reference's default (optimizer auto,
 close_mosaic 10, ...). Plots are off (they would fetch a font).
 
-Usage: nice -n 10 /usr/bin/python3 train_curve.py --data DIR/data.yaml --seed 0 \
+Usage: nice -n 10 /usr/bin/python3 train_curve.py --data DIR/data_abs.yaml --seed 0 \
            --project /tmp/curves --name u-seed0 [--epochs 30]
 Prints one line per epoch: epoch, mAP50, mAP50-95, box/cls/dfl training loss.
 """
