@@ -10,7 +10,7 @@
 // loads (GCC/Clang function multi-versioning); the loops run along the channels, which are
 // contiguous, so they vectorise. Elsewhere one baseline build.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__APPLE__)
-#define HR_KERNEL_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
+#define HR_KERNEL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=haswell", "default")))
 #else
 #define HR_KERNEL_CLONES
 #endif
