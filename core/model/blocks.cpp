@@ -5,6 +5,8 @@
 #include "model/bn_silu.h"
 #include "util/torch_compat.h"
 
+#include <torch/csrc/jit/frontend/tracer.h>
+
 #include <cmath>
 
 namespace hr {
@@ -158,7 +160,14 @@ torch::Tensor ConvImpl::forward(const torch::Tensor& x) {
             return batchNormSilu(*m_bn, y);
         y = m_bnForward && m_bn->is_training() ? m_bnForward(*m_bn, y) : m_bn->forward(y);
     }
-    return m_act ? siluActivation(y) : y;
+    if (!m_act)
+        return y;
+    // Without autograd nothing else holds y: SiLU in place saves an allocation and a pass. Not
+    // while the ONNX export traces: a mutation stops its constant folding of the anchors.
+    if (!torch::GradMode::is_enabled() && !torch::jit::tracer::isTracing() &&
+        y.scalar_type() == torch::kFloat)
+        return torch::silu_(y);
+    return siluActivation(y);
 }
 
 int64_t paddingOf(const torch::nn::detail::ConvNdOptions<2>& options) {
