@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 namespace {
@@ -183,6 +184,15 @@ void TestCliBench::trainMeasuresItsConvolutionPeak() {
     const double share = o["conv_peak_share"].toDouble();
     QVERIFY2(share > 0 && share < 1, r.out.constData());
     QVERIFY(!o.contains("matmul_peak_gflops"));
+    // The peak RSS taken apart: code before the model, tensors at their peak (more than the
+    // weights, gradients and optimizer state that live between steps), the rest.
+    const double rss = o["peak_rss_bytes"].toDouble(),
+                 before = o["rss_before_model_bytes"].toDouble();
+    const double tensors = o["tensor_peak_bytes"].toDouble();
+    const double resident = o["resident_state_bytes"].toDouble();
+    QVERIFY2(before > 0 && before < rss, r.out.constData());
+    QVERIFY2(resident > 0 && tensors > resident, r.out.constData());
+    QCOMPARE(o["rss_other_bytes"].toDouble(), std::max(0.0, rss - before - tensors));
 
     r = runCli(tiny + QStringList{"--profile"});
     QVERIFY2(r.exitCode == 0, r.err.constData());
@@ -198,20 +208,30 @@ void TestCliBench::trainMeasuresItsConvolutionPeak() {
 // epochs, seed 0, tools/reference/learn/train_curve.py) on `make-dataset --classes 3`. Its own
 // validator scored it on that validation split (tools/reference/learn/val_reference.py):
 // mAP50 0.41987, mAP50-95 0.28653; per class AP50 / AP50-95 below. Headroom's val reads the same
-// file and must score it the same. Before predicted boxes were clipped to the image, Headroom
-// gave mAP50-95 0.2796 here.
+// file and must score it the same in fp32 (amp=false; Ultralytics validates fp32 on a CPU).
+// Before predicted boxes were clipped to the image, Headroom gave mAP50-95 0.2796 here. With
+// AMP, the default, validation runs in bf16 on a CPU, as training does: the same within 0.002.
 void TestCliBench::valMatchesUltralytics() {
     hr::SyntheticOptions options;
     options.classes = 3;
     std::string error;
     const std::string dir = m_dir.filePath("shapes3").toStdString();
     QVERIFY2(hr::makeSyntheticDataset(dir, options, &error), error.c_str());
-    const CliResult r =
-        runCli({"val", "model=" HEADROOM_TEST_DATA "/ultralytics/yolov8n-shapes3.pt",
-                QString::fromStdString("data=" + dir + "/data.yaml"), "threads=2"});
+    const auto val = [&](const char* amp) {
+        return runCli({"val", "model=" HEADROOM_TEST_DATA "/ultralytics/yolov8n-shapes3.pt",
+                       QString::fromStdString("data=" + dir + "/data.yaml"), "threads=2", amp});
+    };
+    const QRegularExpression total("mAP50 ([0-9.]+) mAP50-95 ([0-9.]+)");
+    const CliResult bf16 = val("amp=true");
+    QVERIFY2(bf16.exitCode == 0, bf16.err.constData());
+    const QRegularExpressionMatch b = total.match(QString::fromUtf8(bf16.out));
+    QVERIFY2(b.hasMatch(), bf16.out.constData());
+    QVERIFY2(std::abs(b.captured(1).toDouble() - 0.41987) <= 0.002, bf16.out.constData());
+    QVERIFY2(std::abs(b.captured(2).toDouble() - 0.28653) <= 0.002, bf16.out.constData());
+
+    const CliResult r = val("amp=false");
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QString out = QString::fromUtf8(r.out);
-    const QRegularExpression total("mAP50 ([0-9.]+) mAP50-95 ([0-9.]+)");
     const QRegularExpressionMatch m = total.match(out);
     QVERIFY2(m.hasMatch(), r.out.constData());
     QVERIFY2(std::abs(m.captured(1).toDouble() - 0.41987) <= 0.001, r.out.constData());

@@ -157,7 +157,8 @@ Command makeValCommand() {
               "headroom-cli val --data D --weights W [split=val|test] [key=value ...]",
               "Validates as training does: letterboxed rectangular batches at imgsz, NMS "
               "with conf=0.001 iou=0.7 max_det=300 (all overridable), AP with 101-point "
-              "interpolation at IoU 0.50:0.05:0.95. split=test evaluates the data "
+              "interpolation at IoU 0.50:0.05:0.95, under the amp setting as in training "
+              "(bf16 on a CPU; amp=false validates in fp32). split=test evaluates the data "
               "set's 'test' images instead of 'val'. Without --data: the built-in set.");
     c.options = trainConfigOptions();
     c.acceptsOverrides = true;
