@@ -66,6 +66,11 @@ struct BenchResult {
     double forwardGflops = 0;                  ///< per image
     std::vector<OperatorProfile::Row> profile; ///< with --profile: the timed steps' operators
     std::vector<ConvolutionCall> convolutions; ///< one forward pass's, per image
+    // The peak resident memory taken apart (CPU).
+    std::int64_t rssBeforeModel = 0; ///< VmRSS before the model: code, libraries, the scan
+    std::int64_t rssPeak = 0;        ///< VmHWM after the timed steps
+    std::int64_t tensorPeak = 0;     ///< the tracker's peak of live tensors
+    std::int64_t residentState = 0;  ///< live tensors between steps: weights, gradients, state
 };
 
 /// Trains `steps` timed steps after `warmup` on `report`. With a group, every rank reads its
@@ -74,6 +79,7 @@ bool measureTraining(const TrainConfig& config, const std::shared_ptr<DatasetRep
                      torch::Device device, long long warmup, long long steps,
                      DataParallelGroup* group, bool profile, BenchResult& result) {
     const int nc = static_cast<int>(report->names.size());
+    result.rssBeforeModel = procStatusBytes("VmRSS");
     ModelBuild build = buildModel(config.model, nc);
     if (!build.model) {
         std::cerr << formatDiagnostics(build.diagnostics);
@@ -134,6 +140,9 @@ bool measureTraining(const TrainConfig& config, const std::shared_ptr<DatasetRep
     if (group)
         group->barrier();
     const double total = since(timedStart);
+    result.rssPeak = procStatusBytes("VmHWM"); // before the convolution benchmark runs
+    result.tensorPeak = CpuMemoryTracker::instance().peak();
+    result.residentState = CpuMemoryTracker::instance().allocated();
     result.stepCpuMs = 1000.0 * (threadCpuSeconds() - timedCpuStart) / static_cast<double>(steps);
     if (operators) {
         operators->stop();
@@ -296,7 +305,11 @@ int runBenchTrain(const ParsedArgs& args) {
     // the calling thread's CPU time (equal to wall time on an idle machine).
     const double convAchieved = own.gflop / (r.stepCpuMs / 1000.0);
     const double share = own.seconds / (r.stepCpuMs / 1000.0);
-    const std::int64_t rss = procStatusBytes("VmHWM");
+    const std::int64_t rss = r.rssPeak;
+    // What is neither code nor tensors: freed heap memory kept for reuse, the loader's images
+    // and batches, OpenCV's buffers, thread stacks.
+    const std::int64_t rssOther =
+        std::max<std::int64_t>(0, rss - r.rssBeforeModel - (device.is_cpu() ? r.tensorPeak : 0));
 
     if (json) {
         std::cout << std::fixed << std::setprecision(3) << "{\"model\": \"" << config.model
@@ -305,7 +318,11 @@ int runBenchTrain(const ParsedArgs& args) {
                   << ", \"checkpointing\": " << (args.has("--ckpt") ? "true" : "false")
                   << ", \"threads\": " << at::get_num_threads() << ", \"workers\": " << workers
                   << ", \"steps\": " << done << ", \"images_per_s\": " << imagesPerSecond
-                  << ", \"peak_rss_bytes\": " << rss << ", \"step_ms\": " << stepMs
+                  << ", \"peak_rss_bytes\": " << rss
+                  << ", \"rss_before_model_bytes\": " << r.rssBeforeModel
+                  << ", \"tensor_peak_bytes\": " << r.tensorPeak
+                  << ", \"resident_state_bytes\": " << r.residentState
+                  << ", \"rss_other_bytes\": " << rssOther << ", \"step_ms\": " << stepMs
                   << ", \"step_cpu_ms\": " << r.stepCpuMs
                   << ", \"step_ms_parts\": {\"data_wait\": " << r.waitMs
                   << ", \"forward\": " << r.forwardMs << ", \"backward\": " << r.backwardMs
@@ -335,8 +352,16 @@ int runBenchTrain(const ParsedArgs& args) {
               << "    backward        " << r.backwardMs << " ms\n"
               << "    optimizer + EMA " << r.optimizerMs << " ms (every accumulate " << r.accumulate
               << " steps)\n"
-              << "  peak RSS          " << formatBytes(rss) << "\n"
-              << "  achieved          " << achieved << " GFLOP/s (" << stepGflop
+              << "  peak RSS          " << formatBytes(rss) << "\n";
+    if (device.is_cpu())
+        std::cout << "    before the model  " << formatBytes(r.rssBeforeModel)
+                  << " (code, libraries, the data set's labels)\n"
+                  << "    tensors at peak   " << formatBytes(r.tensorPeak) << " (of which "
+                  << formatBytes(r.residentState)
+                  << " live between steps: weights, gradients, optimizer state)\n"
+                  << "    the rest          " << formatBytes(rssOther)
+                  << " (freed memory kept for reuse, loader images and batches, threads)\n";
+    std::cout << "  achieved          " << achieved << " GFLOP/s (" << stepGflop
               << " GFLOP per step, thop count x 3)\n";
     if (device.is_cpu())
         std::cout << "  conv peak         fp32 " << fp32.gflops() << " GFLOP/s, bf16 "

@@ -40,7 +40,7 @@ public:
     /// Makes this tracker LibTorch's CPU allocator (`c10::SetCPUAllocator`). Idempotent.
     /// Tensors allocated before this call are not counted (and are freed by their own allocator).
     /// With glibc it also keeps freed memory in the process heap (mallopt), which removes the
-    /// page faults that otherwise dominate CPU step time.
+    /// page faults that otherwise dominate CPU step time, and limits the heap to two arenas.
     void install();
     /// Puts LibTorch's default CPU allocator back. Blocks already handed out stay valid, but
     /// call it only between steps: oneDNN frees its buffers through whichever allocator is
