@@ -68,6 +68,7 @@ private slots:
     void droppedFolderTakesTheSameDoor();
     void problemTableShowsCoreEnglish();
     void problemTableIsBounded();
+    void unusableYamlClearsTheCharts();
 
 private:
     QTemporaryDir m_dir;
@@ -184,6 +185,30 @@ void TestUiData::droppedFolderTakesTheSameDoor() {
     QTest::mouseClick(prompt->button(QMessageBox::Cancel), Qt::LeftButton);
     QTRY_VERIFY(pageText(page).contains("Not converted."));
     QVERIFY(!QFileInfo::exists(in + "-yolo"));
+}
+
+void TestUiData::unusableYamlClearsTheCharts() {
+    // A usable data set, then a data.yaml with a YAML error: the page says it cannot be used,
+    // and its charts no longer show the first set's classes and box sizes.
+    const QString root = m_dir.filePath("charts");
+    QVERIFY(fixtures::makeFolder(root, 6));
+    QVERIFY(fixtures::writeBytes(root + "/data.yaml", "path: " + root.toUtf8() +
+                                                          "\ntrain: images\nval: images\n"
+                                                          "names: [a, b, c]\n"));
+    QVERIFY(fixtures::writeBytes(root + "/broken.yaml",
+                                 "path: " + root.toUtf8() + "\ntrain: images\nnames: [a, b\n"));
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    page.show();
+    QSignalSpy chosen(&page, &hr::ui::DataPage::datasetChosen);
+    QVERIFY(page.openPath(root + "/data.yaml"));
+    QVERIFY(chosen.wait(30000));
+    QVERIFY(!page.classChart()->showsEmptyText());
+    QVERIFY(!page.sizeChart()->showsEmptyText());
+    QVERIFY(page.openPath(root + "/broken.yaml"));
+    QTRY_VERIFY(pageText(page).contains("This data.yaml cannot be used"));
+    QVERIFY(page.classChart()->showsEmptyText());
+    QVERIFY(page.sizeChart()->showsEmptyText());
 }
 
 QTEST_MAIN(TestUiData)

@@ -108,9 +108,7 @@ void BarChart::setCategories(const QStringList& categories) {
     m_plot->xAxis->setTicker(ticker);
     // Many categories (histogram bins) stand steeper so that neighbouring labels do not overlap.
     m_plot->xAxis->setTickLabelRotation(categories.size() > 8 ? 60 : 35);
-    for (QCPBars* bars : std::as_const(m_bars))
-        bars->data()->clear();
-    rescale();
+    clearValues();
 }
 
 void BarChart::setValues(int series, const QVector<double>& values) {
@@ -120,6 +118,12 @@ void BarChart::setValues(int series, const QVector<double>& values) {
     for (int i = 0; i < values.size(); ++i)
         keys << i + 1;
     m_bars[series]->setData(keys, values, true);
+    rescale();
+}
+
+void BarChart::clearValues() {
+    for (QCPBars* bars : std::as_const(m_bars))
+        bars->data()->clear();
     rescale();
 }
 

@@ -25,6 +25,8 @@ public:
     /// Sets the category labels of the x axis and clears every series.
     void setCategories(const QStringList& categories);
     void setValues(int series, const QVector<double>& values);
+    /// Empties every series (the chart then shows its empty text); the categories stay.
+    void clearValues();
     void setAxisLabels(const QString& x, const QString& y);
     int categoryCount() const { return static_cast<int>(m_categories.size()); }
     /// What the empty chart says will appear (shown instead of axes while it has no bars).

@@ -501,6 +501,9 @@ void DataPage::showScan(std::shared_ptr<const DatasetScan> scanned) {
 
     if (!scan.data) {
         m_summary->setText(tr("This data.yaml cannot be used; the list below says why."));
+        // The charts must not go on showing the data set opened before this one.
+        m_classChart->clearValues();
+        m_sizeChart->clearValues();
         m_imageModel->setImages(nullptr);
         m_view->clear();
         return;
