@@ -2,6 +2,8 @@
 // headroom-cli bench fixes as a user runs it: the usage on missing options, and the --json
 // object of a tiny configuration (every lever predicted and measured); bench train's
 // convolution peak and profile; val's mAP against Ultralytics' validator on the same weights.
+#include "cli_run.h"
+
 #include "config/settings_table.h"
 #include "data/synthetic_dataset.h"
 
@@ -9,7 +11,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -17,28 +18,8 @@
 #include <algorithm>
 #include <cmath>
 
-namespace {
-
-struct CliResult {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-CliResult runCli(const QStringList& arguments) {
-    QProcess process;
-    process.setProgram(QStringLiteral(HEADROOM_CLI_PATH));
-    process.setArguments(arguments);
-    process.start();
-    CliResult result;
-    if (!process.waitForFinished(-1))
-        return result;
-    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
-}
-
-} // namespace
+using clitest::CliResult;
+using clitest::runCli;
 
 class TestCliBench : public QObject {
     Q_OBJECT

@@ -1,35 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // headroom-cli data-check as a user runs it: the header check by default, --deep decoding every
 // image, and a label cache written by the one that does not answer the other.
+#include "cli_run.h"
 #include "image_fixtures.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 namespace {
 
-struct CliResult {
-    int exitCode = -1;
-    QString out, err;
-};
-
-CliResult runCli(const QStringList& arguments) {
-    QProcess process;
-    process.setProgram(QStringLiteral(HEADROOM_CLI_PATH));
-    process.setArguments(arguments);
-    process.start();
-    CliResult result;
-    if (!process.waitForFinished(-1))
-        return result;
-    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = QString::fromUtf8(process.readAllStandardOutput());
-    result.err = QString::fromUtf8(process.readAllStandardError());
-    return result;
-}
+using clitest::CliResult;
+using clitest::runCli;
 
 bool writeBytes(const QString& path, const QByteArray& bytes) {
     QDir().mkpath(QFileInfo(path).absolutePath());
@@ -78,9 +62,9 @@ void TestCliData::initTestCase() {
 void TestCliData::helpListsDeep() {
     const CliResult r = runCli({"data-check", "--help"});
     QCOMPARE(r.exitCode, 0);
-    QVERIFY2(r.out.contains("[--deep]") && r.out.contains("\n  --deep ") &&
-                 r.out.contains("decode every image, not only its header"),
-             qPrintable(r.out));
+    QVERIFY2(r.outText().contains("[--deep]") && r.outText().contains("\n  --deep ") &&
+                 r.outText().contains("decode every image, not only its header"),
+             qPrintable(r.outText()));
 }
 
 void TestCliData::deepFindsWhatTheHeaderPasses() {
@@ -89,36 +73,40 @@ void TestCliData::deepFindsWhatTheHeaderPasses() {
     // The header check: garbled.jpg passes, the cut file has its note, text and head fail.
     const CliResult quick = runCli({"data-check", "--data", m_yaml, "--split", "train"});
     QCOMPARE(quick.exitCode, 0);
-    QVERIFY2(quick.out.contains("images: headers checked (--deep decodes every image)\n") &&
-                 quick.out.contains("split 'train': 3 usable images (3 backgrounds), 2 skipped"),
-             qPrintable(quick.out));
-    QVERIFY2(lineAbout(quick.out, "garbled.jpg").isEmpty(), qPrintable(quick.out));
-    QVERIFY(lineAbout(quick.out, "cut.jpg").contains("JPEG end marker missing"));
-    QVERIFY(lineAbout(quick.out, "text.jpg").contains(unreadable));
-    QVERIFY(lineAbout(quick.out, "head.jpg").contains(unreadable));
+    QVERIFY2(
+        quick.outText().contains("images: headers checked (--deep decodes every image)\n") &&
+            quick.outText().contains("split 'train': 3 usable images (3 backgrounds), 2 skipped"),
+        qPrintable(quick.outText()));
+    QVERIFY2(lineAbout(quick.outText(), "garbled.jpg").isEmpty(), qPrintable(quick.outText()));
+    QVERIFY(lineAbout(quick.outText(), "cut.jpg").contains("JPEG end marker missing"));
+    QVERIFY(lineAbout(quick.outText(), "text.jpg").contains(unreadable));
+    QVERIFY(lineAbout(quick.outText(), "head.jpg").contains(unreadable));
 
     // --deep decodes every image: the header scan's cache entries of the three JPEGs it did
     // not decode do not answer it, so garbled.jpg is found.
     const CliResult deep = runCli({"data-check", "--data", m_yaml, "--split", "train", "--deep"});
     QCOMPARE(deep.exitCode, 0);
-    QVERIFY2(deep.out.contains("images: every image decoded\n") &&
-                 deep.out.contains("split 'train': 2 usable images (2 backgrounds), 3 skipped, 0 "
-                                   "objects; 2 checks from the label cache"),
-             qPrintable(deep.out));
-    QVERIFY2(lineAbout(deep.out, "garbled.jpg").contains(unreadable), qPrintable(deep.out));
-    QVERIFY(lineAbout(deep.out, "cut.jpg").contains("JPEG end marker missing"));
+    QVERIFY2(
+        deep.outText().contains("images: every image decoded\n") &&
+            deep.outText().contains("split 'train': 2 usable images (2 backgrounds), 3 skipped, 0 "
+                                    "objects; 2 checks from the label cache"),
+        qPrintable(deep.outText()));
+    QVERIFY2(lineAbout(deep.outText(), "garbled.jpg").contains(unreadable),
+             qPrintable(deep.outText()));
+    QVERIFY(lineAbout(deep.outText(), "cut.jpg").contains("JPEG end marker missing"));
     // What reaches the user is the report's words, not an exception's.
-    QVERIFY2(!deep.err.contains("terminate") && !deep.err.contains("what()") &&
-                 !deep.err.contains("Exception"),
-             qPrintable(deep.err));
+    QVERIFY2(!deep.errText().contains("terminate") && !deep.errText().contains("what()") &&
+                 !deep.errText().contains("Exception"),
+             qPrintable(deep.errText()));
 
     // A header check after the deep one takes its decoded checks: garbled.jpg stays skipped.
     const CliResult after = runCli({"data-check", "--data", m_yaml, "--split", "train"});
     QCOMPARE(after.exitCode, 0);
-    QVERIFY2(after.out.contains("2 usable images (2 backgrounds), 3 skipped, 0 objects; 5 checks "
-                                "from the label cache"),
-             qPrintable(after.out));
-    QVERIFY(lineAbout(after.out, "garbled.jpg").contains(unreadable));
+    QVERIFY2(
+        after.outText().contains("2 usable images (2 backgrounds), 3 skipped, 0 objects; 5 checks "
+                                 "from the label cache"),
+        qPrintable(after.outText()));
+    QVERIFY(lineAbout(after.outText(), "garbled.jpg").contains(unreadable));
 }
 
 void TestCliData::trainingNamesWhatOnlyDecodingFinds() {
@@ -135,7 +123,7 @@ void TestCliData::trainingNamesWhatOnlyDecodingFinds() {
     const CliResult r =
         runCli({"train", "--data", yaml, "--model", "yolov8n.yaml", "--epochs", "2", "imgsz=64",
                 "batch=2", "workers=0", "threads=1", "project=" + dir.filePath("runs"), "name=t"});
-    const QString all = r.out + r.err;
+    const QString all = r.outText() + r.errText();
     QCOMPARE(r.exitCode, 0);
     const QString garbled = dir.filePath("images/train/garbled.jpg");
     QVERIFY2(all.contains("cannot read " + garbled + ": not a decodable image") &&
