@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace hr {
@@ -37,14 +38,25 @@ std::int64_t forChunks(std::int64_t rows, const Body& body) {
     return chunks;
 }
 
-// Per-channel sums of every chunk, added up in chunk order.
-std::vector<double> addChunks(const std::vector<double>& perChunk, std::int64_t chunks,
-                              std::int64_t channels) {
-    std::vector<double> total(static_cast<size_t>(channels), 0.0);
-    for (std::int64_t i = 0; i < chunks; ++i)
-        for (std::int64_t c = 0; c < channels; ++c)
-            total[c] += perChunk[i * channels + c];
-    return total;
+/// Two per-channel sums over every row: `kernel(firstRow, endRow, first, second)` adds one
+/// chunk's rows into that chunk's arrays, which are then added up in chunk order.
+template <typename Kernel>
+std::pair<std::vector<double>, std::vector<double>>
+channelSums(std::int64_t rows, std::int64_t channels, const Kernel& kernel) {
+    std::vector<double> first(static_cast<size_t>(channels) * at::get_num_threads(), 0.0);
+    std::vector<double> second(first.size(), 0.0);
+    const std::int64_t chunks =
+        forChunks(rows, [&](std::int64_t i, std::int64_t begin, std::int64_t end) {
+            kernel(begin, end, &first[i * channels], &second[i * channels]);
+        });
+    for (std::int64_t i = 1; i < chunks; ++i)
+        for (std::int64_t c = 0; c < channels; ++c) {
+            first[c] += first[i * channels + c];
+            second[c] += second[i * channels + c];
+        }
+    first.resize(static_cast<size_t>(channels));
+    second.resize(static_cast<size_t>(channels));
+    return {std::move(first), std::move(second)};
 }
 
 torch::Tensor floatTensor(const std::vector<float>& values) {
@@ -66,15 +78,11 @@ public:
         const torch::Tensor firstRow = x.select(0, 0).select(1, 0).select(1, 0).to(torch::kFloat);
         const std::vector<float> shift(firstRow.data_ptr<float>(),
                                        firstRow.data_ptr<float>() + channels);
-        std::vector<double> sums(static_cast<size_t>(channels) * at::get_num_threads(), 0.0);
-        std::vector<double> squares(sums.size(), 0.0);
-        const std::int64_t chunks =
-            forChunks(rows, [&](std::int64_t i, std::int64_t begin, std::int64_t end) {
+        const auto [sum, square] = channelSums(
+            rows, channels, [&](std::int64_t begin, std::int64_t end, double* s, double* q) {
                 kernels::channelMoments(x.data_ptr(), storage, channels, begin, end, shift.data(),
-                                        &sums[i * channels], &squares[i * channels]);
+                                        s, q);
             });
-        const std::vector<double> sum = addChunks(sums, chunks, channels);
-        const std::vector<double> square = addChunks(squares, chunks, channels);
 
         const auto n = static_cast<double>(rows);
         const torch::Tensor w = weight.contiguous(), b = bias.contiguous();
@@ -129,16 +137,12 @@ public:
         const std::int64_t rows = x.numel() / channels;
         const auto storage = storageOf(x);
 
-        std::vector<double> dzSums(static_cast<size_t>(channels) * at::get_num_threads(), 0.0);
-        std::vector<double> dzCentredSums(dzSums.size(), 0.0);
-        const std::int64_t chunks =
-            forChunks(rows, [&](std::int64_t i, std::int64_t begin, std::int64_t end) {
-                kernels::bnSiluGradSums(x.data_ptr(), dy.data_ptr(), storage, channels, begin, end,
-                                        scale, offset, mean, &dzSums[i * channels],
-                                        &dzCentredSums[i * channels]);
-            });
-        const std::vector<double> sumDz = addChunks(dzSums, chunks, channels);
-        const std::vector<double> sumDzCentred = addChunks(dzCentredSums, chunks, channels);
+        const auto [sumDz, sumDzCentred] =
+            channelSums(rows, channels,
+                        [&](std::int64_t begin, std::int64_t end, double* dz, double* dzCentred) {
+                            kernels::bnSiluGradSums(x.data_ptr(), dy.data_ptr(), storage, channels,
+                                                    begin, end, scale, offset, mean, dz, dzCentred);
+                        });
 
         // dx = gain (dz - mean(dz) - xhat mean(dz xhat)), xhat = (x - mean) invstd, as a linear
         // function of dz and x per channel.
