@@ -26,7 +26,6 @@
 
 namespace {
 
-/// The text of every label on the page, joined (what a person reads).
 /// A built-in data set of 2 training and 1 validation image at `root` whose first training
 /// label file then holds `labels`.
 bool writeFirstLabelFile(const QString& root, const QByteArray& labels) {
@@ -42,6 +41,7 @@ bool writeFirstLabelFile(const QString& root, const QByteArray& labels) {
     return fixtures::writeBytes(root + "/labels/train/" + first, labels);
 }
 
+/// The text of every label on the page, joined (what a person reads).
 QString pageText(const QWidget& page) {
     QStringList parts;
     for (const QLabel* label : page.findChildren<QLabel*>())
