@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/blocks.h"
 #include "model/bn_silu.h"
+#include "model/bn_silu_kernels.h"
 #include "model/detection_model.h"
 #include "model/model_builder.h"
 #include "model/model_io.h"
@@ -9,6 +10,7 @@
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -633,11 +635,21 @@ void TestModel::fusedBatchNormSiluMatchesModules_data() {
     QTest::addColumn<bool>("bf16");
     QTest::addColumn<int>("threads");
     QTest::addColumn<QList<int>>("shape");
+    QTest::addColumn<bool>("avx512");
     // 37 channels: a vector width does not divide them. 40x40x4 rows: split among threads.
-    QTest::newRow("fp32, 1 thread") << false << 1 << QList<int>{3, 37, 9, 11};
-    QTest::newRow("fp32, 2 threads") << false << 2 << QList<int>{4, 37, 40, 40};
-    QTest::newRow("bf16, 1 thread") << true << 1 << QList<int>{3, 37, 9, 11};
-    QTest::newRow("bf16, 2 threads") << true << 2 << QList<int>{4, 16, 40, 40};
+    // Each row twice: the portable loops, and the hand-written AVX-512 where the CPU has it.
+    for (const bool avx512 : {false, true}) {
+        const char* kernels = !avx512                          ? "portable"
+                              : hr::kernels::avx512Available() ? "AVX-512"
+                                                               : "no AVX512-BF16: portable";
+        const auto row = [&](const char* what) -> QTestData& {
+            return QTest::newRow(qPrintable(QString("%1, %2").arg(what, kernels)));
+        };
+        row("fp32, 1 thread") << false << 1 << QList<int>{3, 37, 9, 11} << avx512;
+        row("fp32, 2 threads") << false << 2 << QList<int>{4, 37, 40, 40} << avx512;
+        row("bf16, 1 thread") << true << 1 << QList<int>{3, 37, 9, 11} << avx512;
+        row("bf16, 2 threads") << true << 2 << QList<int>{4, 16, 40, 40} << avx512;
+    }
 }
 
 void TestModel::fusedBatchNormSiluMatchesModules() {
@@ -646,7 +658,13 @@ void TestModel::fusedBatchNormSiluMatchesModules() {
     QFETCH(bool, bf16);
     QFETCH(int, threads);
     QFETCH(QList<int>, shape);
+    QFETCH(bool, avx512);
     const int previousThreads = torch::get_num_threads();
+    const auto restore = qScopeGuard([previousThreads] {
+        torch::set_num_threads(previousThreads);
+        hr::kernels::allowAvx512(true);
+    });
+    hr::kernels::allowAvx512(avx512);
     torch::set_num_threads(threads);
     torch::manual_seed(1);
     const std::vector<int64_t> dims(shape.begin(), shape.end());
@@ -698,5 +716,4 @@ void TestModel::fusedBatchNormSiluMatchesModules() {
     check("running variance", relError(fused->running_var, plain->running_var), 1e-5);
     QCOMPARE(fused->num_batches_tracked.item<int64_t>(),
              plain->num_batches_tracked.item<int64_t>());
-    torch::set_num_threads(previousThreads);
 }

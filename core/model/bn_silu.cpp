@@ -137,12 +137,17 @@ public:
         const std::int64_t rows = x.numel() / channels;
         const auto storage = storageOf(x);
 
-        const auto [sumDz, sumDzCentred] =
-            channelSums(rows, channels,
-                        [&](std::int64_t begin, std::int64_t end, double* dz, double* dzCentred) {
-                            kernels::bnSiluGradSums(x.data_ptr(), dy.data_ptr(), storage, channels,
-                                                    begin, end, scale, offset, mean, dz, dzCentred);
-                        });
+        // The first pass leaves dz in dx's memory, for the second to finish in place: dz is
+        // computed once, and no more memory is needed.
+        torch::Tensor dx;
+        if (ctx->needs_input_grad(0))
+            dx = torch::empty_like(x);
+        void* const dz = dx.defined() ? dx.data_ptr() : nullptr;
+        const auto [sumDz, sumDzCentred] = channelSums(
+            rows, channels, [&](std::int64_t begin, std::int64_t end, double* s, double* q) {
+                kernels::bnSiluGradSums(x.data_ptr(), dy.data_ptr(), dz, storage, channels, begin,
+                                        end, scale, offset, mean, s, q);
+            });
 
         // dx = gain (dz - mean(dz) - xhat mean(dz xhat)), xhat = (x - mean) invstd, as a linear
         // function of dz and x per channel.
@@ -157,12 +162,10 @@ public:
             constant[c] = static_cast<float>(-scale[c] * sumDz[c] / n - s * mean[c]);
         }
         variable_list out = none;
-        if (ctx->needs_input_grad(0)) {
-            torch::Tensor dx = torch::empty_like(x);
+        if (dx.defined()) {
             forChunks(rows, [&](std::int64_t, std::int64_t begin, std::int64_t end) {
-                kernels::bnSiluGradInput(x.data_ptr(), dy.data_ptr(), dx.data_ptr(), storage,
-                                         channels, begin, end, scale, offset, scale, slope.data(),
-                                         constant.data());
+                kernels::bnSiluGradInput(x.data_ptr(), dz, dz, storage, channels, begin, end, scale,
+                                         slope.data(), constant.data());
             });
             out[0] = dx;
         }

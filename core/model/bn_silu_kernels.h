@@ -22,16 +22,24 @@ void scaleOffsetSilu(const void* x, void* y, Storage storage, std::int64_t chann
                      std::int64_t begin, std::int64_t end, const float* scale, const float* offset);
 
 /// Backward, first pass: with z = x * scale + offset and dz = dy * silu'(z), adds per channel
-/// the sum of dz to `sumDz` and of dz * (x - mean) to `sumDzCentred` over rows [begin, end).
-void bnSiluGradSums(const void* x, const void* dy, Storage storage, std::int64_t channels,
+/// the sum of dz to `sumDz` and of dz * (x - mean) to `sumDzCentred` over rows [begin, end),
+/// and stores dz in `dz` unless it is null.
+void bnSiluGradSums(const void* x, const void* dy, void* dz, Storage storage, std::int64_t channels,
                     std::int64_t begin, std::int64_t end, const float* scale, const float* offset,
                     const float* mean, double* sumDz, double* sumDzCentred);
 
 /// Backward, second pass: dx = dz * gain + x * slope + constant per channel over rows
-/// [begin, end), dz recomputed as in the first pass. `dx` may not alias x or dy.
-void bnSiluGradInput(const void* x, const void* dy, void* dx, Storage storage,
-                     std::int64_t channels, std::int64_t begin, std::int64_t end,
-                     const float* scale, const float* offset, const float* gain, const float* slope,
-                     const float* constant);
+/// [begin, end), dz as the first pass stored it. `dx` may be `dz` (in place).
+void bnSiluGradInput(const void* x, const void* dz, void* dx, Storage storage,
+                     std::int64_t channels, std::int64_t begin, std::int64_t end, const float* gain,
+                     const float* slope, const float* constant);
+
+/// Whether the passes that apply SiLU run their hand-written AVX-512 versions: on x86-64 CPUs
+/// with AVX512-BF16, in GCC builds, unless switched off. Else the loops above, compiled for the
+/// CPU's vector width.
+bool avx512Available();
+
+/// Switches the hand-written versions off (tests compare both) or back on; on by default.
+void allowAvx512(bool allow);
 
 } // namespace hr::kernels
