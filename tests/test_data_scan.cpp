@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <fstream>
 
@@ -79,6 +80,8 @@ private slots:
     void probeAgreesWithRead_data();
     void probeAgreesWithRead();
     void headerPassesWhatOnlyDecodingFinds();
+    void resizedReadDecodesLargeJpegsSmall_data();
+    void resizedReadDecodesLargeJpegsSmall();
     void deepScanOfBrokenFiles();
     void manyImagesKeepTheirOrder();
     void rejectsBrokenImages();
@@ -273,6 +276,58 @@ void TestDataScan::headerPassesWhatOnlyDecodingFinds() {
     QVERIFY(!deep.ok());
     QCOMPARE(deep.reason, reason);
     QCOMPARE(deep.error, error);
+}
+
+void TestDataScan::resizedReadDecodesLargeJpegsSmall_data() {
+    // A file, the longer side asked for, and the size a full decode and resize gives.
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<int>("longSide");
+    QTest::addColumn<QSize>("size");
+    using fixtures::exifOrientation;
+    using fixtures::jpeg;
+    using fixtures::segment;
+    using fixtures::withSegments;
+    const auto turned = [](int w, int h) {
+        return withSegments(jpeg(w, h), segment(0xE1, exifOrientation(6)));
+    };
+    QTest::newRow("1/2 scale") << jpeg(640, 480) << 320 << QSize(320, 240);
+    QTest::newRow("1/4 scale, odd sides") << jpeg(1283, 961) << 320 << QSize(320, 240);
+    QTest::newRow("1/8 scale, turned") << turned(2600, 1700) << 320 << QSize(210, 320);
+    QTest::newRow("1/2 scale, odd sides, turned") << turned(641, 647) << 320 << QSize(320, 318);
+    QTest::newRow("progressive") << jpeg(1000, 700, true) << 160 << QSize(160, 112);
+    QTest::newRow("under twice the size: full decode") << jpeg(500, 400) << 320 << QSize(320, 256);
+    QTest::newRow("smaller: enlarged") << jpeg(100, 50) << 320 << QSize(320, 160);
+    QTest::newRow("PNG") << pngBytes(700, 500) << 320 << QSize(320, 229);
+}
+
+void TestDataScan::resizedReadDecodesLargeJpegsSmall() {
+    // Whatever scale a JPEG is decoded at, readImageResized gives the size and the pixels of a
+    // full decode and resize: one orientation, no shift, no lost row.
+    QFETCH(QByteArray, bytes);
+    QFETCH(int, longSide);
+    QFETCH(QSize, size);
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("image.jpg").toStdString();
+    writeText(QString::fromStdString(path), bytes);
+    std::string error;
+    const cv::Mat resized =
+        hr::readImageResized(path, longSide, &error, nullptr, hr::JpegDecode::Reduced);
+    QVERIFY2(!resized.empty(), error.c_str());
+    QCOMPARE(QSize(resized.cols, resized.rows), size);
+    QCOMPARE(resized.type(), CV_8UC3);
+    const cv::Mat full = hr::readImage(path, &error);
+    cv::Mat reference;
+    cv::resize(full, reference, resized.size(), 0, 0,
+               size.width() > full.cols ? cv::INTER_LINEAR : cv::INTER_AREA);
+    const double meanDifference =
+        cv::norm(resized, reference, cv::NORM_L1) / double(resized.total() * 3);
+    QVERIFY2(meanDifference < 2.0, qPrintable(QString("mean difference %1").arg(meanDifference)));
+    // Decoded in full (validation), it is readImage's image resized as the comment says.
+    const cv::Mat inFull = hr::readImageResized(path, longSide, &error);
+    QCOMPARE(QSize(inFull.cols, inFull.rows), size);
+    cv::Mat linear;
+    cv::resize(full, linear, resized.size(), 0, 0, cv::INTER_LINEAR);
+    QCOMPARE(cv::norm(inFull, linear, cv::NORM_INF), 0.0);
 }
 
 void TestDataScan::deepScanOfBrokenFiles() {

@@ -19,12 +19,13 @@ constexpr char kDiskMagic[4] = {'H', 'R', 'I', '1'};
 
 } // namespace
 
-std::string diskCachePath(const std::string& image, int imgsz) {
+std::string diskCachePath(const std::string& image, int imgsz, JpegDecode decode) {
     std::uint64_t h = 1469598103934665603ULL;
     for (unsigned char c : image)
         h = (h ^ c) * 1099511628211ULL;
     std::ostringstream name;
-    name << std::hex << h << "-" << std::dec << imgsz << ".bgr";
+    name << std::hex << h << "-" << std::dec << imgsz << (decode == JpegDecode::Reduced ? "r" : "")
+         << ".bgr";
     return (fs::path(headroomCacheDir()) / "images" / name.str()).string();
 }
 

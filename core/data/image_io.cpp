@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <utility>
 
 namespace hr {
 
@@ -183,27 +184,6 @@ void probeByDecoding(const FileStart& file, ImageProbe& out) {
 
 } // namespace
 
-cv::Mat readImage(const std::string& path, std::string* error, std::string* note,
-                  std::string* reason) {
-    auto fail = [&](const ReadFailure& f) {
-        if (error)
-            *error = f.why;
-        if (reason)
-            *reason = f.code;
-        return cv::Mat();
-    };
-    FileStart file;
-    if (const auto failure = readAll(path, file))
-        return fail(*failure);
-    // IMREAD_COLOR: 3 channels, 8 bits, EXIF orientation applied (OpenCV >= 3.1).
-    cv::Mat image = cv::imdecode(file.bytes, cv::IMREAD_COLOR);
-    if (image.empty() || image.cols <= 0 || image.rows <= 0)
-        return fail(kNotDecodable);
-    if (note)
-        *note = truncationNote(file);
-    return image;
-}
-
 ImageProbe probeImage(const std::string& path, ImageCheck check) {
     ImageProbe out;
     FileStart file;
@@ -224,18 +204,80 @@ ImageProbe probeImage(const std::string& path, ImageCheck check) {
     return out;
 }
 
+namespace {
+
+/// How an image is decoded: a JPEG at least twice `longSide` at 1/2, 1/4 or 1/8 scale (when
+/// readImageResized may), anything else in full (scale 1).
+struct Decoding {
+    int flag = cv::IMREAD_COLOR;
+    int scale = 1;
+    int width = 0, height = 0; ///< the full size, EXIF orientation applied; 0 when unknown
+};
+
+Decoding decodingFor(const std::vector<uchar>& bytes, int longSide) {
+    ImageHeader header;
+    if (longSide <= 0 || !isJpeg(bytes) ||
+        readJpegHeader(bytes.data(), bytes.size(), header) != HeaderVerdict::Settled)
+        return {};
+    const int side = std::max(header.width, header.height);
+    for (const auto& [flag, scale] :
+         {std::pair{cv::IMREAD_REDUCED_COLOR_8, 8}, std::pair{cv::IMREAD_REDUCED_COLOR_4, 4},
+          std::pair{cv::IMREAD_REDUCED_COLOR_2, 2}})
+        if (side >= std::int64_t(longSide) * scale)
+            return {flag, scale, header.orientedWidth(), header.orientedHeight()};
+    return {};
+}
+
+/// readImage, decoding at the scale decodingFor picks for `longSide` (0: in full).
+cv::Mat decodeFile(const std::string& path, int longSide, Decoding& how, std::string* error,
+                   std::string* note, std::string* reason) {
+    auto fail = [&](const ReadFailure& f) {
+        if (error)
+            *error = f.why;
+        if (reason)
+            *reason = f.code;
+        return cv::Mat();
+    };
+    FileStart file;
+    if (const auto failure = readAll(path, file))
+        return fail(*failure);
+    how = decodingFor(file.bytes, longSide);
+    // IMREAD_COLOR and the reduced ones: 3 channels, 8 bits, EXIF orientation applied.
+    cv::Mat image = cv::imdecode(file.bytes, how.flag);
+    if (image.empty() || image.cols <= 0 || image.rows <= 0)
+        return fail(kNotDecodable);
+    if (note)
+        *note = truncationNote(file);
+    return image;
+}
+
+} // namespace
+
+cv::Mat readImage(const std::string& path, std::string* error, std::string* note,
+                  std::string* reason) {
+    Decoding full;
+    return decodeFile(path, 0, full, error, note, reason);
+}
+
 cv::Mat readImageResized(const std::string& path, int longSide, std::string* error,
-                         std::string* reason) {
-    cv::Mat image = readImage(path, error, nullptr, reason);
+                         std::string* reason, JpegDecode decode) {
+    Decoding how;
+    cv::Mat image =
+        decodeFile(path, decode == JpegDecode::Reduced ? longSide : 0, how, error, nullptr, reason);
     if (image.empty() || longSide <= 0)
         return image;
-    const double r = static_cast<double>(longSide) / std::max(image.cols, image.rows);
-    if (std::abs(r - 1.0) < 1e-9)
+    // The size a full decode would give, from the full size when libjpeg's scaled sides,
+    // ceil(side / scale), confirm the header's orientation.
+    const auto scaled = [&](int side) { return (side + how.scale - 1) / how.scale; };
+    const bool headerFits =
+        how.scale > 1 && image.cols == scaled(how.width) && image.rows == scaled(how.height);
+    const int fullW = headerFits ? how.width : image.cols * how.scale;
+    const int fullH = headerFits ? how.height : image.rows * how.scale;
+    const double r = static_cast<double>(longSide) / std::max(fullW, fullH);
+    const int w = std::max(1, std::min(longSide, static_cast<int>(std::ceil(fullW * r - 1e-6))));
+    const int h = std::max(1, std::min(longSide, static_cast<int>(std::ceil(fullH * r - 1e-6))));
+    if (w == image.cols && h == image.rows)
         return image;
-    const int w =
-        std::max(1, std::min(longSide, static_cast<int>(std::ceil(image.cols * r - 1e-6))));
-    const int h =
-        std::max(1, std::min(longSide, static_cast<int>(std::ceil(image.rows * r - 1e-6))));
     cv::Mat resized;
     cv::resize(image, resized, cv::Size(w, h), 0, 0, cv::INTER_LINEAR);
     return resized;
