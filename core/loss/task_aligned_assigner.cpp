@@ -11,6 +11,17 @@ namespace hr {
 
 using torch::indexing::Slice;
 
+namespace {
+
+/// argmax over dim 1 of [B, boxes, A], kept as [B, 1, A]: through a transposed copy, since
+/// LibTorch 1.13 reduces a middle dimension 4-12x slower than the innermost (3.4 against 0.8
+/// ms for [16, 14, 2100] at 2 threads, copy included).
+torch::Tensor argmaxOverBoxes(const torch::Tensor& t) {
+    return t.transpose(1, 2).contiguous().argmax(-1).unsqueeze(1);
+}
+
+} // namespace
+
 TaskAlignedAssigner::TaskAlignedAssigner(int topk, int nc, double alpha, double beta, double eps,
                                          std::int64_t chunkElements, std::int64_t maxBoxesPerChunk)
     : topk_(topk), nc_(nc), alpha_(alpha), beta_(beta), eps_(eps),
@@ -123,7 +134,7 @@ TaskAlignedAssigner::assign(const torch::Tensor& predScores, const torch::Tensor
         // Fold this slice into the running per-anchor reductions.
         posCount += pos.sum(1).to(torch::kLong);
         auto hasPos = pos.amax(1) > 0;
-        auto chunkFirst = pos.argmax(1, true); // [B, 1, A]
+        auto chunkFirst = argmaxOverBoxes(pos); // [B, 1, A]
         auto takeFirst = hasPos.logical_and(firstPos < 0);
         firstPos = torch::where(takeFirst, chunkFirst.squeeze(1) + g0, firstPos);
         alignAtFirst =
@@ -131,7 +142,7 @@ TaskAlignedAssigner::assign(const torch::Tensor& predScores, const torch::Tensor
         overlapAtFirst =
             torch::where(takeFirst, overlaps.gather(1, chunkFirst).squeeze(1), overlapAtFirst);
 
-        auto chunkMaxIdx = overlaps.argmax(1, true);
+        auto chunkMaxIdx = argmaxOverBoxes(overlaps);
         auto chunkMax = overlaps.gather(1, chunkMaxIdx).squeeze(1);
         auto better = chunkMax > maxOverlap; // strict: ties keep the earlier box, like argmax
         maxOverlap = torch::where(better, chunkMax, maxOverlap);
