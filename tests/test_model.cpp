@@ -76,6 +76,7 @@ private slots:
     void bf16SiluMatchesFloat();
     void fusedBatchNormSiluMatchesModules_data();
     void fusedBatchNormSiluMatchesModules();
+    void fusedBatchNormSiluWithoutInputGradient();
 };
 
 void TestModel::initTestCase() {
@@ -629,6 +630,36 @@ void TestModel::bf16SiluMatchesFloat() {
 }
 
 QTEST_APPLESS_MAIN(TestModel)
+void TestModel::fusedBatchNormSiluWithoutInputGradient() {
+    // A frozen convolution before a trained BatchNorm: backward runs with no gradient for x, the
+    // first pass alone (no dz kept), on both kernels and in both precisions.
+    const auto restore = qScopeGuard([] { hr::kernels::allowAvx512(true); });
+    for (const bool avx512 : {false, true})
+        for (const bool bf16 : {false, true}) {
+            hr::kernels::allowAvx512(avx512);
+            torch::manual_seed(2);
+            const auto options = torch::nn::BatchNorm2dOptions(24).eps(1e-3).momentum(0.03);
+            torch::nn::BatchNorm2d fused(options), plain(options);
+            torch::Tensor x =
+                torch::randn({2, 24, 7, 5}).contiguous(at::MemoryFormat::ChannelsLast);
+            if (bf16)
+                x = x.to(torch::kBFloat16);
+            QVERIFY(hr::batchNormSiluApplies(*fused, x));
+            hr::batchNormSilu(*fused, x).to(torch::kFloat).square().sum().backward();
+            torch::silu(plain->forward(x.to(torch::kFloat))).square().sum().backward();
+            const double tolerance = bf16 ? 2e-2 : 1e-4;
+            for (const auto& [a, b] : {std::pair{fused->weight.grad(), plain->weight.grad()},
+                                       std::pair{fused->bias.grad(), plain->bias.grad()}}) {
+                const double error = ((a - b).abs().max() / (b.abs().max() + 1e-12)).item<double>();
+                QVERIFY2(error <= tolerance,
+                         qPrintable(QString("avx512 %1, bf16 %2: relative error %3")
+                                        .arg(avx512)
+                                        .arg(bf16)
+                                        .arg(error)));
+            }
+        }
+}
+
 #include "test_model.moc"
 
 void TestModel::fusedBatchNormSiluMatchesModules_data() {
