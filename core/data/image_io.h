@@ -55,7 +55,7 @@ struct ImageProbe {
 ImageProbe probeImage(const std::string& path, ImageCheck check = ImageCheck::Header);
 
 /// How readImageResized may decode a JPEG at least twice the size asked for: in full, or at
-/// 1/2, 1/4 or 1/8 scale, which libjpeg does in its inverse DCT (2.7x less work for a 640x480
+/// 1/2, 1/4 or 1/8 scale, which libjpeg does in its inverse DCT (2.6x less work for a 640x480
 /// photo at 320). The pixels differ by about one level; the size that comes back is the same.
 enum class JpegDecode { Full, Reduced };
 
