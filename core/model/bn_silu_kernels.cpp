@@ -21,11 +21,15 @@
 #define HR_KERNEL_CLONES
 #endif
 
+// A lambda that holds a clone's loop must be inlined into each clone (HR_LAMBDA_INLINE): on its
+// own it is compiled for the baseline only.
 #if defined(__GNUC__) || defined(__clang__)
 #define HR_INLINE inline __attribute__((always_inline))
+#define HR_LAMBDA_INLINE __attribute__((always_inline))
 #define HR_RESTRICT __restrict__
 #else
 #define HR_INLINE inline
+#define HR_LAMBDA_INLINE
 #define HR_RESTRICT
 #endif
 
@@ -101,32 +105,43 @@ HR_INLINE float siluGrad(float z) {
     return s * (1.0f + z * (1.0f - s));
 }
 
-template <typename Io>
-HR_INLINE void momentsOf(const void* xv, std::int64_t channels, std::int64_t begin,
-                         std::int64_t end, const float* HR_RESTRICT shift, double* HR_RESTRICT sum,
-                         double* HR_RESTRICT squares) {
-    const auto* x = static_cast<const typename Io::T*>(xv);
-    std::vector<float> blockSum(static_cast<size_t>(channels));
-    std::vector<float> blockSquares(static_cast<size_t>(channels));
-    float* HR_RESTRICT bs = blockSum.data();
-    float* HR_RESTRICT bq = blockSquares.data();
+/// Two per-channel sums over rows [begin, end): `addRows(r0, r1, first, second)` adds rows
+/// [r0, r1) into float arrays, flushed into the double sums every kBlockRows rows.
+template <typename AddRows>
+HR_INLINE void blockedSums(std::int64_t channels, std::int64_t begin, std::int64_t end,
+                           double* HR_RESTRICT first, double* HR_RESTRICT second,
+                           const AddRows& addRows) {
+    std::vector<float> blockFirst(static_cast<size_t>(channels));
+    std::vector<float> blockSecond(static_cast<size_t>(channels));
     for (std::int64_t r0 = begin; r0 < end; r0 += kBlockRows) {
-        std::fill(blockSum.begin(), blockSum.end(), 0.0f);
-        std::fill(blockSquares.begin(), blockSquares.end(), 0.0f);
-        const std::int64_t r1 = std::min(end, r0 + kBlockRows);
-        for (std::int64_t r = r0; r < r1; ++r) {
-            const typename Io::T* HR_RESTRICT row = x + r * channels;
-            for (std::int64_t c = 0; c < channels; ++c) {
-                const float d = Io::load(row, c) - shift[c];
-                bs[c] += d;
-                bq[c] += d * d;
-            }
-        }
+        std::fill(blockFirst.begin(), blockFirst.end(), 0.0f);
+        std::fill(blockSecond.begin(), blockSecond.end(), 0.0f);
+        addRows(r0, end < r0 + kBlockRows ? end : r0 + kBlockRows, blockFirst.data(),
+                blockSecond.data());
         for (std::int64_t c = 0; c < channels; ++c) {
-            sum[c] += bs[c];
-            squares[c] += bq[c];
+            first[c] += blockFirst[c];
+            second[c] += blockSecond[c];
         }
     }
+}
+
+template <typename Io>
+HR_INLINE void momentsOf(const void* xv, std::int64_t channels, std::int64_t begin,
+                         std::int64_t end, const float* HR_RESTRICT shift, double* sum,
+                         double* squares) {
+    const auto* x = static_cast<const typename Io::T*>(xv);
+    blockedSums(channels, begin, end, sum, squares,
+                [&](std::int64_t r0, std::int64_t r1, float* HR_RESTRICT bs, float* HR_RESTRICT bq)
+                    HR_LAMBDA_INLINE {
+                        for (std::int64_t r = r0; r < r1; ++r) {
+                            const typename Io::T* HR_RESTRICT row = x + r * channels;
+                            for (std::int64_t c = 0; c < channels; ++c) {
+                                const float d = Io::load(row, c) - shift[c];
+                                bs[c] += d;
+                                bq[c] += d * d;
+                            }
+                        }
+                    });
 }
 
 template <typename Io>
@@ -149,36 +164,27 @@ template <typename Io, bool StoreDz>
 HR_INLINE void gradSumsOf(const void* xv, const void* dyv, void* dzv, std::int64_t channels,
                           std::int64_t begin, std::int64_t end, const float* HR_RESTRICT scale,
                           const float* HR_RESTRICT offset, const float* HR_RESTRICT mean,
-                          double* HR_RESTRICT sumDz, double* HR_RESTRICT sumDzCentred) {
+                          double* sumDz, double* sumDzCentred) {
     const auto* x = static_cast<const typename Io::T*>(xv);
     const auto* dy = static_cast<const typename Io::T*>(dyv);
     auto* dzOut = static_cast<typename Io::T*>(dzv);
-    std::vector<float> blockDz(static_cast<size_t>(channels));
-    std::vector<float> blockDzCentred(static_cast<size_t>(channels));
-    float* HR_RESTRICT bd = blockDz.data();
-    float* HR_RESTRICT bc = blockDzCentred.data();
-    for (std::int64_t r0 = begin; r0 < end; r0 += kBlockRows) {
-        std::fill(blockDz.begin(), blockDz.end(), 0.0f);
-        std::fill(blockDzCentred.begin(), blockDzCentred.end(), 0.0f);
-        const std::int64_t r1 = std::min(end, r0 + kBlockRows);
-        for (std::int64_t r = r0; r < r1; ++r) {
-            const typename Io::T* HR_RESTRICT xr = x + r * channels;
-            const typename Io::T* HR_RESTRICT gr = dy + r * channels;
-            typename Io::T* HR_RESTRICT out = StoreDz ? dzOut + r * channels : nullptr;
-            for (std::int64_t c = 0; c < channels; ++c) {
-                const float xc = Io::load(xr, c);
-                const float dz = Io::load(gr, c) * siluGrad(xc * scale[c] + offset[c]);
-                if constexpr (StoreDz)
-                    Io::store(out, c, dz);
-                bd[c] += dz;
-                bc[c] += dz * (xc - mean[c]);
-            }
-        }
-        for (std::int64_t c = 0; c < channels; ++c) {
-            sumDz[c] += bd[c];
-            sumDzCentred[c] += bc[c];
-        }
-    }
+    blockedSums(channels, begin, end, sumDz, sumDzCentred,
+                [&](std::int64_t r0, std::int64_t r1, float* HR_RESTRICT bd,
+                    float* HR_RESTRICT bc) HR_LAMBDA_INLINE {
+                    for (std::int64_t r = r0; r < r1; ++r) {
+                        const typename Io::T* HR_RESTRICT xr = x + r * channels;
+                        const typename Io::T* HR_RESTRICT gr = dy + r * channels;
+                        typename Io::T* HR_RESTRICT out = StoreDz ? dzOut + r * channels : nullptr;
+                        for (std::int64_t c = 0; c < channels; ++c) {
+                            const float xc = Io::load(xr, c);
+                            const float dz = Io::load(gr, c) * siluGrad(xc * scale[c] + offset[c]);
+                            if constexpr (StoreDz)
+                                Io::store(out, c, dz);
+                            bd[c] += dz;
+                            bc[c] += dz * (xc - mean[c]);
+                        }
+                    }
+                });
 }
 
 // `dz` and `dx` may be one array: each element is read before it is written.
@@ -336,30 +342,22 @@ void gradSums(const void* xv, const void* dyv, void* dzv, std::int64_t channels,
               double* sumDz, double* sumDzCentred) {
     const T* x = static_cast<const T*>(xv);
     const T* dy = static_cast<const T*>(dyv);
-    std::vector<float> blockDz(static_cast<size_t>(channels));
-    std::vector<float> blockDzCentred(static_cast<size_t>(channels));
-    float* bd = blockDz.data();
-    float* bc = blockDzCentred.data();
-    for (std::int64_t r0 = begin; r0 < end; r0 += kBlockRows) {
-        std::fill(blockDz.begin(), blockDz.end(), 0.0f);
-        std::fill(blockDzCentred.begin(), blockDzCentred.end(), 0.0f);
-        const std::int64_t r1 = end < r0 + kBlockRows ? end : r0 + kBlockRows;
-        forRowLanes(r0, r1, channels, [&](std::int64_t at, std::int64_t c, auto lanes) {
-            const __m512 xc = loadFloats(x + at, lanes);
-            const __m512 z =
-                _mm512_fmadd_ps(xc, loadFloats(scale + c, lanes), loadFloats(offset + c, lanes));
-            const __m512 dz = _mm512_mul_ps(loadFloats(dy + at, lanes), siluGrad<kCoarse<T>>(z));
-            if constexpr (StoreDz)
-                storeFloats(static_cast<T*>(dzv) + at, dz, lanes);
-            const __m512 centred = _mm512_sub_ps(xc, loadFloats(mean + c, lanes));
-            storeFloats(bd + c, _mm512_add_ps(loadFloats(bd + c, lanes), dz), lanes);
-            storeFloats(bc + c, _mm512_fmadd_ps(dz, centred, loadFloats(bc + c, lanes)), lanes);
-        });
-        for (std::int64_t c = 0; c < channels; ++c) {
-            sumDz[c] += bd[c];
-            sumDzCentred[c] += bc[c];
-        }
-    }
+    blockedSums(channels, begin, end, sumDz, sumDzCentred,
+                [&](std::int64_t r0, std::int64_t r1, float* bd, float* bc) {
+                    forRowLanes(r0, r1, channels, [&](std::int64_t at, std::int64_t c, auto lanes) {
+                        const __m512 xc = loadFloats(x + at, lanes);
+                        const __m512 z = _mm512_fmadd_ps(xc, loadFloats(scale + c, lanes),
+                                                         loadFloats(offset + c, lanes));
+                        const __m512 dz =
+                            _mm512_mul_ps(loadFloats(dy + at, lanes), siluGrad<kCoarse<T>>(z));
+                        if constexpr (StoreDz)
+                            storeFloats(static_cast<T*>(dzv) + at, dz, lanes);
+                        const __m512 centred = _mm512_sub_ps(xc, loadFloats(mean + c, lanes));
+                        storeFloats(bd + c, _mm512_add_ps(loadFloats(bd + c, lanes), dz), lanes);
+                        storeFloats(bc + c, _mm512_fmadd_ps(dz, centred, loadFloats(bc + c, lanes)),
+                                    lanes);
+                    });
+                });
 }
 
 template <typename T>
@@ -388,26 +386,22 @@ void gradInput(const void* xv, const void* dzv, void* dxv, std::int64_t channels
 
 std::atomic<bool> avx512Allowed{true};
 
-// The CPU is asked once; the switch every call.
 bool useAvx512() {
-#ifdef HR_AVX512_KERNELS
-    static const bool cpuHasIt =
-        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512bf16");
-    return cpuHasIt && avx512Allowed.load(std::memory_order_relaxed);
-#else
-    return false;
-#endif
+    return avx512Available() && avx512Allowed.load(std::memory_order_relaxed);
 }
 
 } // namespace
 
 bool avx512Available() {
-    const bool allowed = avx512Allowed.exchange(true);
-    const bool yes = useAvx512();
-    avx512Allowed.store(allowed);
-    return yes;
+#ifdef HR_AVX512_KERNELS
+    static const bool cpuHasIt =
+        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512bf16");
+    return cpuHasIt;
+#else
+    return false;
+#endif
 }
 
 void allowAvx512(bool allow) {

@@ -34,9 +34,9 @@ void bnSiluGradInput(const void* x, const void* dz, void* dx, Storage storage,
                      std::int64_t channels, std::int64_t begin, std::int64_t end, const float* gain,
                      const float* slope, const float* constant);
 
-/// Whether the passes that apply SiLU run their hand-written AVX-512 versions: on x86-64 CPUs
-/// with AVX512-BF16, in GCC builds, unless switched off. Else the loops above, compiled for the
-/// CPU's vector width.
+/// Whether the passes that apply SiLU have hand-written AVX-512 versions here: on x86-64 CPUs
+/// with AVX512-BF16, in GCC builds. They run unless allowAvx512(false); else the loops above,
+/// compiled for the CPU's vector width.
 bool avx512Available();
 
 /// Switches the hand-written versions off (tests compare both) or back on; on by default.
