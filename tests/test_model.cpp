@@ -77,6 +77,8 @@ private slots:
     void fusedBatchNormSiluMatchesModules_data();
     void fusedBatchNormSiluMatchesModules();
     void fusedBatchNormSiluWithoutInputGradient();
+    void nearestUpsampleOfConcatenated_data();
+    void nearestUpsampleOfConcatenated();
 };
 
 void TestModel::initTestCase() {
@@ -658,6 +660,58 @@ void TestModel::fusedBatchNormSiluWithoutInputGradient() {
                                         .arg(error)));
             }
         }
+}
+
+void TestModel::nearestUpsampleOfConcatenated_data() {
+    QTest::addColumn<bool>("bf16");
+    QTest::addColumn<int>("factor");
+    QTest::addColumn<int>("threads");
+    // 19 channels: no vector width divides them; 9x13 pixels: odd sides.
+    QTest::newRow("fp32, x2, 1 thread") << false << 2 << 1;
+    QTest::newRow("fp32, x2, 2 threads") << false << 2 << 2;
+    QTest::newRow("fp32, x3") << false << 3 << 2;
+    QTest::newRow("bf16, x2") << true << 2 << 2;
+    QTest::newRow("bf16, x3") << true << 3 << 1;
+}
+
+void TestModel::nearestUpsampleOfConcatenated() {
+    // As in the neck: the upsampled tensor is concatenated with another, so its gradient is a
+    // channel slice of the concatenation's. Output and input gradient against F::interpolate.
+    QFETCH(bool, bf16);
+    QFETCH(int, factor);
+    QFETCH(int, threads);
+    const int previousThreads = torch::get_num_threads();
+    const auto restore =
+        qScopeGuard([previousThreads] { torch::set_num_threads(previousThreads); });
+    torch::set_num_threads(threads);
+    torch::manual_seed(3);
+    const auto layout = at::MemoryFormat::ChannelsLast;
+    const auto dtype = bf16 ? torch::kBFloat16 : torch::kFloat;
+    const torch::Tensor x = torch::randn({2, 19, 9, 13}).to(dtype).contiguous(layout);
+    const torch::Tensor other =
+        torch::randn({2, 5, 9 * factor, 13 * factor}).to(dtype).contiguous(layout);
+    const torch::Tensor weights = torch::randn({2, 24, 9 * factor, 13 * factor}).to(dtype);
+
+    const torch::Tensor mine = x.clone().requires_grad_(true);
+    const torch::Tensor up = hr::nearestUpsample(mine, factor);
+    QVERIFY(up.is_contiguous(layout));
+    (torch::cat({up, other}, 1) * weights).sum().backward();
+
+    const torch::Tensor reference = x.to(torch::kFloat).requires_grad_(true);
+    const torch::Tensor upRef = torch::nn::functional::interpolate(
+        reference, torch::nn::functional::InterpolateFuncOptions()
+                       .scale_factor(std::vector<double>{double(factor), double(factor)})
+                       .mode(torch::kNearest));
+    (torch::cat({upRef, other.to(torch::kFloat)}, 1) * weights.to(torch::kFloat)).sum().backward();
+
+    QVERIFY(torch::equal(up.detach().to(torch::kFloat), upRef.detach()));
+    QCOMPARE(mine.grad().scalar_type(), dtype);
+    QVERIFY(mine.grad().is_contiguous(layout));
+    // Sums in float and one rounding: as close as bf16 can hold the float result.
+    const torch::Tensor expected = reference.grad().to(dtype).to(torch::kFloat);
+    const double error = (mine.grad().to(torch::kFloat) - expected).abs().max().item<double>();
+    const double limit = (bf16 ? 1e-2 : 1e-5) * expected.abs().max().item<double>();
+    QVERIFY2(error <= limit, qPrintable(QString("error %1 > %2").arg(error).arg(limit)));
 }
 
 #include "test_model.moc"

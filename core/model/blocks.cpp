@@ -3,6 +3,8 @@
 
 #include "model/anchors.h"
 #include "model/bn_silu.h"
+#include "model/parallel_rows.h"
+#include "model/resample_kernels.h"
 #include "util/torch_compat.h"
 
 #include <torch/csrc/jit/frontend/tracer.h>
@@ -254,10 +256,62 @@ torch::Tensor ConcatImpl::forwardRow(const std::vector<torch::Tensor>& inputs) {
     return torch::cat(inputs, 1);
 }
 
-torch::Tensor UpsampleImpl::forward(const torch::Tensor& x) {
+namespace {
+
+/// Nearest upsampling by an integer factor whose backward reads a strided gradient in place.
+/// In the neck the upsampled tensor is concatenated, so its gradient arrives as a channel slice
+/// of the concatenation's; LibTorch 1.13's backward took 3-5 ms per call on such a slice
+/// against 0.3-0.6 ms on a dense one (docs/decisions.md, "Layout work in the step").
+class NearestUpsampleFunction : public torch::autograd::Function<NearestUpsampleFunction> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                                 int64_t factor) {
+        ctx->saved_data["factor"] = factor;
+        ctx->saved_data["sizes"] = x.sizes();
+        return torch::upsample_nearest2d(x, {x.size(2) * factor, x.size(3) * factor})
+            .contiguous(torch::MemoryFormat::ChannelsLast);
+    }
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads) {
+        RECORD_FUNCTION("hr::upsample_nearest_backward", std::vector<c10::IValue>());
+        const int64_t factor = ctx->saved_data["factor"].toInt();
+        const std::vector<int64_t> sizes = ctx->saved_data["sizes"].toIntVector();
+        torch::Tensor dy = grads[0];
+        if (dy.stride(1) != 1)
+            dy = dy.contiguous(torch::MemoryFormat::ChannelsLast);
+        torch::Tensor dx =
+            torch::empty(sizes, dy.options().memory_format(torch::MemoryFormat::ChannelsLast));
+        const kernels::PixelStrides strides{dy.stride(0), dy.stride(2), dy.stride(3)};
+        const auto storage = dy.scalar_type() == torch::kBFloat16 ? kernels::Storage::BFloat16
+                                                                  : kernels::Storage::Float;
+        const int64_t channels = sizes[1], height = sizes[2], width = sizes[3];
+        const int64_t rowElements = width * channels * factor * factor;
+        parallelRows(sizes[0] * height, std::max<int64_t>(1, 32768 / rowElements),
+                     [&](int64_t begin, int64_t end) {
+                         kernels::nearestUpsampleGrad(dy.data_ptr(), strides, dx.data_ptr(),
+                                                      storage, channels, height, width, factor,
+                                                      begin, end);
+                     });
+        return {dx, torch::Tensor()};
+    }
+};
+
+} // namespace
+
+torch::Tensor nearestUpsample(const torch::Tensor& x, double factor) {
+    const auto whole = static_cast<int64_t>(factor);
+    if (whole >= 1 && static_cast<double>(whole) == factor && x.device().is_cpu() && x.dim() == 4 &&
+        (x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kBFloat16) &&
+        x.is_contiguous(torch::MemoryFormat::ChannelsLast) && torch::GradMode::is_enabled() &&
+        !torch::jit::tracer::isTracing())
+        return NearestUpsampleFunction::apply(x, whole);
     return F::interpolate(x, F::InterpolateFuncOptions()
-                                 .scale_factor(std::vector<double>{m_factor, m_factor})
+                                 .scale_factor(std::vector<double>{factor, factor})
                                  .mode(torch::kNearest));
+}
+
+torch::Tensor UpsampleImpl::forward(const torch::Tensor& x) {
+    return nearestUpsample(x, m_factor);
 }
 
 RepeatImpl::RepeatImpl(std::vector<std::shared_ptr<SingleInputBlock>> blocks)

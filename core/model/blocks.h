@@ -151,6 +151,10 @@ public:
     torch::Tensor forwardRow(const std::vector<torch::Tensor>& inputs) override;
 };
 
+/// Nearest-neighbour upsampling of `x` by `factor`. In training, for a channels-last CPU tensor
+/// and a whole factor, its backward reads the incoming gradient through its strides.
+torch::Tensor nearestUpsample(const torch::Tensor& x, double factor);
+
 /// Nearest-neighbour upsampling by an integer factor.
 class UpsampleImpl : public SingleInputBlock {
 public:

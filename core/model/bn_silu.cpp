@@ -2,6 +2,7 @@
 #include "model/bn_silu.h"
 
 #include "model/bn_silu_kernels.h"
+#include "model/parallel_rows.h"
 
 #include <ATen/Parallel.h>
 
@@ -31,7 +32,7 @@ template <typename Body>
 std::int64_t forChunks(std::int64_t rows, const Body& body) {
     const std::int64_t chunks = std::max<std::int64_t>(
         1, std::min<std::int64_t>(at::get_num_threads(), rows / kMinChunkRows));
-    at::parallel_for(0, chunks, 1, [&](std::int64_t begin, std::int64_t end) {
+    parallelRows(chunks, 1, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i)
             body(i, rows * i / chunks, rows * (i + 1) / chunks);
     });

@@ -4,13 +4,11 @@
 // compiled for several instruction sets and vectorised (its CMake rule); the caller threads.
 #pragma once
 
+#include "model/kernel_types.h"
+
 #include <cstdint>
 
 namespace hr::kernels {
-
-/// How the tensor's elements are stored: float, or bf16 (the upper half of a float, computed
-/// in float and rounded to nearest even when written).
-enum class Storage { Float, BFloat16 };
 
 /// Adds, per channel, the sum of (x - shift) and of (x - shift)^2 over rows [begin, end) to
 /// `sum` and `squares` (the shift keeps E[x^2] - E[x]^2 from cancelling).
