@@ -7,6 +7,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
+#include <QScopeGuard>
 #include <QtTest>
 
 #include <algorithm>
@@ -85,6 +86,8 @@ private slots:
     void lossFallsWithGradientSteps();
     void lossRejectsBadShapes();
     void lossIgnoresTargetRowOrder();
+    void expectedBinMatchesSoftmax_data();
+    void expectedBinMatchesSoftmax();
 };
 
 void TestLoss::pairwiseIou() {
@@ -650,4 +653,44 @@ void TestLoss::lossIgnoresTargetRowOrder() {
 }
 
 QTEST_APPLESS_MAIN(TestLoss)
+void TestLoss::expectedBinMatchesSoftmax_data() {
+    QTest::addColumn<int>("bins");
+    QTest::addColumn<int>("threads");
+    QTest::newRow("16 bins, 1 thread") << 16 << 1;
+    QTest::newRow("16 bins, 2 threads") << 16 << 2;
+    QTest::newRow("7 bins") << 7 << 2; // no vector width divides it
+}
+
+void TestLoss::expectedBinMatchesSoftmax() {
+    // The fused decode of the box sides against softmax . arange, values and gradients, with
+    // logits far from zero in some rows (the shift by the largest keeps them finite).
+    QFETCH(int, bins);
+    QFETCH(int, threads);
+    const int previousThreads = torch::get_num_threads();
+    const auto restore =
+        qScopeGuard([previousThreads] { torch::set_num_threads(previousThreads); });
+    torch::set_num_threads(threads);
+    torch::Tensor logits = 4 * torch::randn({2, 2100, 4, bins});
+    logits[0][5] += 300.0;
+    logits[1][7] -= 300.0;
+    const torch::Tensor dExpected = torch::randn({2, 2100, 4});
+
+    const torch::Tensor mine = logits.clone().requires_grad_(true);
+    const torch::Tensor expected = hr::expectedBin(mine);
+    (expected * dExpected).sum().backward();
+    const torch::Tensor reference = logits.clone().requires_grad_(true);
+    const torch::Tensor expectedRef =
+        reference.softmax(-1).matmul(torch::arange(bins).to(torch::kFloat));
+    (expectedRef * dExpected).sum().backward();
+
+    QCOMPARE(expected.sizes(), expectedRef.sizes());
+    QVERIFY(torch::isfinite(expected).all().item<bool>());
+    const double valueError = (expected - expectedRef).abs().max().item<double>();
+    QVERIFY2(valueError < 1e-5 * bins, qPrintable(QString::number(valueError)));
+    const double gradError = (mine.grad() - reference.grad()).abs().max().item<double>();
+    const double gradScale = reference.grad().abs().max().item<double>();
+    QVERIFY2(gradError < 1e-5 * gradScale,
+             qPrintable(QString("%1 of %2").arg(gradError).arg(gradScale)));
+}
+
 #include "test_loss.moc"

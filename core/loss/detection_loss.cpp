@@ -2,8 +2,10 @@
 #include "loss/detection_loss.h"
 
 #include "loss/box_iou.h"
+#include "loss/distribution_kernels.h"
 #include "loss/task_aligned_assigner.h"
 #include "model/anchors.h"
+#include "model/parallel_rows.h"
 
 #include <torch/torch.h>
 
@@ -51,7 +53,53 @@ torch::Tensor distributionFocalLoss(const torch::Tensor& predDist /*[K*4, regMax
     return (ceLeft * weightLeft + ceRight * weightRight).mean(-1, true);
 }
 
+// Rows per thread's share at least; the work per row is a few dozen operations.
+constexpr int64_t kExpectedBinGrain = 2048;
+
+/// The expected bin of each distribution (last dimension), softmax(logits) . [0, 1, ...], in
+/// one pass each way. LibTorch's softmax over 16 bins, its backward and the matmul took 14-20 ms
+/// of each training step's CPU time (docs/decisions.md, "Layout work in the step").
+class ExpectedBinFunction : public torch::autograd::Function<ExpectedBinFunction> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx,
+                                 const torch::Tensor& logits) {
+        const torch::Tensor x = logits.contiguous();
+        const int64_t bins = x.size(-1), rows = x.numel() / bins;
+        std::vector<int64_t> sizes = x.sizes().vec();
+        sizes.pop_back();
+        torch::Tensor expected = torch::empty(sizes, x.options());
+        torch::Tensor scale = torch::empty({rows, 2}, x.options());
+        parallelRows(rows, kExpectedBinGrain, [&](int64_t begin, int64_t end) {
+            kernels::expectedBin(x.data_ptr<float>(), expected.data_ptr<float>(),
+                                 scale.data_ptr<float>(), bins, begin, end);
+        });
+        ctx->save_for_backward({x, expected, scale});
+        return expected;
+    }
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads) {
+        const auto saved = ctx->get_saved_variables();
+        const torch::Tensor& x = saved[0];
+        const torch::Tensor dExpected = grads[0].contiguous();
+        const int64_t bins = x.size(-1), rows = x.numel() / bins;
+        torch::Tensor dx = torch::empty_like(x);
+        parallelRows(rows, kExpectedBinGrain, [&](int64_t begin, int64_t end) {
+            kernels::expectedBinGrad(x.data_ptr<float>(), saved[1].data_ptr<float>(),
+                                     saved[2].data_ptr<float>(), dExpected.data_ptr<float>(),
+                                     dx.data_ptr<float>(), bins, begin, end);
+        });
+        return {dx};
+    }
+};
+
 } // namespace
+
+torch::Tensor expectedBin(const torch::Tensor& logits) {
+    if (logits.device().is_cpu() && logits.scalar_type() == torch::kFloat && logits.dim() >= 1 &&
+        logits.size(-1) > 0)
+        return ExpectedBinFunction::apply(logits);
+    return logits.softmax(-1).matmul(torch::arange(logits.size(-1), logits.options()));
+}
 
 DetectionLoss::DetectionLoss(LossConfig config) : config_(std::move(config)) {
     TORCH_CHECK(config_.nc > 0 && config_.regMax > 0 && !config_.strides.empty(),
@@ -77,8 +125,11 @@ LossOutput DetectionLoss::compute(const std::vector<torch::Tensor>& raw,
         flat.push_back(level.to(torch::kFloat).view({batch, no, -1}));
     }
     auto all = torch::cat(flat, 2);
-    auto predDist = all.narrow(1, 0, 4 * c.regMax).permute({0, 2, 1}).contiguous(); // [B,A,4R]
-    auto predScores = all.narrow(1, 4 * c.regMax, c.nc).permute({0, 2, 1}).contiguous();
+    // One split, not two narrows: its backward writes the two gradients into one tensor, where
+    // each narrow's zero-fills a tensor of all's size and the two are then added.
+    const auto parts = all.split_with_sizes({4 * c.regMax, c.nc}, 1);
+    auto predDist = parts[0].permute({0, 2, 1}).contiguous(); // [B,A,4R]
+    auto predScores = parts[1].permute({0, 2, 1}).contiguous();
     const int64_t na = predScores.size(1);
     const auto options = predScores.options();
 
@@ -94,8 +145,7 @@ LossOutput DetectionLoss::compute(const std::vector<torch::Tensor>& raw,
     // Decode the distributions to distances (expected bin) and boxes, in grid units.
     torch::Tensor predBoxes;
     if (c.regMax > 1) {
-        auto proj = torch::arange(c.regMax, options);
-        auto dist = predDist.view({batch, na, 4, c.regMax}).softmax(3).matmul(proj);
+        auto dist = expectedBin(predDist.view({batch, na, 4, c.regMax}));
         predBoxes = distanceToBox(dist, points);
     } else {
         predBoxes = distanceToBox(predDist, points);

@@ -32,6 +32,11 @@ struct LossOutput {
     torch::Tensor items;
 };
 
+/// The expected bin of each distribution of logits along the last dimension: softmax(logits)
+/// . [0, 1, ..., bins - 1], the box side a DFL head predicts, differentiable. Float CPU tensors
+/// take one fused pass each way.
+torch::Tensor expectedBin(const torch::Tensor& logits);
+
 /// YOLOv8/YOLOv9 anchor-free detection loss (Ultralytics' v8DetectionLoss): task-aligned
 /// assignment, BCE class loss, CIoU box loss and distribution focal loss, each normalised by
 /// the sum of the target scores. Stateless apart from its configuration; const methods are safe
