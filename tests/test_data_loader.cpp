@@ -224,10 +224,14 @@ void TestDataLoader::validationTargetsFollowTheLetterbox() {
             }
         }
     }
-    // Pixels: the first image, unaugmented, is the file's pixels in RGB order.
+    // Pixels: the first image, unaugmented, is the file's pixels in RGB order, in the
+    // channels-last layout the model uses on the CPU.
+    QVERIFY(batches[0].images.is_contiguous(at::MemoryFormat::ChannelsLast));
     const cv::Mat file = cv::imread(m_report->images[0].imagePath);
-    const float r = batches[0].images[0][0][10][20].item<float>();
-    QVERIFY(std::abs(r - file.at<cv::Vec3b>(10, 20)[2] / 255.f) < 1e-6f);
+    for (int c = 0; c < 3; ++c) {
+        const float value = batches[0].images[0][c][10][20].item<float>();
+        QVERIFY(std::abs(value - file.at<cv::Vec3b>(10, 20)[2 - c] / 255.f) < 1e-6f);
+    }
 }
 
 void TestDataLoader::rectangularValidationBatches() {

@@ -281,7 +281,9 @@ void DataLoader::State::buildBatch(std::int64_t index, Batch& out) {
     const std::vector<int>& members = batches[static_cast<size_t>(index)];
     const cv::Size shape = batchShapes[static_cast<size_t>(index)];
     const int count = static_cast<int>(members.size());
-    out.images = torch::empty({count, 3, shape.height, shape.width}, torch::kFloat32);
+    out.images = torch::empty(
+        {count, 3, shape.height, shape.width},
+        torch::TensorOptions(torch::kFloat32).memory_format(torch::MemoryFormat::ChannelsLast));
     out.paths.clear();
     out.letterbox.clear();
     std::vector<float> targets;
@@ -333,14 +335,12 @@ void DataLoader::State::buildBatch(std::int64_t index, Batch& out) {
             info.padX = static_cast<float>((shape.width - std::lround(record.width * r)) / 2);
             info.padY = static_cast<float>((shape.height - std::lround(record.height * r)) / 2);
         }
-        // HWC BGR uint8 -> CHW RGB float in [0, 1], one vectorised pass per channel.
-        cv::Mat channels[3];
-        cv::split(sample.image, channels);
-        for (int c = 0; c < 3; ++c) {
-            cv::Mat target(shape, CV_32FC1,
-                           pixels + (static_cast<std::int64_t>(i) * 3 + c) * plane);
-            channels[2 - c].convertTo(target, CV_32F, 1.0 / 255.0);
-        }
+        // BGR uint8 -> RGB float in [0, 1], in place in the batch's channels-last memory: the
+        // model's layout on the CPU, so the trainer thread does not transpose the batch.
+        cv::Mat target(shape, CV_32FC3, pixels + static_cast<std::int64_t>(i) * 3 * plane);
+        cv::Mat rgb;
+        cv::cvtColor(sample.image, rgb, cv::COLOR_BGR2RGB);
+        rgb.convertTo(target, CV_32F, 1.0 / 255.0);
         const float W = static_cast<float>(shape.width), H = static_cast<float>(shape.height);
         for (const auto& b : sample.boxes) {
             targets.insert(targets.end(),

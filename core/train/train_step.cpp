@@ -108,11 +108,13 @@ torch::Tensor onDevice(const torch::Tensor& tensor, const torch::Device& device)
     return cpu;
 }
 
-/// The input images in the layout the model's weights use (see useChannelsLast).
+/// The input images in the layout the model's weights use (see useChannelsLast): channels-last
+/// on the CPU, as the loader writes them, and the plain layout on a GPU.
 torch::Tensor inputLayout(const torch::Tensor& images) {
-    return images.device().is_cpu() && images.dim() == 4
-               ? images.contiguous(at::MemoryFormat::ChannelsLast)
-               : images;
+    if (images.dim() != 4)
+        return images;
+    return images.contiguous(images.device().is_cpu() ? at::MemoryFormat::ChannelsLast
+                                                      : at::MemoryFormat::Contiguous);
 }
 
 } // namespace
