@@ -4,10 +4,11 @@
 #include "loss/task_aligned_assigner.h"
 #include "model/anchors.h"
 
+#include "torch_threads_guard.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
-#include <QScopeGuard>
 #include <QtTest>
 
 #include <algorithm>
@@ -666,10 +667,7 @@ void TestLoss::expectedBinMatchesSoftmax() {
     // logits far from zero in some rows (the shift by the largest keeps them finite).
     QFETCH(int, bins);
     QFETCH(int, threads);
-    const int previousThreads = torch::get_num_threads();
-    const auto restore =
-        qScopeGuard([previousThreads] { torch::set_num_threads(previousThreads); });
-    torch::set_num_threads(threads);
+    const hr::testing::TorchThreadsGuard threadCount(threads);
     torch::Tensor logits = 4 * torch::randn({2, 2100, 4, bins});
     logits[0][5] += 300.0;
     logits[1][7] -= 300.0;

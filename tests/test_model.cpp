@@ -7,6 +7,8 @@
 #include "model/model_io.h"
 #include "model/model_summary.h"
 
+#include "torch_threads_guard.h"
+
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
@@ -680,10 +682,7 @@ void TestModel::nearestUpsampleOfConcatenated() {
     QFETCH(bool, bf16);
     QFETCH(int, factor);
     QFETCH(int, threads);
-    const int previousThreads = torch::get_num_threads();
-    const auto restore =
-        qScopeGuard([previousThreads] { torch::set_num_threads(previousThreads); });
-    torch::set_num_threads(threads);
+    const hr::testing::TorchThreadsGuard threadCount(threads);
     torch::manual_seed(3);
     const auto layout = at::MemoryFormat::ChannelsLast;
     const auto dtype = bf16 ? torch::kBFloat16 : torch::kFloat;
@@ -744,13 +743,9 @@ void TestModel::fusedBatchNormSiluMatchesModules() {
     QFETCH(int, threads);
     QFETCH(QList<int>, shape);
     QFETCH(bool, avx512);
-    const int previousThreads = torch::get_num_threads();
-    const auto restore = qScopeGuard([previousThreads] {
-        torch::set_num_threads(previousThreads);
-        hr::kernels::allowAvx512(true);
-    });
+    const hr::testing::TorchThreadsGuard threadCount(threads);
+    const auto restore = qScopeGuard([] { hr::kernels::allowAvx512(true); });
     hr::kernels::allowAvx512(avx512);
-    torch::set_num_threads(threads);
     torch::manual_seed(1);
     const std::vector<int64_t> dims(shape.begin(), shape.end());
     const int64_t channels = dims[1];
