@@ -32,3 +32,14 @@ function(headroom_use_torch_pch target)
         endif()
     endif()
 endfunction()
+
+# Mark files of vectorised kernel loops (plain C++, no LibTorch): -O3 (GCC's -O2 vectorises only
+# loops with no remainder) and -fno-trapping-math (else GCC 12 keeps the clamps and selects as
+# branches), plus `EXTRA` options; they skip the precompiled header. Not -fassociative-math: it
+# folds away the rounding step of the kernels' exponential (kernel_support.h).
+function(headroom_kernel_sources)
+    cmake_parse_arguments(K "" "" "EXTRA" ${ARGN})
+    set_source_files_properties(${K_UNPARSED_ARGUMENTS} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
+                                PROPERTIES COMPILE_OPTIONS "-O3;-fno-trapping-math;${K_EXTRA}"
+                                SKIP_PRECOMPILE_HEADERS ON)
+endfunction()
