@@ -67,6 +67,24 @@ std::vector<hr::Batch> epochOf(hr::DataLoader& loader, int epoch) {
     return out;
 }
 
+/// Threads of this process whose nice value is `nice` (Linux: /proc/self/task/*/stat).
+int threadsAtNice(int nice) {
+    int count = 0;
+    for (const QString& task :
+         QDir("/proc/self/task").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile f("/proc/self/task/" + task + "/stat");
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        // The name in parentheses may hold spaces; the fields after it are plain. Nice is the
+        // 19th field of the line, the 17th after the name.
+        const QByteArray line = f.readAll();
+        const QList<QByteArray> rest = line.mid(line.lastIndexOf(')') + 2).split(' ');
+        if (rest.size() > 16 && rest[16].toInt() == nice)
+            ++count;
+    }
+    return count;
+}
+
 bool sameBatches(const std::vector<hr::Batch>& a, const std::vector<hr::Batch>& b) {
     if (a.size() != b.size())
         return false;
@@ -106,6 +124,7 @@ private slots:
     void namesImagesOnlyDecodingFinds();
     void optionsFromTrainConfig();
     void workersAllocateOutsideTheBudget();
+    void backgroundWorkersTakeTheLowestPriority();
 
 private:
     QTemporaryDir m_dir;
@@ -154,11 +173,14 @@ void TestDataLoader::sameSeedGivesIdenticalBatches() {
     hr::DataLoader b(m_report, trainOptions());
     const auto first = epochOf(a, 1);
     QVERIFY(sameBatches(first, epochOf(b, 1)));
-    // The worker count does not change a batch either.
+    // The worker count does not change a batch either: three workers share a batch's four
+    // images unevenly.
     hr::LoaderOptions one = trainOptions();
-    one.workers = 1;
-    hr::DataLoader c(m_report, one);
-    QVERIFY(sameBatches(first, epochOf(c, 1)));
+    for (int workers : {3, 1}) {
+        one.workers = workers;
+        hr::DataLoader c(m_report, one);
+        QVERIFY(sameBatches(first, epochOf(c, 1)));
+    }
     one.workers = 0;
     hr::DataLoader d(m_report, one);
     QVERIFY(sameBatches(first, epochOf(d, 1)));
@@ -406,7 +428,8 @@ void TestDataLoader::optionsFromTrainConfig() {
     c.scale = 0.25;
     c.close_mosaic = 3;
     c.cache = "ram";
-    const auto train = hr::LoaderOptions::fromConfig(c, true);
+    const torch::Device cpu(torch::kCPU), cuda(torch::kCUDA);
+    const auto train = hr::LoaderOptions::fromConfig(c, true, cpu);
     QCOMPARE(train.imgsz, 320);
     QCOMPARE(train.batch, 8);
     QVERIFY(train.workers >= 1 && train.workers <= int(std::thread::hardware_concurrency()));
@@ -415,9 +438,12 @@ void TestDataLoader::optionsFromTrainConfig() {
     QCOMPARE(train.hyp.scale, 0.25);
     QCOMPARE(train.close_mosaic, 3);
     QCOMPARE(train.cache, std::string("ram"));
-    const auto val = hr::LoaderOptions::fromConfig(c, false);
+    const auto val = hr::LoaderOptions::fromConfig(c, false, cpu);
     QCOMPARE(val.batch, 16);
     QVERIFY(!val.augment && !val.shuffle && val.rect);
+    // Background workers for a model on the CPU only.
+    QVERIFY(train.background && val.background);
+    QVERIFY(!hr::LoaderOptions::fromConfig(c, true, cuda).background);
 
     // Every augmentation setting reaches the loader under its own name.
     hr::TrainConfig distinct;
@@ -427,7 +453,7 @@ void TestDataLoader::optionsFromTrainConfig() {
                               &distinct.fliplr,  &distinct.mosaic,      &distinct.mixup};
     for (size_t i = 0; i < std::size(fields); ++i)
         *fields[i] = 0.01 * double(i + 1);
-    const hr::AugmentParams hyp = hr::LoaderOptions::fromConfig(distinct, true).hyp;
+    const hr::AugmentParams hyp = hr::LoaderOptions::fromConfig(distinct, true, cpu).hyp;
     const double got[] = {hyp.hsv_h,     hyp.hsv_s,  hyp.hsv_v,  hyp.degrees,
                           hyp.translate, hyp.scale,  hyp.shear,  hyp.perspective,
                           hyp.flipud,    hyp.fliplr, hyp.mosaic, hyp.mixup};
@@ -446,7 +472,7 @@ void TestDataLoader::optionsFromTrainConfig() {
     QCOMPARE(plain.hyp.mosaic, defaults.mosaic);
     QCOMPARE(plain.hyp.fliplr, defaults.fliplr);
     QCOMPARE(hr::AugmentParams().hsv_s, defaults.hsv_s);
-    QVERIFY(plain.augment && plain.shuffle);
+    QVERIFY(plain.augment && plain.shuffle && !plain.background);
 }
 
 void TestDataLoader::workersAllocateOutsideTheBudget() {
@@ -467,6 +493,31 @@ void TestDataLoader::workersAllocateOutsideTheBudget() {
         QCOMPARE(tracker.allocated(), before);
         QVERIFY(tracker.hostAllocated() >= 3 * batches.front().bytes());
     }
+}
+
+void TestDataLoader::backgroundWorkersTakeTheLowestPriority() {
+    // With a one-batch queue the workers wait, alive, once it is full.
+    const int before = threadsAtNice(19);
+    hr::LoaderOptions o = trainOptions();
+    o.batch = 1;
+    o.prefetch = 1;
+    o.background = false;
+    {
+        hr::DataLoader normal(m_report, o);
+        normal.startEpoch(0);
+        QTRY_VERIFY_WITH_TIMEOUT(normal.hostBytesInFlight() > 0, 10000);
+        QCOMPARE(threadsAtNice(19), before);
+    }
+    o.background = true;
+    hr::DataLoader background(m_report, o);
+    background.startEpoch(0);
+    QTRY_COMPARE_WITH_TIMEOUT(threadsAtNice(19), before + o.workers, 10000);
+    // They build the same batches.
+    hr::DataLoader plain(m_report, trainOptions());
+    hr::LoaderOptions low = trainOptions();
+    low.background = true;
+    hr::DataLoader lowered(m_report, low);
+    QVERIFY(sameBatches(epochOf(plain, 0), epochOf(lowered, 0)));
 }
 
 QTEST_APPLESS_MAIN(TestDataLoader)

@@ -90,7 +90,7 @@ bool measureTraining(const TrainConfig& config, const std::shared_ptr<DatasetRep
     TrainStep step(config, build.model, nc, device);
     step.setDataParallel(group);
     step.setSchedule({{0.01, 0.01, 0.01}, 0.937, std::max(1, int(64.0 / config.batch + 0.5))});
-    LoaderOptions options = LoaderOptions::fromConfig(config, true);
+    LoaderOptions options = LoaderOptions::fromConfig(config, true, device);
     if (group) {
         options.batch = std::max(1, config.batch / group->size());
         options.shardRank = group->rank();

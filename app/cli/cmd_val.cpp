@@ -109,7 +109,7 @@ int runVal(const ParsedArgs& given) {
     TrainStep step(config, loaded.model, nc, device);
     // Nothing trains here: BatchNorm folded into its convolution saves a pass per layer.
     step.emaModel()->fuse();
-    DataLoader loader(report, LoaderOptions::fromConfig(config, false));
+    DataLoader loader(report, LoaderOptions::fromConfig(config, false, device));
     MetricsAccumulator metrics(nc);
     std::array<double, 3> losses{0, 0, 0};
     int batches = 0;

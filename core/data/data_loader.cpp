@@ -8,6 +8,7 @@
 #include "data/label_cache.h"
 #include "memory/cpu_memory_tracker.h"
 #include "util/text.h"
+#include "util/thread_priority.h"
 #include "util/user_message.h"
 
 #include <c10/util/Exception.h>
@@ -48,20 +49,21 @@ struct Sample {
 
 } // namespace
 
-LoaderOptions::LoaderOptions() : LoaderOptions(TrainConfig{}, true) {}
+LoaderOptions::LoaderOptions() : LoaderOptions(TrainConfig{}, true, torch::Device(torch::kCUDA)) {}
 
-LoaderOptions::LoaderOptions(const TrainConfig& c, bool training)
+LoaderOptions::LoaderOptions(const TrainConfig& c, bool training, const torch::Device& device)
     : imgsz(c.imgsz), augment(training), shuffle(training && !c.rect),
       rect(training ? c.rect : true), seed(static_cast<std::uint64_t>(c.seed)), cache(c.cache),
-      epochs(c.epochs), close_mosaic(c.close_mosaic), hyp(c) {
+      epochs(c.epochs), close_mosaic(c.close_mosaic), hyp(c), background(device.is_cpu()) {
     const int trainBatch = c.batch > 0 ? c.batch : TrainConfig{}.batch;
     batch = training ? trainBatch : validationBatch(c, trainBatch);
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     workers = std::clamp(c.workers, 0, cores);
 }
 
-LoaderOptions LoaderOptions::fromConfig(const TrainConfig& config, bool training) {
-    return LoaderOptions(config, training);
+LoaderOptions LoaderOptions::fromConfig(const TrainConfig& config, bool training,
+                                        const torch::Device& device) {
+    return LoaderOptions(config, training, device);
 }
 
 namespace {
@@ -96,13 +98,22 @@ struct DataLoader::State {
     std::vector<std::vector<int>> batches; ///< image indices per batch, in hand-out order
     std::vector<cv::Size> batchShapes;     ///< (w, h) of each batch's images
 
+    /// A batch that workers build an image at a time, each image by whichever is free.
+    struct Building {
+        Batch batch;
+        std::vector<std::vector<float>> targets; ///< each image's rows of Batch::targets
+        int claimed = 0;                         ///< images a worker has taken
+        int finished = 0;
+    };
+
     mutable std::mutex mutex;
-    std::condition_variable workAvailable; ///< workers wait for room in the queue
+    std::condition_variable workAvailable; ///< workers wait for an image to build
     std::condition_variable batchReady;    ///< next() waits for its batch
     std::vector<std::thread> threads;
+    std::map<std::int64_t, Building> building;
     std::map<std::int64_t, Batch> ready;
     std::int64_t nextToHand = 0;
-    std::int64_t nextToBuild = 0;
+    std::int64_t nextToBuild = 0; ///< the next batch to start building
     bool stopping = false;
     std::string error;
     bool errorOutOfMemory = false; ///< the failure was an allocation (host memory)
@@ -124,6 +135,17 @@ struct DataLoader::State {
     void planEpoch(int e);
     void joinWorkers();
     void workerLoop();
+    /// The building batch with an image no worker has taken, earliest first, started here
+    /// when there is room in the queue; null when there is none (under `mutex`).
+    Building* batchWithWork(std::int64_t& index);
+    int batchSize(std::int64_t index) const {
+        return static_cast<int>(batches[static_cast<size_t>(index)].size());
+    }
+    /// The batch's image tensor, sized, with its per-image fields empty.
+    void startBatch(std::int64_t index, Batch& out) const;
+    /// Decodes and augments image `slot` of batch `index` into its place in `out`, its target
+    /// rows into `targets`.
+    void buildImage(std::int64_t index, int slot, Batch& out, std::vector<float>& targets);
     void buildBatch(std::int64_t index, Batch& out);
     cv::Mat loadImage(int index, bool& failed);
     Sample loadSample(int index);
@@ -277,83 +299,106 @@ Sample DataLoader::State::trainSample(int index, cv::Size shape, AugmentRandom& 
     return out;
 }
 
-void DataLoader::State::buildBatch(std::int64_t index, Batch& out) {
-    const std::vector<int>& members = batches[static_cast<size_t>(index)];
+void DataLoader::State::startBatch(std::int64_t index, Batch& out) const {
     const cv::Size shape = batchShapes[static_cast<size_t>(index)];
-    const int count = static_cast<int>(members.size());
+    const int count = batchSize(index);
     out.images = torch::empty(
         {count, 3, shape.height, shape.width},
         torch::TensorOptions(torch::kFloat32).memory_format(torch::MemoryFormat::ChannelsLast));
-    out.paths.clear();
-    out.letterbox.clear();
-    std::vector<float> targets;
-    float* pixels = out.images.data_ptr<float>();
-    const std::int64_t plane = static_cast<std::int64_t>(shape.width) * shape.height;
-    for (int i = 0; i < count; ++i) {
-        const int imageIndex = members[i];
-        const ImageRecord& record = data->images[imageIndex];
-        // Everything random about this image depends on the seed, the epoch and its position.
-        AugmentRandom random(mix(mix(opt.seed, static_cast<std::uint64_t>(epoch)),
-                                 static_cast<std::uint64_t>(index * opt.batch + i)));
-        Sample sample;
-        LetterboxInfo info;
-        info.originalW = record.width;
-        info.originalH = record.height;
-        try {
-            if (opt.augment) {
-                sample = trainSample(imageIndex, shape, random, true);
-                augmentHsv(sample.image, opt.hyp.hsv_h, opt.hyp.hsv_s, opt.hyp.hsv_v, random);
-                if (random.chance(opt.hyp.flipud))
-                    flipVertical(sample.image, sample.boxes);
-                if (random.chance(opt.hyp.fliplr))
-                    flipHorizontal(sample.image, sample.boxes);
-            } else {
-                Sample loaded = loadSample(imageIndex);
-                const LetterboxInfo boxed =
-                    letterbox(loaded.image, sample.image, shape, false, &loaded.boxes);
-                sample.boxes = std::move(loaded.boxes);
-                const float loadScale =
-                    record.width > 0 ? static_cast<float>(loaded.image.cols) / record.width : 1.f;
-                info.scale = loadScale * boxed.scale;
-                info.padX = boxed.padX;
-                info.padY = boxed.padY;
-            }
-        } catch (const cv::Exception&) {
-            // OpenCV's message names its own source file and line: not words for a user.
-            ++failures;
-            noteUnreadable(imageIndex, "OpenCV could not prepare the image for training",
-                           "cannot_process");
-            sample.image = cv::Mat(shape, CV_8UC3, cv::Scalar::all(kPadValue));
-            sample.boxes.clear();
-        }
-        if (opt.augment) {
-            // Position of the plain letterbox of this image, for reference.
-            const double r =
-                std::min(static_cast<double>(shape.width) / std::max(1, record.width),
-                         static_cast<double>(shape.height) / std::max(1, record.height));
-            info.scale = static_cast<float>(r);
-            info.padX = static_cast<float>((shape.width - std::lround(record.width * r)) / 2);
-            info.padY = static_cast<float>((shape.height - std::lround(record.height * r)) / 2);
-        }
-        // BGR uint8 -> RGB float in [0, 1], in place in the batch's channels-last memory: the
-        // model's layout on the CPU, so the trainer thread does not transpose the batch.
-        cv::Mat target(shape, CV_32FC3, pixels + static_cast<std::int64_t>(i) * 3 * plane);
-        cv::Mat rgb;
-        cv::cvtColor(sample.image, rgb, cv::COLOR_BGR2RGB);
-        rgb.convertTo(target, CV_32F, 1.0 / 255.0);
-        const float W = static_cast<float>(shape.width), H = static_cast<float>(shape.height);
-        for (const auto& b : sample.boxes) {
-            targets.insert(targets.end(),
-                           {static_cast<float>(i), static_cast<float>(b.cls), (b.x1 + b.x2) / 2 / W,
-                            (b.y1 + b.y2) / 2 / H, b.width() / W, b.height() / H});
-        }
-        out.paths.push_back(record.imagePath);
-        out.letterbox.push_back(info);
+    out.paths.assign(static_cast<size_t>(count), std::string());
+    out.letterbox.assign(static_cast<size_t>(count), LetterboxInfo{});
+}
+
+namespace {
+
+/// Batch::targets from each image's rows, in image order.
+void collateTargets(const std::vector<std::vector<float>>& perImage, Batch& out) {
+    size_t values = 0;
+    for (const auto& rows : perImage)
+        values += rows.size();
+    out.targets = torch::empty({static_cast<std::int64_t>(values / 6), 6}, torch::kFloat32);
+    float* at = out.targets.data_ptr<float>();
+    for (const auto& rows : perImage) {
+        if (!rows.empty())
+            std::memcpy(at, rows.data(), rows.size() * sizeof(float));
+        at += rows.size();
     }
-    const auto rows = static_cast<std::int64_t>(targets.size() / 6);
-    out.targets = torch::empty({rows, 6}, torch::kFloat32);
-    if (rows > 0)
-        std::memcpy(out.targets.data_ptr<float>(), targets.data(), targets.size() * sizeof(float));
+}
+
+} // namespace
+
+void DataLoader::State::buildImage(std::int64_t index, int i, Batch& out,
+                                   std::vector<float>& targets) {
+    const cv::Size shape = batchShapes[static_cast<size_t>(index)];
+    const int imageIndex = batches[static_cast<size_t>(index)][static_cast<size_t>(i)];
+    const ImageRecord& record = data->images[imageIndex];
+    // Everything random about this image depends on the seed, the epoch and its position.
+    AugmentRandom random(mix(mix(opt.seed, static_cast<std::uint64_t>(epoch)),
+                             static_cast<std::uint64_t>(index * opt.batch + i)));
+    Sample sample;
+    LetterboxInfo info;
+    info.originalW = record.width;
+    info.originalH = record.height;
+    try {
+        if (opt.augment) {
+            sample = trainSample(imageIndex, shape, random, true);
+            augmentHsv(sample.image, opt.hyp.hsv_h, opt.hyp.hsv_s, opt.hyp.hsv_v, random);
+            if (random.chance(opt.hyp.flipud))
+                flipVertical(sample.image, sample.boxes);
+            if (random.chance(opt.hyp.fliplr))
+                flipHorizontal(sample.image, sample.boxes);
+        } else {
+            Sample loaded = loadSample(imageIndex);
+            const LetterboxInfo boxed =
+                letterbox(loaded.image, sample.image, shape, false, &loaded.boxes);
+            sample.boxes = std::move(loaded.boxes);
+            const float loadScale =
+                record.width > 0 ? static_cast<float>(loaded.image.cols) / record.width : 1.f;
+            info.scale = loadScale * boxed.scale;
+            info.padX = boxed.padX;
+            info.padY = boxed.padY;
+        }
+    } catch (const cv::Exception&) {
+        // OpenCV's message names its own source file and line: not words for a user.
+        ++failures;
+        noteUnreadable(imageIndex, "OpenCV could not prepare the image for training",
+                       "cannot_process");
+        sample.image = cv::Mat(shape, CV_8UC3, cv::Scalar::all(kPadValue));
+        sample.boxes.clear();
+    }
+    if (opt.augment) {
+        // Position of the plain letterbox of this image, for reference.
+        const double r = std::min(static_cast<double>(shape.width) / std::max(1, record.width),
+                                  static_cast<double>(shape.height) / std::max(1, record.height));
+        info.scale = static_cast<float>(r);
+        info.padX = static_cast<float>((shape.width - std::lround(record.width * r)) / 2);
+        info.padY = static_cast<float>((shape.height - std::lround(record.height * r)) / 2);
+    }
+    // BGR uint8 -> RGB float in [0, 1], in place in the batch's channels-last memory: the
+    // model's layout on the CPU, so the trainer thread does not transpose the batch.
+    const std::int64_t plane = static_cast<std::int64_t>(shape.width) * shape.height;
+    cv::Mat target(shape, CV_32FC3,
+                   out.images.data_ptr<float>() + static_cast<std::int64_t>(i) * 3 * plane);
+    cv::Mat rgb;
+    cv::cvtColor(sample.image, rgb, cv::COLOR_BGR2RGB);
+    rgb.convertTo(target, CV_32F, 1.0 / 255.0);
+    const float W = static_cast<float>(shape.width), H = static_cast<float>(shape.height);
+    targets.clear();
+    for (const auto& b : sample.boxes) {
+        targets.insert(targets.end(),
+                       {static_cast<float>(i), static_cast<float>(b.cls), (b.x1 + b.x2) / 2 / W,
+                        (b.y1 + b.y2) / 2 / H, b.width() / W, b.height() / H});
+    }
+    out.paths[static_cast<size_t>(i)] = record.imagePath;
+    out.letterbox[static_cast<size_t>(i)] = info;
+}
+
+void DataLoader::State::buildBatch(std::int64_t index, Batch& out) {
+    startBatch(index, out);
+    std::vector<std::vector<float>> targets(static_cast<size_t>(batchSize(index)));
+    for (int i = 0; i < batchSize(index); ++i)
+        buildImage(index, i, out, targets[static_cast<size_t>(i)]);
+    collateTargets(targets, out);
 }
 
 void DataLoader::State::noteUnreadable(int index, std::string error, std::string reason) {
@@ -376,26 +421,50 @@ void DataLoader::State::fail(const std::exception& e) {
     error = "data loader: " + userMessage(e);
 }
 
-void DataLoader::State::workerLoop() {
+DataLoader::State::Building* DataLoader::State::batchWithWork(std::int64_t& index) {
+    for (auto& [i, b] : building)
+        if (b.claimed < batchSize(i)) {
+            index = i;
+            return &b;
+        }
     const auto total = static_cast<std::int64_t>(batches.size());
+    if (nextToBuild >= total || nextToBuild >= nextToHand + std::max(1, opt.prefetch))
+        return nullptr;
+    index = nextToBuild++;
+    Building& b = building[index];
+    // Host memory, as on a GPU machine (docs/ARCHITECTURE.md: What counts against a CPU
+    // budget): the batch counts once the trainer moves it to the device.
+    HostAllocationScope host;
+    startBatch(index, b.batch);
+    b.targets.resize(static_cast<size_t>(batchSize(index)));
+    return &b;
+}
+
+void DataLoader::State::workerLoop() {
+    if (opt.background)
+        runCallingThreadInBackground();
     for (;;) {
         std::int64_t index = 0;
-        {
-            std::unique_lock<std::mutex> lock(mutex);
-            workAvailable.wait(lock, [&] {
-                return stopping || nextToBuild >= total ||
-                       nextToBuild < nextToHand + std::max(1, opt.prefetch);
-            });
-            if (stopping || nextToBuild >= total)
-                return;
-            index = nextToBuild++;
-        }
-        Batch batch;
+        Building* b = nullptr;
+        int slot = 0;
         try {
-            // Host memory, as on a GPU machine (docs/ARCHITECTURE.md: What counts against a
-            // CPU budget): the batch counts once the trainer moves it to the device.
-            HostAllocationScope host;
-            buildBatch(index, batch);
+            std::unique_lock<std::mutex> lock(mutex);
+            workAvailable.wait(lock,
+                               [&] { return stopping || (b = batchWithWork(index)) != nullptr; });
+            if (stopping)
+                return;
+            slot = b->claimed++;
+        } catch (const std::exception& e) {
+            // Allocating the batch failed.
+            std::lock_guard<std::mutex> lock(mutex);
+            fail(e);
+            batchReady.notify_all();
+            workAvailable.notify_all();
+            return;
+        }
+        try {
+            HostAllocationScope host; // as the batch itself
+            buildImage(index, slot, b->batch, b->targets[static_cast<size_t>(slot)]);
         } catch (const std::exception& e) {
             std::lock_guard<std::mutex> lock(mutex);
             fail(e);
@@ -404,8 +473,15 @@ void DataLoader::State::workerLoop() {
             return;
         }
         std::lock_guard<std::mutex> lock(mutex);
-        bytesInFlight += batch.bytes();
-        ready.emplace(index, std::move(batch));
+        if (++b->finished < batchSize(index))
+            continue;
+        {
+            HostAllocationScope host;
+            collateTargets(b->targets, b->batch);
+        }
+        bytesInFlight += b->batch.bytes();
+        ready.emplace(index, std::move(b->batch));
+        building.erase(index);
         batchReady.notify_all();
     }
 }
@@ -422,6 +498,7 @@ void DataLoader::State::joinWorkers() {
             t.join();
     threads.clear();
     std::lock_guard<std::mutex> lock(mutex);
+    building.clear();
     ready.clear();
     bytesInFlight = 0;
 }

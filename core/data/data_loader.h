@@ -16,7 +16,7 @@ struct TrainConfig;
 
 /// How the loader builds batches. Augmentation names follow Ultralytics' hyperparameters. The
 /// settings' defaults are TrainConfig's: a default LoaderOptions is fromConfig(TrainConfig{},
-/// true).
+/// true, a CUDA device), workers at normal priority.
 struct LoaderOptions {
     LoaderOptions();
 
@@ -37,15 +37,21 @@ struct LoaderOptions {
     /// shardCount, and takes every shardCount-th image from position shardRank.
     int shardRank = 0;
     int shardCount = 1;
+    /// Workers run at the lowest CPU priority, in the gaps the consumer leaves: for a model on
+    /// the CPU, whose step keeps every core busy. A worker that preempts one of the step's
+    /// threads stalls the others at its next barrier (docs/decisions.md, "The loader in the
+    /// step's gaps").
+    bool background = false;
 
     /// The options for training (`training` = true: augment, shuffle) or validation (letterbox,
-    /// rectangular batches, batch = val_batch or 2 x batch) from a TrainConfig. Workers are
-    /// capped at the number of cores; batch -1 (auto) becomes the default batch until the
-    /// trainer resolves it.
-    static LoaderOptions fromConfig(const TrainConfig& config, bool training);
+    /// rectangular batches, batch = val_batch or 2 x batch) from a TrainConfig, for a model on
+    /// `device` (background workers on the CPU). Workers are capped at the number of cores;
+    /// batch -1 (auto) becomes the default batch until the trainer resolves it.
+    static LoaderOptions fromConfig(const TrainConfig& config, bool training,
+                                    const torch::Device& device);
 
 private:
-    LoaderOptions(const TrainConfig& config, bool training);
+    LoaderOptions(const TrainConfig& config, bool training, const torch::Device& device);
 };
 
 /// An image the loader could not read and replaced by a grey background.
@@ -57,12 +63,13 @@ struct UnreadableImage {
     std::string reason;
 };
 
-/// A multi-threaded loader: worker threads decode, augment and collate whole batches into a
-/// bounded queue of `prefetch` batches, handed out in order. A batch depends only on the seed,
-/// the epoch and its position, so it is the same for any number of workers. Corrupt images
-/// found while loading become grey backgrounds (counted in loadFailures(), named in
-/// unreadableImages()), never a crash. The scan checks only headers by default, so a file whose
-/// coded data is damaged is first found here.
+/// A multi-threaded loader: worker threads decode and augment images into a bounded queue of
+/// `prefetch` batches, handed out in order. Each worker takes the next image of the earliest
+/// batch not yet built, so that the batch the consumer waits for is built by all of them. A batch
+/// depends only on the seed, the epoch and its position, so it is the same for any number of
+/// workers. Corrupt images found while loading become grey backgrounds (counted in loadFailures(),
+/// named in unreadableImages()), never a crash. The scan checks only headers by default, so a file
+/// whose coded data is damaged is first found here.
 class DataLoader {
 public:
     /// The report must outlive nothing: the loader keeps a shared reference.

@@ -23,8 +23,10 @@ bool sameTrainLoader(const TrainConfig& a, const TrainConfig& b) {
 }
 
 bool sameValLoader(const TrainConfig& a, const TrainConfig& b) {
-    const LoaderOptions x = LoaderOptions::fromConfig(a, false);
-    const LoaderOptions y = LoaderOptions::fromConfig(b, false);
+    // A fix keeps the device, and the fields compared here do not depend on it.
+    const torch::Device cpu(torch::kCPU);
+    const LoaderOptions x = LoaderOptions::fromConfig(a, false, cpu);
+    const LoaderOptions y = LoaderOptions::fromConfig(b, false, cpu);
     return x.imgsz == y.imgsz && x.batch == y.batch && x.workers == y.workers && x.cache == y.cache;
 }
 

@@ -247,7 +247,7 @@ struct Trainer::Impl {
     void makeTrainLoader() {
         trainLoader.reset(); // free its host buffers before the new one fills
         loadFailuresSeen = 0;
-        LoaderOptions options = LoaderOptions::fromConfig(config, true);
+        LoaderOptions options = LoaderOptions::fromConfig(config, true, device);
         if (group) {
             // `batch` is the total over the ranks (Ultralytics); each reads its own shard.
             options.batch = rankBatch(options.batch, group->size());
@@ -258,7 +258,7 @@ struct Trainer::Impl {
     }
     void makeValLoader() {
         valLoader.reset();
-        valLoader = std::make_unique<DataLoader>(valData, LoaderOptions::fromConfig(config, false));
+        valLoader = std::make_unique<DataLoader>(valData, LoaderOptions::fromConfig(config, false, device));
     }
     int batchesPerEpoch() const { return static_cast<int>(trainLoader->batchesPerEpoch()); }
 
