@@ -3,6 +3,7 @@
 
 #include "config/train_config.h"
 #include "data/data_loader.h"
+#include "data/recent_images.h"
 #include "data/synthetic_dataset.h"
 #include "image_fixtures.h"
 #include "memory/cpu_memory_tracker.h"
@@ -15,6 +16,8 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include <numeric>
+#include <random>
 #include <thread>
 
 namespace {
@@ -125,6 +128,8 @@ private slots:
     void optionsFromTrainConfig();
     void workersAllocateOutsideTheBudget();
     void backgroundWorkersTakeTheLowestPriority();
+    void mosaicTakesItsOtherImagesFromThoseReadLast();
+    void recentImagesKeepTheLastPositions();
 
 private:
     QTemporaryDir m_dir;
@@ -518,6 +523,77 @@ void TestDataLoader::backgroundWorkersTakeTheLowestPriority() {
     low.background = true;
     hr::DataLoader lowered(m_report, low);
     QVERIFY(sameBatches(epochOf(plain, 0), epochOf(lowered, 0)));
+}
+
+void TestDataLoader::mosaicTakesItsOtherImagesFromThoseReadLast() {
+    // Every image gets a mosaic; its other three come from the images at the positions before
+    // it (Ultralytics' buffer), which the loader keeps: an epoch reads each file once.
+    hr::LoaderOptions o = trainOptions();
+    o.workers = 0;
+    o.hyp.mixup = 0.0;
+    o.hyp.mosaic = 1.0;
+    o.close_mosaic = 0;
+    hr::DataLoader loader(m_report, o);
+    QCOMPARE(int(epochOf(loader, 0).size()), 3);
+    QCOMPARE(loader.imagesRead(), std::int64_t(12));
+    // The pool (12 images here) and the workers' lead fit the whole set: nothing is read again.
+    QCOMPARE(int(epochOf(loader, 1).size()), 3);
+    QCOMPARE(loader.imagesRead(), std::int64_t(12));
+    // A pool smaller than the set (batch 1: 8 positions, 10 images kept): still every mosaic's
+    // other images are kept ones, across the epoch's start too, so no file is read twice in an
+    // epoch.
+    o.batch = 1;
+    for (int workers : {0, 2}) {
+        o.workers = workers;
+        hr::DataLoader small(m_report, o);
+        epochOf(small, 0);
+        QCOMPARE(small.imagesRead(), std::int64_t(12));
+        epochOf(small, 1);
+        QVERIFY2(small.imagesRead() <= 24, qPrintable(QString::number(small.imagesRead())));
+    }
+    // Without mosaic nothing is kept.
+    o.workers = 0;
+    o.hyp.mosaic = 0.0;
+    hr::DataLoader plain(m_report, o);
+    epochOf(plain, 0);
+    epochOf(plain, 1);
+    QCOMPARE(plain.imagesRead(), std::int64_t(24));
+}
+
+void TestDataLoader::recentImagesKeepTheLastPositions() {
+    // The loader's rule at scale: 256 images in a shuffled order, a pool of 128 positions and
+    // room for 130. Each position's image is used (read and kept when missing), then three
+    // others are drawn from the pool: all of those must be kept, however often they were drawn
+    // before.
+    hr::RecentImages recent;
+    recent.reserve(130, 8);
+    std::vector<int> order(256);
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937 random(5);
+    std::shuffle(order.begin(), order.end(), random);
+    cv::Mat out;
+    int partnersMissing = 0;
+    for (int p = 0; p < 256; ++p) {
+        const cv::Mat image(4 + p % 5, 8, CV_8UC3, cv::Scalar(p % 256, 1, 2));
+        QVERIFY(!recent.find(order[p], out, true));
+        recent.keep(order[p], image);
+        for (int k = 0; k < 3; ++k) {
+            const int q = p - int(random() % std::uint32_t(std::min(128, p + 1)));
+            if (!recent.find(order[q], out, false))
+                ++partnersMissing;
+            else if (out.rows != 4 + q % 5 || out.at<cv::Vec3b>(0, 0)[0] != q % 256)
+                QFAIL("a kept image came back changed");
+        }
+    }
+    QCOMPARE(partnersMissing, 0);
+    // The next pass starts with the last 130 positions' images kept.
+    int kept = 0;
+    for (int p = 0; p < 256; ++p)
+        kept += recent.find(order[p], out, false) ? 1 : 0;
+    QCOMPARE(kept, 130);
+    // An image larger than a slot is not kept.
+    recent.keep(1000, cv::Mat(9, 8, CV_8UC3));
+    QVERIFY(!recent.find(1000, out, false));
 }
 
 QTEST_APPLESS_MAIN(TestDataLoader)

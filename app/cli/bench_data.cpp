@@ -71,6 +71,7 @@ int runBenchData(const ParsedArgs& args) {
     std::vector<float> sides; // longer box side in pixels, every object of every batch
     const auto start = Clock::now();
     const double cpuStart = processCpuSeconds();
+    const std::int64_t readStart = loader.imagesRead();
     for (long long i = 0; i < batches; ++i) {
         if (!loader.next(b)) {
             if (!loader.error().empty()) {
@@ -90,6 +91,7 @@ int runBenchData(const ParsedArgs& args) {
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const double cpuSeconds = processCpuSeconds() - cpuStart;
+    const std::int64_t read = loader.imagesRead() - readStart;
     // The colour the HSV augmentation leaves, over as many further images (untimed): the
     // loader's float RGB back to 8-bit BGR, mean H, S, V per image in OpenCV's ranges.
     cv::Scalar hsvSum(0, 0, 0);
@@ -125,7 +127,10 @@ int runBenchData(const ParsedArgs& args) {
               << " training images\n"
               << "cpu: " << std::setprecision(1) << images / std::max(cpuSeconds, 1e-9)
               << " images per CPU-second (" << std::setprecision(2) << cpuSeconds
-              << " CPU-s): the rate on idle cores is about this times the cores used\n";
+              << " CPU-s): the rate on idle cores is about this times the cores used\n"
+              << "read: " << read << " image files for " << images
+              << " training images (mosaic's other three images are mostly among those read "
+                 "last)\n";
     // What augmentation does to the objects: how many a training image holds and how big.
     std::sort(sides.begin(), sides.end());
     const auto sidePercentile = [&](double q) {

@@ -96,10 +96,14 @@ public:
     std::int64_t cacheBytesFilled() const;
     /// Upper estimate of the host memory the loader holds at its peak: `prefetch` queued
     /// batches, each worker's batch under construction and its working images (mosaic canvas,
-    /// mixup partner), and the RAM cache when full. For the memory forecast and the advisor.
+    /// mixup partner), the images kept for mosaic, and the RAM cache when full. For the memory
+    /// forecast and the advisor.
     std::int64_t hostBytesEstimate() const;
     /// Bytes of batches built and not yet taken (bounded by prefetch batches).
     std::int64_t hostBytesInFlight() const;
+    /// Images read from their files (or the disk cache) so far. Mosaic's other three images
+    /// mostly come from those read last, so a training epoch reads about one per image.
+    std::int64_t imagesRead() const;
     int loadFailures() const; ///< loads that failed (an image can fail once per load)
     /// Each image that could not be read since the loader was made, once, in the order found.
     std::vector<UnreadableImage> unreadableImages() const;

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Internal to the data loader (data_loader.cpp); a header of its own so that a test can check
+// which images it keeps.
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace hr {
+
+/// The images used last, copied into one block allocated once, least recently used out first.
+/// Kept images scattered through the heap between the loader's large short-lived buffers left
+/// holes that grew the resident memory by 600 MiB over ten epochs (docs/decisions.md, "The
+/// loader in the step's gaps"). Not thread-safe: the loader calls it under its cache mutex.
+class RecentImages {
+public:
+    /// Room for `slots` 8-bit BGR images of at most `side` x `side` pixels.
+    void reserve(size_t slots, int side) {
+        if (slots == m_imageOf.size() && side == m_side)
+            return;
+        clear();
+        m_side = side;
+        m_slotBytes = static_cast<size_t>(side) * static_cast<size_t>(side) * 3;
+        m_block.reset(); // the old block first: never both at once
+        m_block.reset(new std::uint8_t[slots * m_slotBytes]);
+        m_imageOf.assign(slots, -1);
+        m_sizeOf.assign(slots, cv::Size());
+    }
+    void clear() {
+        std::fill(m_imageOf.begin(), m_imageOf.end(), -1);
+        m_order.clear();
+        m_where.clear();
+    }
+    /// A copy of image `index` when kept; `use` makes it the most recently used. Only an image
+    /// at its own position is a use: so the order is the positions', and the last images used
+    /// are those of the last positions (a mosaic's other images do not reorder them).
+    bool find(int index, cv::Mat& out, bool use) {
+        const auto it = m_where.find(index);
+        if (it == m_where.end())
+            return false;
+        if (use)
+            m_order.splice(m_order.end(), m_order, it->second);
+        slot(*it->second).copyTo(out);
+        return true;
+    }
+    /// Keeps a copy of `image` unless it is larger than a slot or not 8-bit BGR.
+    void keep(int index, const cv::Mat& image) {
+        if (m_imageOf.empty() || image.type() != CV_8UC3 || image.cols > m_side ||
+            image.rows > m_side || m_where.count(index) > 0)
+            return;
+        size_t at = 0;
+        if (m_order.size() < m_imageOf.size()) {
+            at = m_order.size();
+        } else {
+            at = m_order.front();
+            m_where.erase(m_imageOf[at]);
+            m_order.pop_front();
+        }
+        m_imageOf[at] = index;
+        m_sizeOf[at] = image.size();
+        image.copyTo(slot(at));
+        m_where[index] = m_order.insert(m_order.end(), at);
+    }
+
+private:
+    cv::Mat slot(size_t at) {
+        return cv::Mat(m_sizeOf[at], CV_8UC3, m_block.get() + at * m_slotBytes);
+    }
+
+    int m_side = 0;
+    size_t m_slotBytes = 0;
+    std::unique_ptr<std::uint8_t[]> m_block;
+    std::vector<int> m_imageOf; ///< per slot, -1 when free
+    std::vector<cv::Size> m_sizeOf;
+    std::list<size_t> m_order; ///< slots in use, least recently used first
+    std::unordered_map<int, std::list<size_t>::iterator> m_where;
+};
+
+} // namespace hr
