@@ -133,6 +133,8 @@ struct DataLoader::State {
     bool errorOutOfMemory = false; ///< the failure was an allocation (host memory)
     /// Records why building a batch failed (under `mutex`).
     void fail(const std::exception& e);
+    /// fail() under `mutex`, and wakes the consumer and the other workers.
+    void failWorker(const std::exception& e);
     std::atomic<std::int64_t> bytesInFlight{0};
 
     std::mutex cacheMutex;
@@ -512,49 +514,48 @@ DataLoader::State::Building* DataLoader::State::batchWithWork(std::int64_t& inde
     return &b;
 }
 
+void DataLoader::State::failWorker(const std::exception& e) {
+    std::lock_guard<std::mutex> lock(mutex);
+    fail(e);
+    batchReady.notify_all();
+    workAvailable.notify_all();
+}
+
 void DataLoader::State::workerLoop() {
     if (opt.background)
         runCallingThreadInBackground();
     for (;;) {
-        std::int64_t index = 0;
-        Building* b = nullptr;
-        int slot = 0;
         try {
-            std::unique_lock<std::mutex> lock(mutex);
-            workAvailable.wait(lock,
-                               [&] { return stopping || (b = batchWithWork(index)) != nullptr; });
-            if (stopping)
-                return;
-            slot = b->claimed++;
-        } catch (const std::exception& e) {
-            // Allocating the batch failed.
+            std::int64_t index = 0;
+            Building* b = nullptr;
+            int slot = 0;
+            {
+                std::unique_lock<std::mutex> lock(mutex);
+                workAvailable.wait(
+                    lock, [&] { return stopping || (b = batchWithWork(index)) != nullptr; });
+                if (stopping)
+                    return;
+                slot = b->claimed++;
+            }
+            {
+                HostAllocationScope host; // as the batch itself
+                buildImage(index, slot, b->batch, b->targets[static_cast<size_t>(slot)]);
+            }
             std::lock_guard<std::mutex> lock(mutex);
-            fail(e);
+            if (++b->finished < batchSize(index))
+                continue;
+            {
+                HostAllocationScope host;
+                collateTargets(b->targets, b->batch);
+            }
+            bytesInFlight += b->batch.bytes();
+            ready.emplace(index, std::move(b->batch));
+            building.erase(index);
             batchReady.notify_all();
-            workAvailable.notify_all();
+        } catch (const std::exception& e) {
+            failWorker(e);
             return;
         }
-        try {
-            HostAllocationScope host; // as the batch itself
-            buildImage(index, slot, b->batch, b->targets[static_cast<size_t>(slot)]);
-        } catch (const std::exception& e) {
-            std::lock_guard<std::mutex> lock(mutex);
-            fail(e);
-            batchReady.notify_all();
-            workAvailable.notify_all();
-            return;
-        }
-        std::lock_guard<std::mutex> lock(mutex);
-        if (++b->finished < batchSize(index))
-            continue;
-        {
-            HostAllocationScope host;
-            collateTargets(b->targets, b->batch);
-        }
-        bytesInFlight += b->batch.bytes();
-        ready.emplace(index, std::move(b->batch));
-        building.erase(index);
-        batchReady.notify_all();
     }
 }
 
