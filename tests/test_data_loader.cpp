@@ -128,7 +128,7 @@ private slots:
     void optionsFromTrainConfig();
     void workersAllocateOutsideTheBudget();
     void backgroundWorkersTakeTheLowestPriority();
-    void mosaicTakesItsOtherImagesFromThoseReadLast();
+    void mosaicKeepsTheImagesItReadLast();
     void recentImagesKeepTheLastPositions();
 
 private:
@@ -525,9 +525,11 @@ void TestDataLoader::backgroundWorkersTakeTheLowestPriority() {
     QVERIFY(sameBatches(epochOf(plain, 0), epochOf(lowered, 0)));
 }
 
-void TestDataLoader::mosaicTakesItsOtherImagesFromThoseReadLast() {
-    // Every image gets a mosaic; its other three come from the images at the positions before
-    // it (Ultralytics' buffer), which the loader keeps: an epoch reads each file once.
+void TestDataLoader::mosaicKeepsTheImagesItReadLast() {
+    // Every image gets a mosaic of itself and three images drawn from the whole set. The loader
+    // keeps as many images as Ultralytics' buffer holds (eight batches, at most the set) and
+    // takes a mosaic's images from them when it can: once all 12 are kept, an epoch reads no
+    // file (it would read 48 without them).
     hr::LoaderOptions o = trainOptions();
     o.workers = 0;
     o.hyp.mixup = 0.0;
@@ -535,21 +537,20 @@ void TestDataLoader::mosaicTakesItsOtherImagesFromThoseReadLast() {
     o.close_mosaic = 0;
     hr::DataLoader loader(m_report, o);
     QCOMPARE(int(epochOf(loader, 0).size()), 3);
-    QCOMPARE(loader.imagesRead(), std::int64_t(12));
-    // The pool (12 images here) and the workers' lead fit the whole set: nothing is read again.
+    const std::int64_t first = loader.imagesRead();
+    QVERIFY2(first >= 12 && first < 48, qPrintable(QString::number(first)));
     QCOMPARE(int(epochOf(loader, 1).size()), 3);
-    QCOMPARE(loader.imagesRead(), std::int64_t(12));
-    // A pool smaller than the set (batch 1: 8 positions, 10 images kept): still every mosaic's
-    // other images are kept ones, across the epoch's start too, so no file is read twice in an
-    // epoch.
+    QCOMPARE(loader.imagesRead(), first);
+    // Room for fewer than the set (batch 1: 8 + 2 images of 12): still most come kept.
     o.batch = 1;
     for (int workers : {0, 2}) {
         o.workers = workers;
         hr::DataLoader small(m_report, o);
         epochOf(small, 0);
-        QCOMPARE(small.imagesRead(), std::int64_t(12));
+        const std::int64_t before = small.imagesRead();
         epochOf(small, 1);
-        QVERIFY2(small.imagesRead() <= 24, qPrintable(QString::number(small.imagesRead())));
+        QVERIFY2(small.imagesRead() - before < 24,
+                 qPrintable(QString::number(small.imagesRead() - before)));
     }
     // Without mosaic nothing is kept.
     o.workers = 0;
@@ -561,10 +562,9 @@ void TestDataLoader::mosaicTakesItsOtherImagesFromThoseReadLast() {
 }
 
 void TestDataLoader::recentImagesKeepTheLastPositions() {
-    // The loader's rule at scale: 256 images in a shuffled order, a pool of 128 positions and
-    // room for 130. Each position's image is used (read and kept when missing), then three
-    // others are drawn from the pool: all of those must be kept, however often they were drawn
-    // before.
+    // 256 images in a shuffled order and room for 130. Each position's image is used (read and
+    // kept when missing), then three images of the last 128 positions are looked up without
+    // use: all must be kept, however often they were looked up before (only a use orders).
     hr::RecentImages recent;
     recent.reserve(130, 8);
     std::vector<int> order(256);

@@ -129,8 +129,8 @@ int runBenchData(const ParsedArgs& args) {
               << " images per CPU-second (" << std::setprecision(2) << cpuSeconds
               << " CPU-s): the rate on idle cores is about this times the cores used\n"
               << "read: " << read << " image files for " << images
-              << " training images (mosaic's other three images are mostly among those read "
-                 "last)\n";
+              << " training images (4 per image without the images the loader keeps for "
+                 "mosaic)\n";
     // What augmentation does to the objects: how many a training image holds and how big.
     std::sort(sides.begin(), sides.end());
     const auto sidePercentile = [&](double q) {

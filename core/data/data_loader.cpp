@@ -87,9 +87,8 @@ std::int64_t shardSize(std::int64_t images, int ranks) {
     return ranks <= 1 ? images : (images + ranks - 1) / ranks;
 }
 
-/// Positions mosaic draws its other images from: Ultralytics' buffer of eight batches, at most
-/// 1000 images and the epoch.
-int mosaicPoolFor(std::int64_t images, int batch) {
+/// Images Ultralytics keeps for mosaic (its buffer): eight batches, at most 1000 and the epoch.
+int mosaicBufferFor(std::int64_t images, int batch) {
     return static_cast<int>(
         std::max<std::int64_t>(1, std::min<std::int64_t>({images, std::int64_t(batch) * 8, 1000})));
 }
@@ -105,12 +104,6 @@ struct DataLoader::State {
     bool mosaicOn = false;
     std::vector<std::vector<int>> batches; ///< image indices per batch, in hand-out order
     std::vector<cv::Size> batchShapes;     ///< (w, h) of each batch's images
-    /// The image at each position of the running epoch, and the previous epoch's last
-    /// `mosaicPool` (none in epoch 0): mosaic draws its other three images among the
-    /// mosaicPool positions up to its own, as Ultralytics draws from its buffer of the images it
-    /// loaded last.
-    std::vector<int> order, previousTail;
-    int mosaicPool = 1;
 
     /// A batch that workers build an image at a time, each image by whichever is free.
     struct Building {
@@ -139,8 +132,9 @@ struct DataLoader::State {
 
     std::mutex cacheMutex;
     std::vector<cv::Mat> ram;
-    /// The images used last at their own positions: mosaic's other images are among them, so
-    /// most come without reading their files. Under cacheMutex.
+    /// The images used last at their own positions, as many as Ultralytics' mosaic buffer
+    /// holds: a mosaic's other images are often among them and then come without reading
+    /// their files. Under cacheMutex.
     RecentImages recent;
     std::atomic<std::int64_t> decoded{0};
     std::atomic<std::int64_t> cacheFilled{0};
@@ -152,16 +146,13 @@ struct DataLoader::State {
 
     int imageCount() const { return static_cast<int>(data->images.size()); }
 
-    /// The images of epoch `e` in order (this rank's shard); rectangular batches aside.
-    std::vector<int> epochOrder(int e) const;
     void planEpoch(int e);
-    /// The image mosaic puts beside the one at `position`, drawn from the pool before it.
-    int mosaicPartner(std::int64_t position, AugmentRandom& random) const;
-    /// The pool and the images the workers may be ahead of its start.
+    /// Images kept for mosaic.
     size_t recentCapacity() const {
         const std::int64_t images = shardSize(imageCount(), opt.shardCount);
-        // The pool, and the positions that other workers may be building ahead of one.
-        return static_cast<size_t>(mosaicPoolFor(images, opt.batch) + 2 * std::max(1, opt.workers));
+        // Ultralytics' buffer, and the positions other workers may be building ahead of one.
+        return static_cast<size_t>(mosaicBufferFor(images, opt.batch) +
+                                   2 * std::max(1, opt.workers));
     }
     void joinWorkers();
     void workerLoop();
@@ -177,29 +168,13 @@ struct DataLoader::State {
     /// rows into `targets`.
     void buildImage(std::int64_t index, int slot, Batch& out, std::vector<float>& targets);
     void buildBatch(std::int64_t index, Batch& out);
-    /// `keep`: the image's own position, so later mosaics find it among the recent ones.
+    /// `keep`: the image at its own position, kept for later mosaics.
     cv::Mat loadImage(int index, bool& failed, bool keep = false);
     Sample loadSample(int index, bool keep = false);
-    /// The augmented image `index`, at `position` of the epoch. `ownPosition`: the image at
-    /// that position itself, which may get a mixup partner and is kept for later mosaics;
-    /// false for a mixup partner.
-    Sample trainSample(int index, std::int64_t position, cv::Size shape, AugmentRandom& random,
-                       bool ownPosition);
+    /// The augmented image `index`. `own`: the image at its own position in the epoch (not a
+    /// mixup partner), which may get a mixup partner and is kept for later mosaics.
+    Sample trainSample(int index, cv::Size shape, AugmentRandom& random, bool own);
 };
-
-std::vector<int> DataLoader::State::epochOrder(int e) const {
-    const int n = imageCount();
-    std::vector<int> out(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i)
-        out[static_cast<size_t>(i)] = i;
-    if (opt.shuffle) {
-        // Fisher-Yates with a portable generator: the same order on every platform.
-        AugmentRandom random(mix(opt.seed, 0x5eed0000ULL + static_cast<std::uint64_t>(e)));
-        for (int i = n - 1; i > 0; --i)
-            std::swap(out[static_cast<size_t>(i)], out[static_cast<size_t>(random.index(i + 1))]);
-    }
-    return shardOf(out, opt.shardRank, opt.shardCount);
-}
 
 void DataLoader::State::planEpoch(int e) {
     epoch = e;
@@ -209,8 +184,6 @@ void DataLoader::State::planEpoch(int e) {
                e < opt.epochs - std::max(0, opt.close_mosaic);
     batches.clear();
     batchShapes.clear();
-    order.clear();
-    previousTail.clear();
     {
         std::lock_guard<std::mutex> lock(cacheMutex);
         if (mosaicOn && opt.cache != "ram")
@@ -218,22 +191,23 @@ void DataLoader::State::planEpoch(int e) {
         else
             recent = RecentImages(); // only mosaic reads them
     }
+    std::vector<int> order(n);
+    for (int i = 0; i < n; ++i)
+        order[i] = i;
     if (opt.rect) {
         // Batches of similar aspect ratio, each padded only to its own shape (Ultralytics).
-        std::vector<int> sorted(static_cast<size_t>(n));
         std::vector<double> aspect(n);
         for (int i = 0; i < n; ++i) {
             const auto& r = data->images[i];
             aspect[i] = r.width > 0 ? static_cast<double>(r.height) / r.width : 1.0;
-            sorted[static_cast<size_t>(i)] = i;
         }
-        std::stable_sort(sorted.begin(), sorted.end(),
+        std::stable_sort(order.begin(), order.end(),
                          [&](int x, int y) { return aspect[x] < aspect[y]; });
-        sorted = shardOf(sorted, opt.shardRank, opt.shardCount);
-        const int count = static_cast<int>(sorted.size());
+        order = shardOf(order, opt.shardRank, opt.shardCount);
+        const int count = static_cast<int>(order.size());
         for (int start = 0; start < count; start += b) {
             const int end = std::min(count, start + b);
-            const double lo = aspect[sorted[start]], hi = aspect[sorted[end - 1]];
+            const double lo = aspect[order[start]], hi = aspect[order[end - 1]];
             double shapeH = 1.0, shapeW = 1.0; // relative to imgsz
             if (hi < 1.0)
                 shapeH = hi;
@@ -243,34 +217,23 @@ void DataLoader::State::planEpoch(int e) {
             constexpr double pad = 0.5;
             const int h = static_cast<int>(std::ceil(shapeH * opt.imgsz / stride + pad)) * stride;
             const int w = static_cast<int>(std::ceil(shapeW * opt.imgsz / stride + pad)) * stride;
-            batches.emplace_back(sorted.begin() + start, sorted.begin() + end);
+            batches.emplace_back(order.begin() + start, order.begin() + end);
             batchShapes.emplace_back(w, h);
         }
         return;
     }
-    order = epochOrder(e);
-    const int count = static_cast<int>(order.size());
-    mosaicPool = mosaicPoolFor(count, b);
-    if (e > 0) {
-        const std::vector<int> previous = epochOrder(e - 1);
-        previousTail.assign(
-            previous.end() - std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(previous.size()),
-                                                      mosaicPool - 1),
-            previous.end());
+    if (opt.shuffle) {
+        // Fisher-Yates with a portable generator: the same order on every platform.
+        AugmentRandom random(mix(opt.seed, 0x5eed0000ULL + static_cast<std::uint64_t>(e)));
+        for (int i = n - 1; i > 0; --i)
+            std::swap(order[i], order[random.index(i + 1)]);
     }
+    order = shardOf(order, opt.shardRank, opt.shardCount);
+    const int count = static_cast<int>(order.size());
     for (int start = 0; start < count; start += b) {
         batches.emplace_back(order.begin() + start, order.begin() + std::min(count, start + b));
         batchShapes.emplace_back(opt.imgsz, opt.imgsz);
     }
-}
-
-int DataLoader::State::mosaicPartner(std::int64_t position, AugmentRandom& random) const {
-    // The pool: this position and the mosaicPool - 1 before it, reaching back into the previous
-    // epoch's end.
-    const auto tail = static_cast<std::int64_t>(previousTail.size());
-    const std::int64_t pool = std::min<std::int64_t>(mosaicPool, position + 1 + tail);
-    const std::int64_t at = position - random.index(static_cast<int>(pool));
-    return at >= 0 ? order[static_cast<size_t>(at)] : previousTail[static_cast<size_t>(tail + at)];
 }
 
 cv::Mat DataLoader::State::loadImage(int index, bool& failed, bool keep) {
@@ -335,8 +298,7 @@ Sample DataLoader::State::loadSample(int index, bool keep) {
     return s;
 }
 
-Sample DataLoader::State::trainSample(int index, std::int64_t position, cv::Size shape,
-                                      AugmentRandom& random, bool ownPosition) {
+Sample DataLoader::State::trainSample(int index, cv::Size shape, AugmentRandom& random, bool own) {
     Sample out;
     double scale = 1.0;
     const bool square = shape.width == opt.imgsz && shape.height == opt.imgsz;
@@ -345,8 +307,7 @@ Sample DataLoader::State::trainSample(int index, std::int64_t position, cv::Size
         std::array<cv::Mat, 4> images;
         std::array<PixelBoxes, 4> boxes;
         for (int k = 0; k < 4; ++k) {
-            Sample part = k == 0 ? loadSample(index, ownPosition)
-                                 : loadSample(mosaicPartner(position, random));
+            Sample part = k == 0 ? loadSample(index, own) : loadSample(random.index(imageCount()));
             images[k] = part.image;
             boxes[k] = std::move(part.boxes);
         }
@@ -359,15 +320,15 @@ Sample DataLoader::State::trainSample(int index, std::int64_t position, cv::Size
         warpWithBoxes(canvas, out.image, M, shape, placed, scale);
         out.boxes = std::move(placed);
     } else {
-        Sample loaded = loadSample(index, ownPosition);
+        Sample loaded = loadSample(index, own);
         cv::Mat boxed;
         letterbox(loaded.image, boxed, shape, true, &loaded.boxes);
         const cv::Matx33d M = randomAffineMatrix(opt.hyp, boxed.size(), shape, random, &scale);
         warpWithBoxes(boxed, out.image, M, shape, loaded.boxes, scale);
         out.boxes = std::move(loaded.boxes);
     }
-    if (ownPosition && random.chance(opt.hyp.mixup) && mosaicOn) {
-        Sample other = trainSample(random.index(imageCount()), position, shape, random, false);
+    if (own && random.chance(opt.hyp.mixup) && mosaicOn) {
+        Sample other = trainSample(random.index(imageCount()), shape, random, false);
         mixup(out.image, out.boxes, other.image, other.boxes, random);
     }
     return out;
@@ -415,7 +376,7 @@ void DataLoader::State::buildImage(std::int64_t index, int i, Batch& out,
     info.originalH = record.height;
     try {
         if (opt.augment) {
-            sample = trainSample(imageIndex, index * opt.batch + i, shape, random, true);
+            sample = trainSample(imageIndex, shape, random, true);
             augmentHsv(sample.image, opt.hyp.hsv_h, opt.hyp.hsv_s, opt.hyp.hsv_v, random);
             if (random.chance(opt.hyp.flipud))
                 flipVertical(sample.image, sample.boxes);

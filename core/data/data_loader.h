@@ -101,8 +101,9 @@ public:
     std::int64_t hostBytesEstimate() const;
     /// Bytes of batches built and not yet taken (bounded by prefetch batches).
     std::int64_t hostBytesInFlight() const;
-    /// Images read from their files (or the disk cache) so far. Mosaic's other three images
-    /// mostly come from those read last, so a training epoch reads about one per image.
+    /// Images read from their files (or the disk cache) so far. A mosaic takes its four images
+    /// from those the loader kept when it can (as many as Ultralytics' buffer holds), so an
+    /// epoch reads fewer than four per image.
     std::int64_t imagesRead() const;
     int loadFailures() const; ///< loads that failed (an image can fail once per load)
     /// Each image that could not be read since the loader was made, once, in the order found.
