@@ -258,7 +258,8 @@ struct Trainer::Impl {
     }
     void makeValLoader() {
         valLoader.reset();
-        valLoader = std::make_unique<DataLoader>(valData, LoaderOptions::fromConfig(config, false, device));
+        valLoader =
+            std::make_unique<DataLoader>(valData, LoaderOptions::fromConfig(config, false, device));
     }
     int batchesPerEpoch() const { return static_cast<int>(trainLoader->batchesPerEpoch()); }
 
