@@ -136,7 +136,7 @@ struct DataLoader::State {
     /// holds: a mosaic's other images are often among them and then come without reading
     /// their files. Under cacheMutex.
     RecentImages recent;
-    std::atomic<std::int64_t> decoded{0};
+    std::atomic<std::int64_t> filesRead{0};
     std::atomic<std::int64_t> cacheFilled{0};
     std::atomic<int> failures{0};
     mutable std::mutex unreadableMutex;
@@ -147,10 +147,12 @@ struct DataLoader::State {
     int imageCount() const { return static_cast<int>(data->images.size()); }
 
     void planEpoch(int e);
+    /// Whether images are kept for mosaic: only mosaic reads them, and a RAM cache holds all.
+    bool keepsImages(bool mosaic) const { return mosaic && opt.cache != "ram"; }
     /// Images kept for mosaic.
     size_t recentCapacity() const {
         const std::int64_t images = shardSize(imageCount(), opt.shardCount);
-        // Ultralytics' buffer, and the positions other workers may be building ahead of one.
+        // Ultralytics' buffer, and room for the images the workers have in hand.
         return static_cast<size_t>(mosaicBufferFor(images, opt.batch) +
                                    2 * std::max(1, opt.workers));
     }
@@ -186,10 +188,10 @@ void DataLoader::State::planEpoch(int e) {
     batchShapes.clear();
     {
         std::lock_guard<std::mutex> lock(cacheMutex);
-        if (mosaicOn && opt.cache != "ram")
+        if (keepsImages(mosaicOn))
             recent.reserve(recentCapacity(), opt.imgsz);
         else
-            recent = RecentImages(); // only mosaic reads them
+            recent = RecentImages();
     }
     std::vector<int> order(n);
     for (int i = 0; i < n; ++i)
@@ -239,16 +241,15 @@ void DataLoader::State::planEpoch(int e) {
 cv::Mat DataLoader::State::loadImage(int index, bool& failed, bool keep) {
     failed = false;
     const ImageRecord& record = data->images[index];
-    const bool useRecent = mosaicOn && opt.cache != "ram";
     {
         std::lock_guard<std::mutex> lock(cacheMutex);
         if (opt.cache == "ram" && !ram[index].empty())
             return ram[index];
         cv::Mat kept;
-        if (useRecent && recent.find(index, kept, keep))
+        if (recent.find(index, kept, keep)) // empty unless keepsImages(mosaicOn)
             return kept;
     }
-    ++decoded;
+    ++filesRead;
     cv::Mat image;
     std::string error, reason;
     // Training decodes large JPEGs at a reduced scale (a sixth less loader time for 640x480
@@ -283,7 +284,7 @@ cv::Mat DataLoader::State::loadImage(int index, bool& failed, bool keep) {
         ram[index] = image;
         cacheFilled += static_cast<std::int64_t>(image.total() * image.elemSize());
     }
-    if (useRecent && keep)
+    if (keep)
         recent.keep(index, image);
     return image;
 }
@@ -656,9 +657,8 @@ std::int64_t DataLoader::hostBytesEstimate() const {
         working *= 2;
     const std::int64_t workers = std::max(1, m->opt.workers);
     // Mosaic's recent images, at most imgsz on a side.
-    const std::int64_t recent = mosaic && m->opt.cache != "ram"
-                                    ? static_cast<std::int64_t>(m->recentCapacity()) * image
-                                    : 0;
+    const std::int64_t recent =
+        m->keepsImages(mosaic) ? static_cast<std::int64_t>(m->recentCapacity()) * image : 0;
     return std::max(1, m->opt.prefetch) * batch + workers * (batch + working) + recent +
            cacheBytesEstimate();
 }
@@ -670,7 +670,7 @@ std::int64_t DataLoader::hostBytesInFlight() const {
     return m->bytesInFlight;
 }
 std::int64_t DataLoader::imagesRead() const {
-    return m->decoded;
+    return m->filesRead;
 }
 int DataLoader::loadFailures() const {
     return m->failures;
