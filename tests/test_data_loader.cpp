@@ -129,6 +129,7 @@ private slots:
     void workersAllocateOutsideTheBudget();
     void backgroundWorkersTakeTheLowestPriority();
     void mosaicKeepsTheImagesItReadLast();
+    void mosaicKeepsTheWholeSetWhenItFits();
     void recentImagesKeepTheLastPositions();
 
 private:
@@ -150,8 +151,7 @@ void TestDataLoader::batchesHaveTheContractShapes() {
     int rows = 0;
     for (const auto& b : batches) {
         QCOMPARE(b.images.sizes(), (torch::IntArrayRef{4, 3, 64, 64}));
-        QCOMPARE(b.images.scalar_type(), torch::kFloat32);
-        QVERIFY(b.images.min().item<float>() >= 0.f && b.images.max().item<float>() <= 1.f);
+        QCOMPARE(b.images.scalar_type(), torch::kUInt8);
         QCOMPARE(b.targets.dim(), 2);
         QCOMPARE(b.targets.size(1), 6);
         QCOMPARE(int(b.paths.size()), 4);
@@ -256,8 +256,8 @@ void TestDataLoader::validationTargetsFollowTheLetterbox() {
     QVERIFY(batches[0].images.is_contiguous(at::MemoryFormat::ChannelsLast));
     const cv::Mat file = cv::imread(m_report->images[0].imagePath);
     for (int c = 0; c < 3; ++c) {
-        const float value = batches[0].images[0][c][10][20].item<float>();
-        QVERIFY(std::abs(value - file.at<cv::Vec3b>(10, 20)[2 - c] / 255.f) < 1e-6f);
+        const int value = batches[0].images[0][c][10][20].item<int>();
+        QCOMPARE(value, int(file.at<cv::Vec3b>(10, 20)[2 - c]));
     }
 }
 
@@ -320,7 +320,7 @@ void TestDataLoader::stopsCleanlyMidEpochAndBoundsMemory() {
     QVERIFY(!loader.next(b));
     QCOMPARE(loader.hostBytesInFlight(), 0);
     // The forecast covers the queue (2 batches) and both workers' batch plus working images.
-    QVERIFY(loader.hostBytesEstimate() >= 4 * 3 * 64 * 64 * 4 + 2 * 11 * 64 * 64 * 3);
+    QVERIFY(loader.hostBytesEstimate() >= 4 * 3 * 64 * 64 + 2 * 11 * 64 * 64 * 3);
     QVERIFY(loader.error().empty());
     // A new epoch after a stop works again.
     QCOMPARE(int(epochOf(loader, 1).size()), 12);
@@ -527,9 +527,9 @@ void TestDataLoader::backgroundWorkersTakeTheLowestPriority() {
 
 void TestDataLoader::mosaicKeepsTheImagesItReadLast() {
     // Every image gets a mosaic of itself and three images drawn from the whole set. The loader
-    // keeps as many images as Ultralytics' buffer holds (eight batches, at most the set) and
-    // takes a mosaic's images from them when it can: once all 12 are kept, an epoch reads no
-    // file (it would read 48 without them).
+    // keeps the images it read (a set this small, all of them) and takes a mosaic's images from
+    // them when it can: once all 12 are kept, an epoch reads no file (it would read 48 without
+    // them).
     hr::LoaderOptions o = trainOptions();
     o.workers = 0;
     o.hyp.mixup = 0.0;
@@ -541,7 +541,8 @@ void TestDataLoader::mosaicKeepsTheImagesItReadLast() {
     QVERIFY2(first >= 12 && first < 48, qPrintable(QString::number(first)));
     QCOMPARE(int(epochOf(loader, 1).size()), 3);
     QCOMPARE(loader.imagesRead(), first);
-    // Room for fewer than the set (batch 1: 8 + 2 images of 12): still most come kept.
+    // Ultralytics' buffer would hold 8 + 2 images of 12 at batch 1; the whole set fits the
+    // allowance, so an epoch after the first still reads nothing, with workers or without.
     o.batch = 1;
     for (int workers : {0, 2}) {
         o.workers = workers;
@@ -549,8 +550,7 @@ void TestDataLoader::mosaicKeepsTheImagesItReadLast() {
         epochOf(small, 0);
         const std::int64_t before = small.imagesRead();
         epochOf(small, 1);
-        QVERIFY2(small.imagesRead() - before < 24,
-                 qPrintable(QString::number(small.imagesRead() - before)));
+        QCOMPARE(small.imagesRead() - before, std::int64_t(0));
     }
     // Without mosaic nothing is kept.
     o.workers = 0;
@@ -559,6 +559,19 @@ void TestDataLoader::mosaicKeepsTheImagesItReadLast() {
     epochOf(plain, 0);
     epochOf(plain, 1);
     QCOMPARE(plain.imagesRead(), std::int64_t(24));
+}
+
+void TestDataLoader::mosaicKeepsTheWholeSetWhenItFits() {
+    const std::int64_t at320 = hr::RecentImages::slotBytesFor(320);
+    const std::int64_t at640 = hr::RecentImages::slotBytesFor(640);
+    // A few hundred photos at 320 px (75 MiB): all of them, not Ultralytics' 8 batches.
+    QCOMPARE(hr::mosaicBufferFor(256, 16, at320), 256);
+    // Larger than 256 MiB: Ultralytics' buffer, eight batches, at most 1000.
+    QCOMPARE(hr::mosaicBufferFor(1000, 16, at640), 128);
+    QCOMPARE(hr::mosaicBufferFor(118287, 16, at320), 128);
+    QCOMPARE(hr::mosaicBufferFor(118287, 256, at640), 1000);
+    // Never fewer than one slot.
+    QCOMPARE(hr::mosaicBufferFor(0, 16, at320), 1);
 }
 
 void TestDataLoader::recentImagesKeepTheLastPositions() {

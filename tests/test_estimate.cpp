@@ -105,7 +105,7 @@ void TestEstimate::predictionMatchesMeasurement() {
     QCOMPARE(b.resident() + b.activations + b.batchData + b.other, e.trainPeak);
     // Loader batches are host memory (docs/decisions.md): the batch counts once, as the copy
     // the step moves to the device, and no queued batch is added on CPU.
-    QCOMPARE(b.batchData, std::int64_t(batch) * 3 * imgsz * imgsz * std::int64_t(sizeof(float)));
+    QCOMPARE(b.batchData, std::int64_t(batch) * 3 * imgsz * imgsz); // 8-bit, as the loader's
 }
 
 void TestEstimate::calibrationIsCachedAndLinear() {

@@ -52,7 +52,7 @@ struct Segment {
 hr::Batch makeBatch(int images, int imgsz, int nc, int seed) {
     torch::manual_seed(seed);
     hr::Batch b;
-    b.images = torch::rand({images, 3, imgsz, imgsz});
+    b.images = torch::randint(256, {images, 3, imgsz, imgsz}, torch::kUInt8);
     std::vector<float> rows;
     for (int i = 0; i < images; ++i)
         for (int k = 0; k < 3; ++k) {

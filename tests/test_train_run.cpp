@@ -41,7 +41,7 @@ hr::DetectionModel makeModel(int nc, int seed) {
 hr::Batch makeBatch(int batch, int size, int seed) {
     torch::manual_seed(seed);
     hr::Batch b;
-    b.images = torch::rand({batch, 3, size, size});
+    b.images = torch::randint(256, {batch, 3, size, size}, torch::kUInt8);
     std::vector<float> rows;
     for (int i = 0; i < batch; ++i) {
         const float t[2][6] = {{float(i), 0, 0.5f, 0.5f, 0.3f, 0.4f},
@@ -250,6 +250,7 @@ void TestTrainRun::channelsLastKeepsGradients() {
     hr::DetectionModel viaStep = makeModel(2, 2);
     copyWeights(plain, viaStep);
     const hr::Batch batch = makeBatch(4, 96, 5);
+    const torch::Tensor input = batch.images.to(torch::kFloat32).div(255.0); // as the step scales
     plain->train();
     hr::LossConfig lossConfig;
     lossConfig.nc = 2;
@@ -257,7 +258,7 @@ void TestTrainRun::channelsLastKeepsGradients() {
     lossConfig.strides = plain->strides();
     const hr::DetectionLoss loss(lossConfig);
     const torch::Tensor total =
-        loss.compute(plain->forward(batch.images.contiguous()), batch.targets, 96, 96).total;
+        loss.compute(plain->forward(input.contiguous()), batch.targets, 96, 96).total;
     total.backward();
     hr::TrainStep step(config, viaStep, 2, torch::kCPU);
     const hr::StepOutput out = step.step(batch);
@@ -274,9 +275,9 @@ void TestTrainRun::channelsLastKeepsGradients() {
     torch::NoGradGuard noGrad;
     plain->eval();
     viaStep->eval();
-    const std::vector<torch::Tensor> ea = plain->forward(batch.images.contiguous());
+    const std::vector<torch::Tensor> ea = plain->forward(input.contiguous());
     const std::vector<torch::Tensor> eb =
-        viaStep->forward(batch.images.contiguous(at::MemoryFormat::ChannelsLast));
+        viaStep->forward(input.contiguous(at::MemoryFormat::ChannelsLast));
     for (size_t i = 0; i < ea.size(); ++i) {
         const double scale = std::max(1.0, ea[i].abs().max().item<double>());
         const double diff = (ea[i] - eb[i]).abs().max().item<double>() / scale;

@@ -93,7 +93,7 @@ int runBenchData(const ParsedArgs& args) {
     const double cpuSeconds = processCpuSeconds() - cpuStart;
     const std::int64_t read = loader.imagesRead() - readStart;
     // The colour the HSV augmentation leaves, over as many further images (untimed): the
-    // loader's float RGB back to 8-bit BGR, mean H, S, V per image in OpenCV's ranges.
+    // loader's RGB back to BGR, mean H, S, V per image in OpenCV's ranges.
     cv::Scalar hsvSum(0, 0, 0);
     std::int64_t colourImages = 0;
     for (long long i = 0; i < batches; ++i) {
@@ -102,12 +102,7 @@ int runBenchData(const ParsedArgs& args) {
             if (!loader.next(b))
                 break;
         }
-        const torch::Tensor bgr = b.images.flip(1)
-                                      .mul(255.0)
-                                      .round()
-                                      .to(torch::kUInt8)
-                                      .permute({0, 2, 3, 1})
-                                      .contiguous();
+        const torch::Tensor bgr = b.images.flip(1).permute({0, 2, 3, 1}).contiguous();
         for (std::int64_t k = 0; k < bgr.size(0); ++k, ++colourImages) {
             cv::Mat image(static_cast<int>(bgr.size(1)), static_cast<int>(bgr.size(2)), CV_8UC3,
                           bgr[k].data_ptr<std::uint8_t>());

@@ -39,7 +39,8 @@ std::int64_t measureStepPeak(const TrainConfig& config, int nc) {
     TORCH_CHECK(build.model, formatDiagnostics(build.diagnostics));
     TrainStep step(config, build.model, nc, torch::kCPU);
     Batch batch;
-    batch.images = torch::rand({config.batch, 3, config.imgsz, config.imgsz});
+    batch.images =
+        torch::randint(256, {config.batch, 3, config.imgsz, config.imgsz}, torch::kUInt8);
     batch.targets = torch::tensor({0.f, 0.f, 0.5f, 0.5f, 0.2f, 0.2f}).reshape({1, 6});
     batch.paths.assign(static_cast<std::size_t>(config.batch), "random");
     tracker.resetPeak();

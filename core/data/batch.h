@@ -12,7 +12,7 @@ namespace hr {
 
 /// One collated batch, owned by the caller of DataLoader::next().
 struct Batch {
-    torch::Tensor images;  ///< [B, 3, H, W] float32 RGB in [0, 1], channels-last
+    torch::Tensor images;  ///< [B, 3, H, W] uint8 RGB, channels-last (TrainStep scales it)
     torch::Tensor targets; ///< [N, 6] float32: batch_idx cls cx cy w h, normalised to H and W
     std::vector<std::string> paths;       ///< image file per batch row
     std::vector<LetterboxInfo> letterbox; ///< original -> batch pixels; exact without augment

@@ -87,12 +87,6 @@ std::int64_t shardSize(std::int64_t images, int ranks) {
     return ranks <= 1 ? images : (images + ranks - 1) / ranks;
 }
 
-/// Images Ultralytics keeps for mosaic (its buffer): eight batches, at most 1000 and the epoch.
-int mosaicBufferFor(std::int64_t images, int batch) {
-    return static_cast<int>(
-        std::max<std::int64_t>(1, std::min<std::int64_t>({images, std::int64_t(batch) * 8, 1000})));
-}
-
 } // namespace
 
 struct DataLoader::State {
@@ -153,8 +147,9 @@ struct DataLoader::State {
     size_t recentCapacity() const {
         const std::int64_t images = shardSize(imageCount(), opt.shardCount);
         // Ultralytics' buffer, and room for the images the workers have in hand.
-        return static_cast<size_t>(mosaicBufferFor(images, opt.batch) +
-                                   2 * std::max(1, opt.workers));
+        return static_cast<size_t>(
+            mosaicBufferFor(images, opt.batch, RecentImages::slotBytesFor(opt.imgsz)) +
+            2 * std::max(1, opt.workers));
     }
     void joinWorkers();
     void workerLoop();
@@ -340,7 +335,7 @@ void DataLoader::State::startBatch(std::int64_t index, Batch& out) const {
     const int count = batchSize(index);
     out.images = torch::empty(
         {count, 3, shape.height, shape.width},
-        torch::TensorOptions(torch::kFloat32).memory_format(torch::MemoryFormat::ChannelsLast));
+        torch::TensorOptions(torch::kUInt8).memory_format(torch::MemoryFormat::ChannelsLast));
     out.paths.assign(static_cast<size_t>(count), std::string());
     out.letterbox.assign(static_cast<size_t>(count), LetterboxInfo{});
 }
@@ -410,14 +405,14 @@ void DataLoader::State::buildImage(std::int64_t index, int i, Batch& out,
         info.padX = static_cast<float>((shape.width - std::lround(record.width * r)) / 2);
         info.padY = static_cast<float>((shape.height - std::lround(record.height * r)) / 2);
     }
-    // BGR uint8 -> RGB float in [0, 1], in place in the batch's channels-last memory: the
-    // model's layout on the CPU, so the trainer thread does not transpose the batch.
+    // BGR -> RGB, in place in the batch's channels-last memory: the model's layout on the CPU,
+    // so the trainer thread does not transpose the batch. Bytes, not floats: a quarter of the
+    // memory to fill and queue here and to copy to a GPU; the trainer scales them
+    // (docs/decisions.md, "8-bit batches").
     const std::int64_t plane = static_cast<std::int64_t>(shape.width) * shape.height;
-    cv::Mat target(shape, CV_32FC3,
-                   out.images.data_ptr<float>() + static_cast<std::int64_t>(i) * 3 * plane);
-    cv::Mat rgb;
-    cv::cvtColor(sample.image, rgb, cv::COLOR_BGR2RGB);
-    rgb.convertTo(target, CV_32F, 1.0 / 255.0);
+    cv::Mat target(shape, CV_8UC3,
+                   out.images.data_ptr<std::uint8_t>() + static_cast<std::int64_t>(i) * 3 * plane);
+    cv::cvtColor(sample.image, target, cv::COLOR_BGR2RGB);
     const float W = static_cast<float>(shape.width), H = static_cast<float>(shape.height);
     targets.clear();
     for (const auto& b : sample.boxes) {
@@ -648,7 +643,7 @@ std::int64_t DataLoader::hostBytesEstimate() const {
     const std::int64_t image = s * s * 3; // one 8-bit BGR image at training size
     // Rectangular batches are at most imgsz + 32 on a side (Ultralytics' 0.5 stride padding).
     const std::int64_t side = m->opt.rect ? s + 32 : s;
-    const std::int64_t batch = m->opt.batch * 3 * side * side * 4;
+    const std::int64_t batch = m->opt.batch * 3 * side * side; // 8-bit, as Batch::images
     const bool mosaic = m->opt.augment && !m->opt.rect && m->opt.hyp.mosaic > 0.0;
     // Mosaic: the 2s x 2s canvas (4 images), four loaded parts, the warped result, HSV and
     // channel-split temporaries; mixup builds a second such sample at the same time.

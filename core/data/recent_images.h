@@ -14,19 +14,33 @@
 
 namespace hr {
 
+/// Images kept for mosaic: Ultralytics' buffer (eight batches, at most 1000 and the epoch), or
+/// the whole epoch when it fits in 256 MiB of slots of `slotBytes`. A data set of a few hundred
+/// photos, the usual fine-tuning set, then decodes each image once instead of 2.4 times per
+/// use; at COCO's size the buffer rule decides (docs/decisions.md, "8-bit batches").
+inline int mosaicBufferFor(std::int64_t images, int batch, std::int64_t slotBytes) {
+    constexpr std::int64_t kAllowance = std::int64_t(256) << 20;
+    const std::int64_t buffer = std::min<std::int64_t>({images, std::int64_t(batch) * 8, 1000});
+    const std::int64_t whole =
+        images * std::max<std::int64_t>(1, slotBytes) <= kAllowance ? images : 0;
+    return static_cast<int>(std::max<std::int64_t>({1, buffer, whole}));
+}
+
 /// The images used last, copied into one block allocated once, least recently used out first.
 /// Kept images scattered through the heap between the loader's large short-lived buffers left
 /// holes that grew the resident memory by 600 MiB over ten epochs (docs/decisions.md, "The
 /// loader in the step's gaps"). Not thread-safe: the loader calls it under its cache mutex.
 class RecentImages {
 public:
+    /// Bytes of one slot: an 8-bit BGR image of at most `side` x `side` pixels.
+    static std::int64_t slotBytesFor(int side) { return std::int64_t(side) * side * 3; }
     /// Room for `slots` 8-bit BGR images of at most `side` x `side` pixels.
     void reserve(size_t slots, int side) {
         if (slots == m_imageOf.size() && side == m_side)
             return;
         clear();
         m_side = side;
-        m_slotBytes = static_cast<size_t>(side) * static_cast<size_t>(side) * 3;
+        m_slotBytes = static_cast<size_t>(slotBytesFor(side));
         m_block.reset(); // the old block first: never both at once
         m_block.reset(new std::uint8_t[slots * m_slotBytes]);
         m_imageOf.assign(slots, -1);

@@ -18,8 +18,9 @@ using estimate::StepLines;
 
 namespace {
 
+/// A batch's images as the loader hands them over: 8-bit (Batch::images).
 std::int64_t imageBytes(int batch, int imgsz) {
-    return std::int64_t(batch) * 3 * imgsz * imgsz * std::int64_t(sizeof(float));
+    return std::int64_t(batch) * 3 * imgsz * imgsz;
 }
 
 /// The share of the optimizer state the most loaded rank keeps under ZeRO-1: parameters go,

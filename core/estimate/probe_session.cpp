@@ -143,7 +143,7 @@ namespace hr {
 
 Batch probeBatch(int batch, int imgsz, int objects, int nc) {
     Batch out;
-    out.images = torch::rand({batch, 3, imgsz, imgsz});
+    out.images = torch::randint(256, {batch, 3, imgsz, imgsz}, torch::kUInt8);
     const std::int64_t n = std::int64_t(batch) * objects;
     auto targets = torch::empty({n, 6});
     targets.select(1, 0).copy_(torch::arange(batch).repeat_interleave(objects).to(torch::kFloat));

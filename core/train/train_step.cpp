@@ -108,13 +108,14 @@ torch::Tensor onDevice(const torch::Tensor& tensor, const torch::Device& device)
     return cpu;
 }
 
-/// The input images in the layout the model's weights use (see useChannelsLast): channels-last
-/// on the CPU, as the loader writes them, and the plain layout on a GPU.
-torch::Tensor inputLayout(const torch::Tensor& images) {
-    if (images.dim() != 4)
-        return images;
-    return images.contiguous(images.device().is_cpu() ? at::MemoryFormat::ChannelsLast
-                                                      : at::MemoryFormat::Contiguous);
+/// The model's input from a batch's 8-bit images (Batch::images), on their device: float32 in
+/// [0, 1], in the layout the model's weights use (see useChannelsLast): channels-last on the
+/// CPU, as the loader writes them, and the plain layout on a GPU.
+torch::Tensor modelInput(const torch::Tensor& images) {
+    TORCH_CHECK(images.scalar_type() == torch::kUInt8, "a batch's images must be 8-bit");
+    const torch::Tensor laid = images.contiguous(
+        images.device().is_cpu() ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous);
+    return laid.to(torch::kFloat32).mul_(1.0 / 255.0);
 }
 
 } // namespace
@@ -265,7 +266,7 @@ StepOutput TrainStep::step(const Batch& batch) {
     StepOutput out;
     auto t0 = Clock::now();
     d->setPhase(Phase::Data);
-    const torch::Tensor images = inputLayout(onDevice(batch.images, d->device));
+    const torch::Tensor images = modelInput(onDevice(batch.images, d->device));
     const torch::Tensor targets = onDevice(batch.targets, d->device);
     out.images = static_cast<int>(images.size(0));
     out.dataSeconds = secondsSince(t0);
@@ -322,7 +323,7 @@ ValidationOutput TrainStep::validateBatch(const Batch& batch, MetricsAccumulator
     ValidationOutput out;
     torch::NoGradGuard noGrad;
     d->setPhase(Phase::Validation);
-    const torch::Tensor images = inputLayout(onDevice(batch.images, d->device));
+    const torch::Tensor images = modelInput(onDevice(batch.images, d->device));
     const torch::Tensor targets = onDevice(batch.targets, d->device);
     out.images = static_cast<int>(images.size(0));
     d->ema->eval();
