@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "data/synthetic_dataset.h"
 #include "eval/metrics_accumulator.h"
+#include "memory/cpu_memory_tracker.h"
 #include "model/model_io.h"
 #include "train/compute_threads.h"
 #include "train/train_step.h"
@@ -106,6 +107,10 @@ int runVal(const ParsedArgs& given) {
                                      : torch::Device(torch::kCUDA, 0);
     config.checkpointing = Checkpointing::None;
     config.freeze.clear();
+    // The allocator a run validates with: it keeps freed blocks for the next batch, where
+    // glibc's own would hand them back and fault them in again (4-5 s of a 10 s run in the
+    // kernel; docs/decisions.md, "8-bit batches").
+    CpuMemoryTracker::instance().install();
     TrainStep step(config, loaded.model, nc, device);
     // Nothing trains here: BatchNorm folded into its convolution saves a pass per layer.
     step.emaModel()->fuse();
