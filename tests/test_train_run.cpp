@@ -250,7 +250,7 @@ void TestTrainRun::channelsLastKeepsGradients() {
     hr::DetectionModel viaStep = makeModel(2, 2);
     copyWeights(plain, viaStep);
     const hr::Batch batch = makeBatch(4, 96, 5);
-    const torch::Tensor input = batch.images.to(torch::kFloat32).div(255.0); // as the step scales
+    const torch::Tensor input = hr::modelInput(batch.images);
     plain->train();
     hr::LossConfig lossConfig;
     lossConfig.nc = 2;

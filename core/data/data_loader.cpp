@@ -146,7 +146,7 @@ struct DataLoader::State {
     /// Images kept for mosaic.
     size_t recentCapacity() const {
         const std::int64_t images = shardSize(imageCount(), opt.shardCount);
-        // Ultralytics' buffer, and room for the images the workers have in hand.
+        // The images kept (mosaicBufferFor), and room for those the workers have in hand.
         return static_cast<size_t>(
             mosaicBufferFor(images, opt.batch, RecentImages::slotBytesFor(opt.imgsz)) +
             2 * std::max(1, opt.workers));

@@ -108,17 +108,14 @@ torch::Tensor onDevice(const torch::Tensor& tensor, const torch::Device& device)
     return cpu;
 }
 
-/// The model's input from a batch's 8-bit images (Batch::images), on their device: float32 in
-/// [0, 1], in the layout the model's weights use (see useChannelsLast): channels-last on the
-/// CPU, as the loader writes them, and the plain layout on a GPU.
+} // namespace
+
 torch::Tensor modelInput(const torch::Tensor& images) {
     TORCH_CHECK(images.scalar_type() == torch::kUInt8, "a batch's images must be 8-bit");
     const torch::Tensor laid = images.contiguous(
         images.device().is_cpu() ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous);
     return laid.to(torch::kFloat32).mul_(1.0 / 255.0);
 }
-
-} // namespace
 
 struct TrainStep::Impl {
     TrainConfig config;

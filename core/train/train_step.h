@@ -25,6 +25,11 @@ struct Batch;
 class ModelEma;
 class WeightUpdater;
 
+/// The model's input from a batch's 8-bit images (Batch::images), on their device: float32 in
+/// [0, 1], in the layout the model's weights use (see useChannelsLast): channels-last on the
+/// CPU, as the loader writes them, and the plain layout on a GPU.
+torch::Tensor modelInput(const torch::Tensor& images);
+
 /// What one training step did, with the time each part took.
 struct StepOutput {
     double loss = 0.0;                    ///< total loss as back-propagated (before loss scaling)

@@ -142,11 +142,12 @@ std::string dataset(const Setup& s, int train = 0, int val = 0) {
     return dir + "/data.yaml";
 }
 
-/// Random images and four boxes per image (the same shape of batch as eager_reference.py).
+/// Random 8-bit images, as the loader's, and four boxes per image (the same shape of batch as
+/// eager_reference.py).
 hr::Batch randomBatch(int images, int imgsz, int nc, int seed) {
     torch::manual_seed(seed);
     hr::Batch b;
-    b.images = torch::rand({images, 3, imgsz, imgsz});
+    b.images = torch::randint(256, {images, 3, imgsz, imgsz}, torch::kUInt8);
     const int boxes = images * 4;
     auto index = torch::arange(images).repeat_interleave(4).to(torch::kFloat);
     auto cls = torch::randint(nc, {boxes}).to(torch::kFloat);
@@ -265,7 +266,7 @@ void sectionSmoke(const Setup& s) {
 
     auto trainStep = [&](int images, bool amp) {
         hr::Batch b = randomBatch(images, imgsz, 6, 1);
-        auto x = b.images.to(device);
+        auto x = hr::modelInput(b.images.to(device));
         auto targets = b.targets.to(device);
         const c10::DeviceType type = s.cuda ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
         hr::compat::setAutocastEnabled(type, amp);
@@ -304,7 +305,7 @@ void sectionSmoke(const Setup& s) {
         // Large enough that activations, not the weights and AdamW state, make the peak.
         const int size = s.cuda ? 320 : 160, images = s.cuda ? 8 : 4;
         hr::Batch b = randomBatch(images, size, 6, 2);
-        auto x = b.images.to(device);
+        auto x = hr::modelInput(b.images.to(device));
         auto targets = b.targets.to(device);
         std::vector<torch::Tensor> grads[2];
         std::int64_t peaks[2] = {0, 0};
