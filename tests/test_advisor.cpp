@@ -499,7 +499,7 @@ void TestAdvisor::describeValidationLossAndHost() {
     FakeModel model;
     hr::OomReport r = reportFor(model, hr::Phase::Validation, 1638 * MiB);
     std::string text = hr::describeOom(r);
-    QVERIFY2(text.find("Validation with batch 32 at 640 px") == 0, text.c_str()); // 2 x batch
+    QVERIFY2(text.find("Validation with batch 16 at 640 px") == 0, text.c_str()); // the batch
     QVERIFY2(text.find("smaller validation batch") != std::string::npos, text.c_str());
 
     r.phase = hr::Phase::Loss;

@@ -878,13 +878,13 @@ void TestConfig::accumulateSteps() {
 void TestConfig::batchRules() {
     TrainConfig c;
     c.batch = 8;
-    QCOMPARE(hr::validationBatch(c), 16); // 2 x batch while val_batch is 0
+    QCOMPARE(hr::validationBatch(c), 8); // the training batch while val_batch is 0
     c.val_batch = 5;
     QCOMPARE(hr::validationBatch(c), 5);
     c.val_batch = 0;
     c.batch = -1; // auto-fit: the batch is not known yet
-    QCOMPARE(hr::validationBatch(c), 2);
-    QCOMPARE(hr::validationBatch(c, 16), 32);
+    QCOMPARE(hr::validationBatch(c), 1);
+    QCOMPARE(hr::validationBatch(c, 16), 16);
     QCOMPARE(hr::rankBatch(16, 4), 4);
     QCOMPARE(hr::rankBatch(10, 4), 2); // not a multiple: each rank takes the floor
     QCOMPARE(hr::rankBatch(2, 4), 1);  // at least one image

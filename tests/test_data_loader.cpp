@@ -444,7 +444,7 @@ void TestDataLoader::optionsFromTrainConfig() {
     QCOMPARE(train.close_mosaic, 3);
     QCOMPARE(train.cache, std::string("ram"));
     const auto val = hr::LoaderOptions::fromConfig(c, false, cpu);
-    QCOMPARE(val.batch, 16);
+    QCOMPARE(val.batch, 8); // the training batch (validationBatch)
     QVERIFY(!val.augment && !val.shuffle && val.rect);
     // Background workers for a model on the CPU only.
     QVERIFY(train.background && val.background);

@@ -986,7 +986,7 @@
     </message>
     <message>
         <source> (the validation batch, 2 × batch, shrinks too)</source>
-        <translation>（验证批大小为 2 × 批大小，也随之减小）</translation>
+        <translation type="vanished">（验证批大小为 2 × 批大小，也随之减小）</translation>
     </message>
     <message>
         <source>activations are kept in 16 bits instead of 32</source>
@@ -1359,6 +1359,10 @@
     <message>
         <source>scaled from the failed step&apos;s measured breakdown by batch × image size; AMP assumed to keep 60% (one CPU bf16 test)</source>
         <translation>由失败步骤实测的内存构成按批大小 × 图像尺寸换算；假设 AMP 保留 60%（一次 CPU bf16 测试）</translation>
+    </message>
+    <message>
+        <source> (validation&apos;s batch shrinks with it)</source>
+        <translation>（验证批大小随之减小）</translation>
     </message>
 </context>
 <context>
@@ -4220,15 +4224,15 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     </message>
     <message>
         <source>Images per validation step.</source>
-        <translation>每个验证步骤的图像数。</translation>
+        <translation type="vanished">每个验证步骤的图像数。</translation>
     </message>
     <message>
         <source>Larger is faster.</source>
-        <translation>越大越快。</translation>
+        <translation type="vanished">越大越快。</translation>
     </message>
     <message>
         <source>2 × batch</source>
-        <translation>2 × 批大小</translation>
+        <translation type="vanished">2 × 批大小</translation>
     </message>
     <message>
         <source>Run folder</source>
@@ -4401,6 +4405,18 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>A .pt file from Headroom or Ultralytics (best.pt, yolov8n.pt) to start from instead of random weights; the run&apos;s log says how many tensors it transferred.</source>
         <translation>从 Headroom 或 Ultralytics 的 .pt 文件(best.pt、yolov8n.pt)开始训练,而不是随机权重;运行日志会说明迁移了多少个张量。</translation>
+    </message>
+    <message>
+        <source>Images per validation step; 0 validates at the training batch, in the memory training already holds.</source>
+        <translation>每个验证步骤的图像数；0 表示按训练批大小验证，使用训练已占用的内存。</translation>
+    </message>
+    <message>
+        <source>Larger can be faster on a GPU, not on the CPU.</source>
+        <translation>在 GPU 上越大可能越快，在 CPU 上不会。</translation>
+    </message>
+    <message>
+        <source>same as batch</source>
+        <translation>与批大小相同</translation>
     </message>
 </context>
 <context>

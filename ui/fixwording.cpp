@@ -74,9 +74,8 @@ QString partReason(const FixPart& p) {
                    "activations scale with the batch; accumulating %1 steps keeps the nominal "
                    "batch")
                    .arg(value(p, "accumulate")) +
-               (flag(p, "val_follows")
-                    ? FixWording::tr(" (the validation batch, 2 × batch, shrinks too)")
-                    : QString());
+               (flag(p, "val_follows") ? FixWording::tr(" (validation's batch shrinks with it)")
+                                       : QString());
     if (lever == "amp")
         return FixWording::tr("activations are kept in 16 bits instead of 32");
     if (lever == "checkpointing")

@@ -75,7 +75,7 @@ Lever batchLever(const TrainConfig& c, bool cuda) {
         s.reason = "activations scale with the batch; accumulating " + std::to_string(accumulate) +
                    " steps keeps the nominal batch";
         if (c.val_batch == 0)
-            s.reason += " (the validation batch, 2 x batch, shrinks too)";
+            s.reason += " (validation's batch shrinks with it)";
         lever.steps.push_back(std::move(s));
         if (b == 1)
             break;

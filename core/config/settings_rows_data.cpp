@@ -188,12 +188,16 @@ std::vector<Row> dataRows() {
         Row("val_batch", &C::val_batch, G::Validation)
             .flags(kMemory)
             .words(QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "Validation batch"),
-                   QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "Images per validation step."))
+                   QT_TRANSLATE_NOOP("hr::ui::SettingsForm",
+                                     "Images per validation step; 0 validates at the training "
+                                     "batch, in the memory training already holds."))
             .effects(QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "Higher values need more."),
-                     QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "Larger is faster."), nullptr)
+                     QT_TRANSLATE_NOOP("hr::ui::SettingsForm",
+                                       "Larger can be faster on a GPU, not on the CPU."),
+                     nullptr)
             .range(B::NotNegative, 0, 4096, "val_batch",
-                   "write 0 (twice the training batch) or a number of images")
-            .special(QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "2 × batch")),
+                   "write 0 (the training batch) or a number of images")
+            .special(QT_TRANSLATE_NOOP("hr::ui::SettingsForm", "same as batch")),
 
         // --- memory (Headroom) ------------------------------------------------------------
         Row("memory_budget", &C::memory_budget, G::DeviceMemory)

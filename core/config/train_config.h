@@ -82,7 +82,7 @@ struct TrainConfig {
     double conf = 0.001;
     double iou = 0.7;
     int max_det = 300;
-    int val_batch = 0; ///< Headroom: validation batch; 0 = 2 x batch
+    int val_batch = 0; ///< Headroom: validation batch; 0 = the training batch
 
     // --- Headroom: memory --------------------------------------------------------------------
     std::int64_t memory_budget = 0; ///< bytes the device may use; 0 = no budget

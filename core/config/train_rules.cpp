@@ -21,7 +21,7 @@ int accumulateSteps(int nbs, int batch) {
 }
 
 int validationBatch(const TrainConfig& config, int trainBatch) {
-    return config.val_batch > 0 ? config.val_batch : 2 * trainBatch;
+    return config.val_batch > 0 ? config.val_batch : trainBatch;
 }
 
 int validationBatch(const TrainConfig& config) {

@@ -44,7 +44,7 @@ struct LoaderOptions {
     bool background = false;
 
     /// The options for training (`training` = true: augment, shuffle) or validation (letterbox,
-    /// rectangular batches, batch = val_batch or 2 x batch) from a TrainConfig, for a model on
+    /// rectangular batches, batch = validationBatch) from a TrainConfig, for a model on
     /// `device` (background workers on the CPU). Workers are capped at the number of cores;
     /// batch -1 (auto) becomes the default batch until the trainer resolves it.
     static LoaderOptions fromConfig(const TrainConfig& config, bool training,
