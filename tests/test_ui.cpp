@@ -89,6 +89,7 @@ private slots:
     void formFollowsTheTable();
     void formRoundTrip();
     void formEditEmitsChange();
+    void wheelPassesUnfocusedFields();
     void budgetText();
     void yamlOpenSave();
     void plotCoalescesReplots();
@@ -274,6 +275,41 @@ void TestUi::formEditEmitsChange() {
     budget->clear();
     QTest::keyClicks(budget, "512MiB");
     QCOMPARE(form.config().memory_budget, std::int64_t(512) << 20);
+}
+
+void TestUi::wheelPassesUnfocusedFields() {
+    // Scrolling the long settings form must not change the fields that pass under the pointer.
+    hr::ui::SettingsPage page;
+    page.resize(900, 400);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowActive(&page));
+    auto* dfl = qobject_cast<QDoubleSpinBox*>(page.form()->editor("dfl"));
+    auto* batch = qobject_cast<QSpinBox*>(page.form()->editor("batch"));
+    auto* optimizer = qobject_cast<QComboBox*>(page.form()->editor("optimizer"));
+    QVERIFY(dfl && batch && optimizer);
+    const auto wheel = [](QWidget* target) {
+        const QPointF at(target->width() / 2.0, target->height() / 2.0);
+        QWheelEvent down(at, target->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
+                         Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(target, &down);
+        return down.isAccepted();
+    };
+    const double gain = dfl->value();
+    const int images = batch->value();
+    const int choice = optimizer->currentIndex();
+    for (QWidget* field : std::initializer_list<QWidget*>{dfl, batch, optimizer}) {
+        QVERIFY(!field->hasFocus());
+        QVERIFY(!wheel(field)); // left to the scroll area behind it
+    }
+    QCOMPARE(dfl->value(), gain);
+    QCOMPARE(batch->value(), images);
+    QCOMPARE(optimizer->currentIndex(), choice);
+
+    // A field the user clicked into takes the wheel, as spin boxes do.
+    dfl->setFocus();
+    QTRY_VERIFY(dfl->hasFocus());
+    QVERIFY(wheel(dfl));
+    QVERIFY(dfl->value() < gain);
 }
 
 void TestUi::budgetText() {

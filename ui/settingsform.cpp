@@ -3,6 +3,7 @@
 #include "diagnosticwording.h"
 
 #include "plotpalette.h"
+#include "wheelguard.h"
 
 #include "util/bytes.h"
 #include "util/resources.h"
@@ -156,6 +157,7 @@ QWidget* SettingsForm::makeEditor(const SettingRow& row, QWidget* parent) {
     Field& field = m_fields.back();
     if (const auto* member = std::get_if<int TrainConfig::*>(&row.member)) {
         auto* spin = new QSpinBox(parent);
+        scrollPastUnlessFocused(spin);
         spin->setRange(static_cast<int>(row.lo), static_cast<int>(row.hi));
         spin->setSingleStep(row.step > 0 ? static_cast<int>(row.step) : 1);
         if (row.special)
@@ -167,6 +169,7 @@ QWidget* SettingsForm::makeEditor(const SettingRow& row, QWidget* parent) {
     }
     if (const auto* member = std::get_if<double TrainConfig::*>(&row.member)) {
         auto* spin = new QDoubleSpinBox(parent);
+        scrollPastUnlessFocused(spin);
         spin->setDecimals(row.decimals);
         // An open bound is one step of the shown digits inside it.
         const double unit = std::pow(10.0, -row.decimals);
@@ -205,6 +208,7 @@ QWidget* SettingsForm::makeEditor(const SettingRow& row, QWidget* parent) {
         widget = edit;
     } else {
         auto* combo = new QComboBox(parent);
+        scrollPastUnlessFocused(combo);
         combo->setEditable(row.editor != SettingEditor::Choice);
         if (row.editor == SettingEditor::ModelFile)
             for (const QString& name : modelNames())

@@ -2,6 +2,7 @@
 #include "strategyeditor.h"
 
 #include "diagnosticwording.h"
+#include "wheelguard.h"
 
 #include "config/train_config.h"
 #include "util/text.h"
@@ -194,8 +195,11 @@ StrategyEditor::StrategyEditor(QWidget* parent) : QWidget(parent) {
     m_accumulate->setToolTip(tr("Batches per optimizer step, written as nbs = batch × "
                                 "accumulate. \"not set\" keeps the base settings' nbs."));
     m_amp = new QComboBox(m_form);
+    scrollPastUnlessFocused(m_accumulate);
+    scrollPastUnlessFocused(m_amp);
     m_amp->addItems({tr("as the base settings"), tr("on"), tr("off")});
     m_checkpointing = new QComboBox(m_form);
+    scrollPastUnlessFocused(m_checkpointing);
     m_checkpointing->addItem(tr("as the base settings"));
     // In checkpointingModes() order; the key=value text keeps core's words.
     m_checkpointing->addItems({tr("off"), tr("backbone"), tr("all blocks")});
