@@ -752,6 +752,25 @@ void TestUi::plotsShowSinglePointsAndKeepAxesAndLegendClear() {
     QVERIFY(time.plot()->xAxis->range().upper > 0);
     QVERIFY(time.plot()->yAxis->range().lower >= 0);
 
+    // A curve at zero (an mAP of 0 in the first epochs) is drawn above the axis line, not on
+    // it, and no tick label goes below zero.
+    hr::ui::PlotWidget accuracy("accuracy");
+    accuracy.resize(420, 300);
+    accuracy.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&accuracy));
+    const int map = accuracy.addSeries("mAP50", 0);
+    accuracy.append(map, 1.0, 0.0);
+    accuracy.append(map, 2.0, 0.0);
+    accuracy.resetView();
+    accuracy.plot()->replot();
+    QCPAxis* axis = accuracy.plot()->yAxis;
+    QVERIFY(axis->coordToPixel(0.0) < accuracy.plot()->axisRect()->bottom() - 1);
+    QVERIFY(axis->range().upper >= 1.0);
+    QVERIFY(!axis->tickVector().isEmpty());
+    for (const double tick : axis->tickVector())
+        if (axis->range().contains(tick))
+            QVERIFY2(tick >= 0, qPrintable(QString::number(tick)));
+
     // More points: lines, both curves drawn from epoch 1 on.
     for (int i = 1; i <= 20; ++i)
         plot.append(train, i * 0.1, 3.0 - i * 0.05);

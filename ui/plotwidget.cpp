@@ -363,8 +363,11 @@ void PlotWidget::replotNow() {
             if (linear) {
                 const double pad = std::max(y.size() * 0.05, 1e-9);
                 const double lower = y.lower - pad;
-                // Losses, memory and mAP are never negative: neither is their axis.
-                y = QCPRange(values.lower >= 0 ? std::max(0.0, lower) : lower, y.upper + pad);
+                // Losses, memory and mAP are never negative: neither is their axis, except for
+                // the pad below a curve at zero (an mAP of 0 in the first epochs), which the
+                // axis line would otherwise hide. The pad is under a tick step, so no tick
+                // label goes below zero.
+                y = QCPRange(values.lower > 0 ? std::max(0.0, lower) : lower, y.upper + pad);
             }
             m_plot->yAxis->setRange(y);
         }
