@@ -194,8 +194,8 @@ StrategyEditor::StrategyEditor(QWidget* parent) : QWidget(parent) {
     m_accumulate->setSpecialValueText(tr("not set"));
     m_accumulate->setToolTip(tr("Batches per optimizer step, written as nbs = batch × "
                                 "accumulate. \"not set\" keeps the base settings' nbs."));
-    m_amp = new QComboBox(m_form);
     scrollPastUnlessFocused(m_accumulate);
+    m_amp = new QComboBox(m_form);
     scrollPastUnlessFocused(m_amp);
     m_amp->addItems({tr("as the base settings"), tr("on"), tr("off")});
     m_checkpointing = new QComboBox(m_form);

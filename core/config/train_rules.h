@@ -15,12 +15,10 @@ int accumulateSteps(const TrainConfig& config);
 /// The same for a batch already resolved (`batch` >= 1); `nbs` <= 0 counts as 1.
 int accumulateSteps(int nbs, int batch);
 
-/// The validation batch: val_batch, or the training batch when it is 0. Ultralytics validates at
-/// twice the batch; at the training batch validation asks for the block sizes training's forward
-/// pass already holds, so on the CPU it adds no resident memory (twice the batch added 300 MiB
-/// to a yolov8n run at 320 px, docs/decisions.md "Validation at the training batch"), and its
-/// peak stays under training's on a GPU too. `trainBatch` is the resolved training batch; the
-/// one-argument form takes config.batch (at least 1).
+/// The validation batch: val_batch, or the training batch when it is 0 (Ultralytics uses twice
+/// the batch). At the training batch validation reuses the memory training's forward pass holds,
+/// so it adds none (docs/decisions.md "Validation at the training batch"). `trainBatch` is the
+/// resolved training batch; the one-argument form takes config.batch (at least 1).
 int validationBatch(const TrainConfig& config, int trainBatch);
 int validationBatch(const TrainConfig& config);
 
