@@ -151,15 +151,16 @@ void TestMemory::budgetOomIsCatchableAndRecoverable() {
     auto net = makeConvNet();
     const auto input = torch::randn({4, 3, 64, 64});
 
-    // Unconstrained: how much a forward/backward needs on top of the resident state.
+    // Unconstrained: how much a forward/backward needs on top of the resident state. Gradients
+    // are freed between steps, as the trainer does (1.13's default keeps them, 2.x's frees).
     forwardBackward(net, input);
-    net->zero_grad();
+    net->zero_grad(/*set_to_none=*/true);
     const std::int64_t baseline = tracker().allocated();
     tracker().resetPeak();
     forwardBackward(net, input);
     const std::int64_t need = tracker().peak() - baseline;
     QVERIFY2(need > 1024 * 1024, qPrintable(QString::number(need)));
-    net->zero_grad();
+    net->zero_grad(/*set_to_none=*/true);
     const std::int64_t afterFirst = tracker().allocated();
 
     // Half of what the step needs: it must fail with a catchable c10::OutOfMemoryError.
@@ -180,13 +181,14 @@ void TestMemory::budgetOomIsCatchableAndRecoverable() {
     QVERIFY(tracker().peak() <= tracker().budget()); // never passed the budget
 
     // Everything the failed step held was released with the exception.
-    net->zero_grad();
+    net->zero_grad(/*set_to_none=*/true);
     QCOMPARE(tracker().allocated(), afterFirst);
 
     // With room again the same step succeeds, and keeps working inside a sufficient budget.
     budget.set(afterFirst + need * 2);
     forwardBackward(net, input);
     QVERIFY(net->parameters().front().grad().abs().sum().item<double>() > 0);
+    net->zero_grad(/*set_to_none=*/true);
     QCOMPARE(tracker().allocated(), afterFirst); // nothing leaked from the failed attempt
 }
 
@@ -291,7 +293,7 @@ void TestMemory::trackerOverheadIsSmall() {
         const double start = cpuSeconds();
         for (int i = 0; i < steps; ++i) {
             forwardBackward(net, input);
-            net->zero_grad();
+            net->zero_grad(/*set_to_none=*/true);
         }
         return (cpuSeconds() - start) / steps;
     };

@@ -6,6 +6,7 @@
 #include "model/model_builder.h"
 #include "model/model_io.h"
 #include "model/model_summary.h"
+#include "util/torch_compat.h"
 
 #include "torch_threads_guard.h"
 
@@ -334,11 +335,11 @@ void TestModel::checkpointingKeepsAutocast() {
     // must run in bf16 again, or its activations differ from the forward's.
     struct CpuAutocast {
         explicit CpuAutocast(bool on) {
-            at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-            at::autocast::set_cpu_enabled(on);
+            hr::compat::setAutocastDtype(c10::DeviceType::CPU, at::kBFloat16);
+            hr::compat::setAutocastEnabled(c10::DeviceType::CPU, on);
         }
         ~CpuAutocast() {
-            at::autocast::set_cpu_enabled(false);
+            hr::compat::setAutocastEnabled(c10::DeviceType::CPU, false);
             at::autocast::clear_cache();
         }
     };

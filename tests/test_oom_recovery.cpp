@@ -26,6 +26,7 @@
 #include "util/bytes.h"
 #include "util/speed_checks.h"
 #include "util/text.h"
+#include "util/torch_compat.h"
 
 #include <QFileInfo>
 #include <QTemporaryDir>
@@ -79,7 +80,7 @@ std::vector<torch::Tensor> optimizerState(torch::optim::Optimizer& optimizer) {
     torch::NoGradGuard noGrad;
     for (const auto& group : optimizer.param_groups())
         for (const auto& p : group.params()) {
-            auto it = optimizer.state().find(c10::guts::to_string(p.unsafeGetTensorImpl()));
+            auto it = optimizer.state().find(hr::compat::optimizerStateKey(p));
             if (it == optimizer.state().end())
                 continue;
             if (auto* adam = dynamic_cast<torch::optim::AdamWParamState*>(it->second.get())) {

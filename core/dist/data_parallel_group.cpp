@@ -7,6 +7,8 @@
 
 #include "dist/data_parallel_group.h"
 
+#include "util/torch_compat.h"
+
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -86,7 +88,7 @@ DataParallelGroup::connect(const LaunchEnv& env, std::chrono::milliseconds timeo
         c10::intrusive_ptr<c10d::TCPStore> tcp;
         while (!tcp) {
             try {
-                tcp = c10::make_intrusive<c10d::TCPStore>(env.masterAddr, options);
+                tcp = compat::makeTcpStore<c10d::TCPStore>(env.masterAddr, options);
             } catch (const std::exception&) {
                 // A rank other than 0 retries until rank 0's store is up.
                 if (env.rank == 0 || Clock::now() >= deadline)

@@ -13,12 +13,17 @@
 #include <torch/optim/optimizer.h>
 #include <torch/version.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#if TORCH_VERSION_MAJOR < 2
+#include <c10/util/variant.h>
+#endif
 #ifdef HEADROOM_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
@@ -89,6 +94,14 @@ inline void setAutocastDtype(c10::DeviceType type, at::ScalarType dtype) {
 using OptimizerStateKey =
     std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state().begin()->first)>;
 
+inline OptimizerStateKey optimizerStateKey(const at::Tensor& parameter) {
+#if TORCH_VERSION_MAJOR >= 2
+    return parameter.unsafeGetTensorImpl();
+#else
+    return c10::guts::to_string(parameter.unsafeGetTensorImpl());
+#endif
+}
+
 // Module options keep alternatives (a convolution's padding) in c10::variant in 1.13 and in
 // std::variant from 2.0 on.
 template <class T, class Variant>
@@ -128,6 +141,53 @@ inline bool unscaleGradients(const std::vector<at::Tensor>& grads, double invers
         bad = bad.defined() ? bad.logical_or(flag) : flag;
     }
     return !bad.defined() || !bad.item<bool>();
+}
+
+// TCPStore's server backend. 2.2 added one on libuv (TCPStoreOptions::useLibUV), 2.4 made it the
+// default, and a LibTorch built without libuv (Debian's 2.6, some wheels) refuses it in the
+// constructor, before any socket is opened. The library exports no query for it, so the first
+// store asks for libuv where the options have the field and falls back to the classic backend
+// when the library answers that it has none; the answer holds for the process.
+namespace detail {
+template <class Options>
+auto setStoreLibuv(Options& options, bool on, int) -> decltype(options.useLibUV = on, true) {
+    options.useLibUV = on;
+    return true;
+}
+template <class Options>
+bool setStoreLibuv(Options&, bool, long) {
+    return false;
+}
+inline std::atomic<int>& storeLibuvKnown() {
+    static std::atomic<int> known{-1}; // -1 not asked yet, 0 absent, 1 present
+    return known;
+}
+} // namespace detail
+
+template <class Store, class Options>
+c10::intrusive_ptr<Store> makeTcpStore(const std::string& host, Options options) {
+    auto& known = detail::storeLibuvKnown();
+    if (!detail::setStoreLibuv(options, known.load() != 0, 0))
+        return c10::make_intrusive<Store>(host, options);
+    if (known.load() != -1)
+        return c10::make_intrusive<Store>(host, options);
+    try {
+        auto store = c10::make_intrusive<Store>(host, options);
+        known = 1;
+        return store;
+    } catch (const c10::Error& e) {
+        const std::string what = e.what_without_backtrace();
+        if (what.find("libuv") == std::string::npos)
+            throw;
+    }
+    known = 0;
+    detail::setStoreLibuv(options, false, 0);
+    return c10::make_intrusive<Store>(host, options);
+}
+
+/// Whether this process's stores run on libuv: -1 before the first store, else 0 or 1.
+inline int tcpStoreUsesLibuv() {
+    return detail::storeLibuvKnown().load();
 }
 
 #ifdef HEADROOM_WITH_CUDA
