@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Installs the Debian 12 packages Headroom needs to build, run and test - only those that are
-# missing. When everything is present it says so and exits 0 without touching apt.
+# Installs the Debian packages Headroom needs to build, run and test - only those that are
+# missing - with the names of the release it runs on: Debian 12 (bookworm) or 13 (trixie).
+# When everything is present it says so and exits 0 without touching apt.
 #
 #   packaging/install-deps.sh              install what is missing (uses sudo unless root)
 #   packaging/install-deps.sh --dry-run    only list what is missing and the command it would run
 #   packaging/install-deps.sh --list       print the package list and exit
+#   packaging/install-deps.sh --no-torch   leave LibTorch out (a GPU machine brings its own)
 #
-# HEADROOM_EXTRA_PACKAGES="a b" adds packages to the list (used by the installer's own test).
+# HEADROOM_EXTRA_PACKAGES="a b" adds packages to the list (used by the installer's own test);
+# HEADROOM_DEBIAN_RELEASE=trixie picks a release's list on another machine (for --list).
 set -euo pipefail
 
+release=${HEADROOM_DEBIAN_RELEASE:-}
+if [ -z "$release" ] && [ -r /etc/os-release ]; then
+    release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+fi
+
+# The names both releases share; each release's own follow.
 packages=(
     # build
     build-essential cmake ninja-build ccache pkg-config dpkg-dev file
     # libraries
-    libtorch-dev libopenblas0-pthread libopencv-dev libyaml-cpp-dev libgloo-dev nlohmann-json3-dev
+    libopenblas0-pthread libopencv-dev libyaml-cpp-dev libgloo-dev nlohmann-json3-dev
     qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-translations-l10n libqt6svg6
     libqcustomplot-dev
     # tests: the GUI tests run under a virtual display
@@ -22,29 +31,43 @@ packages=(
     # packaging checks (packaging/check-deb.sh)
     desktop-file-utils appstream
 )
-# shellcheck disable=SC2206 # word splitting of the extra list is intended
-packages+=(${HEADROOM_EXTRA_PACKAGES:-})
-
-dry_run=0
-case "${1:-}" in
-"") ;;
---dry-run | -n) dry_run=1 ;;
---list)
-    printf '%s\n' "${packages[@]}"
-    exit 0
-    ;;
--h | --help)
-    sed -n '3,10s/^# \{0,1\}//p' "$0"
-    exit 0
-    ;;
+torch_packages=(libtorch-dev)
+case "$release" in
+bookworm) ;; # LibTorch 1.13, Qt 6.4, OpenCV 4.6
+trixie) ;;   # LibTorch 2.6, Qt 6.8, OpenCV 4.10: the same names
 *)
-    echo "install-deps.sh: unknown option '$1' (try --help)" >&2
-    exit 2
+    echo "install-deps.sh: this installer knows Debian 12 (bookworm) and 13 (trixie), not" \
+        "'${release:-an unnamed release}'; it tries Debian 13's package names." >&2
     ;;
 esac
+dry_run=0
+list=0
+with_torch=1
+for arg in "$@"; do
+    case "$arg" in
+    --dry-run | -n) dry_run=1 ;;
+    --list) list=1 ;;
+    --no-torch) with_torch=0 ;;
+    -h | --help)
+        sed -n '3,14s/^# \{0,1\}//p' "$0"
+        exit 0
+        ;;
+    *)
+        echo "install-deps.sh: unknown option '$arg' (try --help)" >&2
+        exit 2
+        ;;
+    esac
+done
+[ $with_torch -eq 1 ] && packages+=("${torch_packages[@]}")
+# shellcheck disable=SC2206 # word splitting of the extra list is intended
+packages+=(${HEADROOM_EXTRA_PACKAGES:-})
+if [ $list -eq 1 ]; then
+    printf '%s\n' "${packages[@]}"
+    exit 0
+fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
-    echo "install-deps.sh: dpkg-query not found; this installer is for Debian 12 (bookworm)." >&2
+    echo "install-deps.sh: dpkg-query not found; this installer is for Debian 12 and 13." >&2
     echo "Install the equivalent of: ${packages[*]}" >&2
     exit 1
 fi
@@ -85,7 +108,7 @@ fi
 "${as_root[@]}" apt-get update
 if ! "${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
     echo "install-deps.sh: apt-get could not install: ${missing[*]}" >&2
-    echo "Check the names with 'apt-cache policy <package>' (Debian 12 bookworm, main)." >&2
+    echo "Check the names with 'apt-cache policy <package>' (Debian ${release:-?}, main)." >&2
     exit 1
 fi
 echo "install-deps.sh: installed ${missing[*]}"
