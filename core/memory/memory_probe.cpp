@@ -44,15 +44,19 @@ std::unique_ptr<MemoryProbe> makeProbe(const std::string& device, std::string* e
             return std::make_unique<CudaProbe>(index);
         if (wantsCuda) {
             if (error)
-                *error = "device '" + device + "' is not available: this machine has " +
-                         std::to_string(CudaProbe::deviceCount()) + " CUDA device(s)";
+                *error = "device '" + device + "' is not available: " +
+                         (CudaProbe::deviceCount() == 0
+                              ? noCudaReason()
+                              : "this machine has " + std::to_string(CudaProbe::deviceCount()) +
+                                    " CUDA device(s)") +
+                         "; use cpu";
             return nullptr;
         }
 #else
         if (wantsCuda) {
             if (error)
-                *error = "device '" + device +
-                         "' is not available: this build of LibTorch has no CUDA; use cpu";
+                *error =
+                    "device '" + device + "' is not available: " + noCudaReason() + "; use cpu";
             return nullptr;
         }
 #endif
@@ -61,6 +65,16 @@ std::unique_ptr<MemoryProbe> makeProbe(const std::string& device, std::string* e
     if (error)
         *error = "unknown device '" + device + "': use cpu, cuda, cuda:N or auto";
     return nullptr;
+}
+
+std::string noCudaReason() {
+#ifdef HEADROOM_WITH_CUDA
+    return "this build's LibTorch has CUDA, but no CUDA device answers on this machine (check "
+           "the NVIDIA driver with nvidia-smi)";
+#else
+    return "this build's LibTorch is CPU-only (rebuild against a CUDA LibTorch: the README's \"On "
+           "a GPU machine\")";
+#endif
 }
 
 namespace {

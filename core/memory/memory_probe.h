@@ -70,6 +70,9 @@ public:
 /// unknown device, or CUDA when this build or machine has none.
 std::unique_ptr<MemoryProbe> makeProbe(const std::string& device, std::string* error = nullptr);
 
+/// Why CUDA cannot be used here, in words for a message: a CPU-only LibTorch, or no device.
+std::string noCudaReason();
+
 /// CUDA devices a run on `device` ("cuda", "cuda:N", "auto") can use: all visible ones; 0 for
 /// "cpu", on a machine without them, or with a LibTorch built without CUDA.
 int cudaDevicesFor(const std::string& device);
