@@ -37,6 +37,10 @@ if [ ! -f "$root/.headroom-root" ]; then
         say "installing mmdebstrap"
         apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q mmdebstrap
     fi
+    if grep -q " $root/" /proc/mounts; then
+        say "something is mounted under $root; unmount it (umount -R $root/proc ...) first." >&2
+        exit 1
+    fi
     rm -rf "$root"
     mkdir -p "$(dirname "$root")"
     say "making a Debian 13 root at $root"
@@ -73,5 +77,11 @@ exec unshare --mount --propagation private bash -c '
     mount -t sysfs sys "$root/sys"
     mount --rbind /dev "$root/dev"
     mount -t tmpfs tmpfs "$root/tmp"
+    # CUDA'"'"'s runtime headers, where this machine has them: tests/cuda compiles the CUDA code
+    # against Debian 13'"'"'s c10/cuda headers with them.
+    if [ -d /usr/local/cuda/include ]; then
+        mkdir -p "$root/usr/local/cuda/include"
+        mount --bind -o ro /usr/local/cuda/include "$root/usr/local/cuda/include"
+    fi
     exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin CI="${CI:-}" \
         bash -c "$2"' bash "$root" "$inner"

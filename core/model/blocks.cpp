@@ -3,6 +3,7 @@
 
 #include "model/anchors.h"
 #include "model/bn_silu.h"
+#include "model/onednn_isa.h"
 #include "model/parallel_rows.h"
 #include "model/resample_kernels.h"
 #include "util/torch_compat.h"
@@ -14,6 +15,10 @@
 namespace hr {
 
 namespace F = torch::nn::functional;
+
+// Every program that runs a Headroom model links this file, so the cap is in place before its
+// first convolution, whichever command or test it is.
+[[maybe_unused]] const bool kOneDnnCapped = capOneDnnWhereItFaults();
 
 namespace {
 
