@@ -15,6 +15,7 @@ if(NOT Torch_FOUND)
         "-DCMAKE_PREFIX_PATH=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)').")
 endif()
 
+# A LibTorch built with CUDA sets TORCH_CUDA_LIBRARIES or the torch_cuda target (TorchConfig).
 set(HEADROOM_TORCH_DEVICE CPU)
 if(TORCH_CUDA_LIBRARIES OR TARGET torch_cuda)
     set(HEADROOM_TORCH_DEVICE CUDA)

@@ -167,9 +167,8 @@ inline std::atomic<int>& storeLibuvKnown() {
 template <class Store, class Options>
 c10::intrusive_ptr<Store> makeTcpStore(const std::string& host, Options options) {
     auto& known = detail::storeLibuvKnown();
-    if (!detail::setStoreLibuv(options, known.load() != 0, 0))
-        return c10::make_intrusive<Store>(host, options);
-    if (known.load() != -1)
+    const bool hasField = detail::setStoreLibuv(options, known.load() != 0, 0);
+    if (!hasField || known.load() != -1)
         return c10::make_intrusive<Store>(host, options);
     try {
         auto store = c10::make_intrusive<Store>(host, options);
@@ -183,11 +182,6 @@ c10::intrusive_ptr<Store> makeTcpStore(const std::string& host, Options options)
     known = 0;
     detail::setStoreLibuv(options, false, 0);
     return c10::make_intrusive<Store>(host, options);
-}
-
-/// Whether this process's stores run on libuv: -1 before the first store, else 0 or 1.
-inline int tcpStoreUsesLibuv() {
-    return detail::storeLibuvKnown().load();
 }
 
 #ifdef HEADROOM_WITH_CUDA
