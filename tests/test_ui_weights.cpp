@@ -141,7 +141,7 @@ void TestUiWeights::exportFromFileMenuWritesOnnxOpenCvReads() {
         qobject_cast<QMessageBox*>(failed)->accept();
     });
 
-    // File menu → Export to ONNX…, with the mouse.
+    // File menu → Export to ONNX…: the menu opened with the mouse.
     QMenuBar* bar = window.menuBar();
     QMenu* file = nullptr;
     for (QAction* a : bar->actions())
@@ -152,9 +152,14 @@ void TestUiWeights::exportFromFileMenuWritesOnnxOpenCvReads() {
     QTRY_VERIFY(file->isVisible());
     auto* exportAction = window.findChild<QAction*>(QStringLiteral("export"));
     QVERIFY(exportAction && exportAction->isEnabled());
-    QTest::mouseClick(file, Qt::LeftButton, {}, file->actionGeometry(exportAction).center());
+    // The item is picked with the keyboard, a person's other way through a menu: under the
+    // offscreen platform, Qt 6.8's popups no longer receive synthesised mouse events.
+    for (int i = 0; i < file->actions().size() && file->activeAction() != exportAction; ++i)
+        QTest::keyClick(file, Qt::Key_Down);
+    QCOMPARE(file->activeAction(), exportAction);
+    QTest::keyClick(file, Qt::Key_Return);
 
-    QTRY_VERIFY_WITH_TIMEOUT(!report.isEmpty(), 120000);
+    QTRY_VERIFY_WITH_TIMEOUT(!report.isEmpty(), 60000);
     QVERIFY2(!report.startsWith(QStringLiteral("FAILED")), qPrintable(report));
     QVERIFY2(report.contains(QStringLiteral("OpenCV")), qPrintable(report));
     QTRY_VERIFY(exportAction->isEnabled());

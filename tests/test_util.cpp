@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "util/atomic_file.h"
 #include "util/bytes.h"
+#include "util/crash_signals.h"
 #include "util/diagnostic.h"
 #include "util/text.h"
 #include "util/user_message.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <csignal>
 
 class TestUtil : public QObject {
     Q_OBJECT
@@ -18,6 +21,7 @@ private slots:
     void nearestMatch();
     void diagnosticText();
     void atomicWriteReplacesFile();
+    void crashSignalsGoBackToTheSystem();
     void jsonEscape();
     void userMessageDropsBacktraces();
     void userMessageCollapsesRepeatedPrefixes();
@@ -90,6 +94,24 @@ void TestUtil::atomicWriteReplacesFile() {
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 1); // no temporary left behind
     QVERIFY(!hr::writeFileAtomically(dir.filePath("missing/dir/x").toStdString(), "x", &error));
     QVERIFY(!error.empty());
+}
+
+void TestUtil::crashSignalsGoBackToTheSystem() {
+    // As UCX does while Debian 13's LibTorch loads: a handler that would print a backtrace.
+    struct sigaction library {};
+    library.sa_sigaction = [](int, siginfo_t*, void*) {};
+    library.sa_flags = SA_SIGINFO;
+    sigemptyset(&library.sa_mask);
+    QCOMPARE(::sigaction(SIGFPE, &library, nullptr), 0);
+    QCOMPARE(::sigaction(SIGSEGV, &library, nullptr), 0);
+    QVERIFY(hr::restoreDefaultCrashSignals() >= 2);
+    for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) {
+        struct sigaction now {};
+        QCOMPARE(::sigaction(signal, nullptr, &now), 0);
+        QVERIFY((now.sa_flags & SA_SIGINFO) == 0);
+        QVERIFY(now.sa_handler == SIG_DFL);
+    }
+    QCOMPARE(hr::restoreDefaultCrashSignals(), 0);
 }
 
 void TestUtil::jsonEscape() {

@@ -2,6 +2,7 @@
 // headroom-cli: the command-line face of Headroom. Subcommands register themselves.
 #include "command.h"
 
+#include "util/crash_signals.h"
 #include "util/text.h"
 #include "util/user_message.h"
 
@@ -25,6 +26,7 @@ void printOverview(std::ostream& out) {
 } // namespace
 
 int main(int argc, char** argv) {
+    hr::restoreDefaultCrashSignals();
     using namespace hr::cli;
     std::vector<std::string> words(argv + 1, argv + argc);
     if (words.empty()) {

@@ -4,6 +4,7 @@
 #include "language.h"
 #include "mainwindow.h"
 #include "screenshottour.h"
+#include "util/crash_signals.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -11,6 +12,7 @@
 #include <cstdio>
 
 int main(int argc, char* argv[]) {
+    hr::restoreDefaultCrashSignals();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Headroom"));
     QApplication::setApplicationName(QStringLiteral("headroom"));
