@@ -2,6 +2,7 @@
 #include "util/crash_signals.h"
 
 #include <csignal>
+#include <initializer_list>
 
 namespace hr {
 
