@@ -32,6 +32,7 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
     while (index < nb) {
         waitWhilePaused();
         throwIfAborted();
+        throwIfWriteFailed();
         if (stopAgreed())
             return EpochOutcome::Stopped;
         if (!positioned) {
@@ -314,21 +315,6 @@ int Trainer::Impl::runImpl() {
             }
             shareEpochEnd(epoch);
         }
-        if (folder)
-            saveCheckpoint(folder->lastWeights(), epoch + 1);
-        else if (step->ownsSeparateOptimizerShard())
-            saveOptimizerShard();
-        completedEpochs = epoch + 1;
-        if (result.best && folder) {
-            std::error_code ec;
-            fs::copy_file(folder->lastWeights(), folder->bestWeights() + ".tmp",
-                          fs::copy_options::overwrite_existing, ec);
-            if (!ec)
-                fs::rename(folder->bestWeights() + ".tmp", folder->bestWeights(), ec);
-            if (ec)
-                log(LogMessage::Level::Warning, "cannot write best.pt: " + ec.message(),
-                    LogCode::BestWrite, {ec.message()});
-        }
         if (const int unreadable = trainLoader->loadFailures(); unreadable > loadFailuresSeen) {
             log(LogMessage::Level::Warning,
                 std::to_string(unreadable - loadFailuresSeen) +
@@ -340,11 +326,21 @@ int Trainer::Impl::runImpl() {
             loadFailuresSeen = unreadable;
         }
         nameUnreadableImages(*trainLoader);
+        // The epoch's records first, its checkpoint last: a resume trusts last.pt, and a write
+        // that fails before it leaves the previous epoch's state whole (a resume redoes this
+        // one and replaces its row).
         if (folder && !folder->writeEpoch(result))
-            log(LogMessage::Level::Warning, "cannot write results.csv: " + folder->error(),
-                LogCode::ResultsWrite, {folder->error()});
+            throw RunError(userText(folder->error(), folder->path() + "/results.csv"), "run_folder",
+                           {folder->error()});
         drainSamples();
         emit(result);
+        throwIfWriteFailed();
+        if (folder)
+            saveCheckpoint(folder->lastWeights(), epoch + 1,
+                           result.best ? folder->bestWeights() : std::string());
+        else if (step->ownsSeparateOptimizerShard())
+            saveOptimizerShard();
+        completedEpochs = epoch + 1;
         if (fixCheck.active) {
             fixCheck.epochEnded = true;
             if (fixCheck.steps >= kFixCheckSteps)
@@ -376,9 +372,12 @@ int Trainer::Impl::runImpl() {
     finished.map50 = bestMap50;
     finished.map = bestMap;
     finished.state = finished.stoppedByUser ? RunState::Stopped : RunState::Finished;
+    if (folder && !folder->flush() && writeFailure.empty())
+        writeFailure = folder->error();
+    throwIfWriteFailed();
     emit(finished);
-    if (folder)
-        folder->flush();
+    if (folder && !folder->flush())
+        throw RunError(userText(folder->error(), folder->path()), "run_folder", {folder->error()});
     return 0;
 }
 
@@ -443,6 +442,10 @@ void Trainer::requestStop() {
         d->stopRequested = true;
     }
     d->pauseChanged.notify_all();
+}
+
+void Trainer::requestStopFromSignal() {
+    d->stopRequested = true;
 }
 
 void Trainer::abort(const std::string& reason) {

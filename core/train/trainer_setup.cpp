@@ -216,8 +216,8 @@ void Trainer::Impl::setUp() {
         group ? group->broadcastText(folder ? folder->path() : std::string(), 0) : folder->path();
     if (config.resume) {
         loadCheckpoint(resumeCheckpoint);
-        if (folder)
-            folder->truncateResults(startEpoch);
+        if (folder && !folder->truncateResults(startEpoch))
+            throw RunError(userText(folder->error()), "run_folder", {folder->error()});
         log(LogMessage::Level::Info,
             "resumed " + resumeDir + " at epoch " + std::to_string(startEpoch + 1),
             LogCode::Resumed, {resumeDir, std::to_string(startEpoch + 1)});
