@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Inputs written by someone else, read as a hostile user would write them: converter entries
-// that climb out of the input folder, and (with the CLI) the exit code a refusal gives.
+// that climb out of the input folder (and, with the CLI, the exit code a refusal gives),
+// damaged and bomb zip archives, pickles that would run code, huge YAML.
 #include "cli_run.h"
 #include "convert_fixtures.h"
 
+#include "config/yaml_read.h"
 #include "data/convert.h"
+#include "model/pickle_reader.h"
+#include "model/weights_file.h"
+#include "util/zip_check.h"
+
+#include "util/user_message.h"
 
 #include <QDir>
 #include <QFile>
@@ -26,6 +33,65 @@ bool writeOneImageCoco(const QString& root, const QString& fileName) {
   "categories": [{"id": 1, "name": "cat"}]})");
 }
 
+/// A byte string literal with its NULs.
+template <size_t N>
+QByteArray raw(const char (&text)[N]) {
+    return QByteArray(text, int(N - 1));
+}
+
+void put(QByteArray& out, std::uint64_t value, int bytes) {
+    for (int i = 0; i < bytes; ++i)
+        out.append(static_cast<char>((value >> (8 * i)) & 0xFF));
+}
+
+/// A zip of stored entries, as torch.save writes one; `claimedSize` > 0 makes the last entry
+/// claim to be deflated to that size (a bomb's header).
+QByteArray storedZip(const std::vector<std::pair<QByteArray, QByteArray>>& entries,
+                     std::uint64_t claimedSize = 0) {
+    QByteArray out, central;
+    for (size_t i = 0; i < entries.size(); ++i) {
+        const auto& [name, data] = entries[i];
+        const bool bomb = claimedSize > 0 && i + 1 == entries.size();
+        const std::uint32_t crc = hr::crc32(data.constData(), size_t(data.size()));
+        const qint64 offset = out.size();
+        QByteArray common;
+        put(common, 20, 2);
+        put(common, 0, 2);
+        put(common, bomb ? 8 : 0, 2);
+        put(common, 0, 4); // time and date
+        put(common, crc, 4);
+        put(common, std::uint64_t(data.size()), 4);
+        put(common, bomb ? claimedSize : std::uint64_t(data.size()), 4);
+        put(common, std::uint64_t(name.size()), 2);
+        put(common, 0, 2);
+        put(out, 0x04034b50, 4);
+        out += common + name + data;
+        put(central, 0x02014b50, 4);
+        put(central, 20, 2);
+        central += common;
+        put(central, 0, 2); // comment
+        put(central, 0, 4); // disk, internal attributes
+        put(central, 0, 4); // external attributes
+        put(central, std::uint64_t(offset), 4);
+        central += name;
+    }
+    const qint64 at = out.size();
+    out += central;
+    put(out, 0x06054b50, 4);
+    put(out, 0, 4);
+    put(out, entries.size(), 2);
+    put(out, entries.size(), 2);
+    put(out, std::uint64_t(central.size()), 4);
+    put(out, std::uint64_t(at), 4);
+    put(out, 0, 2);
+    return out;
+}
+
+QByteArray readBytes(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
 } // namespace
 
 class TestHostileInputs : public QObject {
@@ -36,6 +102,12 @@ private slots:
     void systemFoldersAreNeverRead();
     void imageRootAllowsASecondFolder();
     void cliRefusalExitsNonZero();
+    void zipCrcAndSizesAreChecked();
+    void damagedWeightsFileIsNamed();
+    void picklesThatRunCodeAreNamed_data();
+    void picklesThatRunCodeAreNamed();
+    void pickleStackIsBounded();
+    void hugeYamlIsRefused();
 
 private:
     QTemporaryDir m_dir;
@@ -127,6 +199,108 @@ void TestHostileInputs::cliRefusalExitsNonZero() {
     const clitest::CliResult allowed = clitest::runCli(
         {"convert", "--from", "coco", "--in", in, "--out", out, "--image-root", "/etc"});
     QVERIFY2(!allowed.errText().contains("outside the input folder"), allowed.err.constData());
+}
+
+void TestHostileInputs::zipCrcAndSizesAreChecked() {
+    QCOMPARE(hr::crc32("123456789", 9), 0xCBF43926u);
+    const QString path = m_dir.filePath("a.zip");
+    const QByteArray good = storedZip({{"archive/version", "3\n"}, {"archive/data/0", "abcdefgh"}});
+    QVERIFY(fixtures::writeBytes(path, good));
+    std::string error;
+    QVERIFY2(hr::checkZipArchive(str(path), &error), error.c_str());
+
+    QByteArray flipped = good;
+    flipped[flipped.indexOf("abcdefgh") + 3] = 'X';
+    QVERIFY(fixtures::writeBytes(path, flipped));
+    QVERIFY(!hr::checkZipArchive(str(path), &error));
+    QVERIFY2(error.find("archive/data/0 fails its CRC check") != std::string::npos, error.c_str());
+    QVERIFY(hr::userText(error).find("is damaged or incomplete") != std::string::npos);
+
+    QVERIFY(fixtures::writeBytes(path, good.left(good.size() - 30)));
+    QVERIFY(!hr::checkZipArchive(str(path), &error));
+
+    // 4 GiB claimed by a file of a few hundred bytes.
+    QVERIFY(fixtures::writeBytes(path, storedZip({{"archive/data/0", "x"}}, 0xF0000000u)));
+    QVERIFY(!hr::checkZipArchive(str(path), &error));
+    QVERIFY2(error.find("zip bomb") != std::string::npos, error.c_str());
+}
+
+void TestHostileInputs::damagedWeightsFileIsNamed() {
+    const QString source = QStringLiteral(HEADROOM_TEST_DATA "/ultralytics/yolov8n-tiny.pt");
+    QVERIFY(hr::readWeightsFile(str(source), false).error.empty()); // a real file passes
+    QByteArray bytes = readBytes(source);
+    QVERIFY(bytes.size() > 1000);
+    bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);
+    const QString path = m_dir.filePath("flipped.pt");
+    QVERIFY(fixtures::writeBytes(path, bytes));
+    const hr::WeightsFile file = hr::readWeightsFile(str(path), true);
+    QVERIFY2(file.error.find("fails its CRC check") != std::string::npos, file.error.c_str());
+}
+
+void TestHostileInputs::picklesThatRunCodeAreNamed_data() {
+    QTest::addColumn<QByteArray>("pickle");
+    QTest::addColumn<QString>("callable");
+    // GLOBAL 'os system', ('ls',), REDUCE, STOP: what pickle.dumps of a __reduce__ attack holds.
+    QTest::newRow("os.system") << raw("\x80\x02"
+                                      "cos\nsystem\nX\x02\x00\x00\x00"
+                                      "ls\x85R.")
+                               << "os.system";
+    QTest::newRow("builtins.eval (STACK_GLOBAL)") << raw("\x80\x04\x8c\x08"
+                                                         "builtins\x8c\x04"
+                                                         "eval\x93\x8c\x01"
+                                                         "1\x85R.")
+                                                  << "builtins.eval";
+    QTest::newRow("subprocess.Popen") << raw("\x80\x02"
+                                             "csubprocess\nPopen\n)R.")
+                                      << "subprocess.Popen";
+}
+
+void TestHostileInputs::picklesThatRunCodeAreNamed() {
+    QFETCH(QByteArray, pickle);
+    QFETCH(QString, callable);
+    try {
+        hr::pickle::unpickle(pickle.constData(), size_t(pickle.size()), {});
+        QFAIL("an unsafe pickle was read");
+    } catch (const hr::pickle::UnsafePickle& e) {
+        QVERIFY2(QString(e.what()).contains(callable + ", which would run code"), e.what());
+    }
+    // Inside a checkpoint, the weights reader says the same instead of "not a checkpoint".
+    const QString path = m_dir.filePath("attack.pt");
+    QVERIFY(fixtures::writeBytes(
+        path, storedZip({{"archive/data.pkl", pickle}, {"archive/version", "3\n"}})));
+    const hr::WeightsFile file = hr::readWeightsFile(str(path), true);
+    QVERIFY2(file.error.find("would run code") != std::string::npos, file.error.c_str());
+}
+
+void TestHostileInputs::pickleStackIsBounded() {
+    // EMPTY_LIST, then DUP over and over: each byte pushes one more reference.
+    QByteArray bomb("\x80\x02]");
+    bomb += QByteArray(5'000'000, '2');
+    bomb += '.';
+    try {
+        hr::pickle::unpickle(bomb.constData(), size_t(bomb.size()), {});
+        QFAIL("a DUP bomb was read");
+    } catch (const std::runtime_error& e) {
+        QVERIFY2(QString(e.what()).contains("grows past"), e.what());
+    }
+}
+
+void TestHostileInputs::hugeYamlIsRefused() {
+    hr::Diagnostics diagnostics;
+    // A flow list of 300,000 items: 600 KB of text, gigabytes as yaml-cpp nodes at scale.
+    std::string flow = "names: [";
+    for (int i = 0; i < 300'000; ++i)
+        flow += "a,";
+    flow += "a]\n";
+    QVERIFY(!hr::yaml::parseDocument(flow, "big.yaml", diagnostics));
+    QCOMPARE(diagnostics.size(), size_t(1));
+    QCOMPARE(diagnostics[0].code, std::string("yaml_too_large"));
+    QCOMPARE(diagnostics[0].file, std::string("big.yaml"));
+    diagnostics.clear();
+    QVERIFY(!hr::yaml::parseDocument(std::string(9u << 20, '#'), "huge.yaml", diagnostics));
+    QVERIFY(diagnostics.at(0).message.find("9 MiB") != std::string::npos);
+    diagnostics.clear();
+    QVERIFY(hr::yaml::parseDocument("epochs: 3\nnames: [a, b]\n", "ok.yaml", diagnostics));
 }
 
 QTEST_GUILESS_MAIN(TestHostileInputs)

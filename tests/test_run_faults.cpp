@@ -64,6 +64,7 @@ private slots:
     void fullDiskStopsAndResumes_data();
     void fullDiskStopsAndResumes();
     void fileSizeLimitStopsTheRun();
+    void flippedByteFallsBackToBackup();
     void secondWriterIsRefused();
     void staleLockIsTakenOver();
     void signalStopsAfterTheStep_data();
@@ -192,6 +193,30 @@ void TestRunFaults::fileSizeLimitStopsTheRun() {
     QVERIFY2(failed.errText().contains("best.pt: File too large"), failed.err.constData());
     QCOMPARE(failed.errText().count("the disk is full"), 1);
     QCOMPARE(temporaryFiles(m_project + "/fsize"), QStringList());
+}
+
+void TestRunFaults::flippedByteFallsBackToBackup() {
+    // One flipped byte inside a tensor: the zip still opens, only its CRC tells.
+    const QString folder = m_project + "/flipped";
+    const auto first = run(trainArgs("flipped"), QProcessEnvironment::systemEnvironment());
+    QVERIFY2(first.exitCode == 0, first.err.constData());
+    QFile last(folder + "/weights/last.pt");
+    QVERIFY(last.open(QIODevice::ReadWrite));
+    QVERIFY(last.seek(last.size() / 2));
+    char byte = 0;
+    QVERIFY(last.getChar(&byte));
+    QVERIFY(last.seek(last.size() / 2));
+    QVERIFY(last.putChar(static_cast<char>(byte ^ 0x01)));
+    last.close();
+    QStringList resume = trainArgs("flipped");
+    resume << "--resume";
+    const auto resumed = run(resume, QProcessEnvironment::systemEnvironment());
+    QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+    QVERIFY2(resumed.errText().contains("is damaged or incomplete") &&
+                 resumed.errText().contains("resuming from its backup"),
+             resumed.err.constData());
+    QVERIFY(resumed.outText().contains("resuming at epoch 2"));
+    QCOMPARE(resultRows(folder), m_reference);
 }
 
 void TestRunFaults::secondWriterIsRefused() {

@@ -56,6 +56,8 @@ std::vector<std::int64_t> intList(const ValuePtr& v, const char* what) {
     return out;
 }
 
+constexpr std::int64_t kMostTensorElements = std::int64_t(1) << 32;
+
 // torch._utils._rebuild_tensor_v2(storage, offset, size, stride, ...).
 ValuePtr rebuildTensor(const std::vector<ValuePtr>& args) {
     if (args.size() < 4 || !args[0] || args[0]->kind != Value::Kind::Storage)
@@ -67,6 +69,14 @@ ValuePtr rebuildTensor(const std::vector<ValuePtr>& args) {
     const auto strides = intList(args[3], "stride");
     if (sizes.size() != strides.size())
         throw std::runtime_error("a tensor whose size and stride differ in rank");
+    // The storage bounds a loaded tensor below; sizes alone must not ask for more memory
+    // than a file can describe.
+    std::int64_t elements = 1;
+    for (const std::int64_t size : sizes) {
+        if (size < 0 || (size > 0 && elements > kMostTensorElements / size))
+            throw std::runtime_error("a tensor of impossible size");
+        elements *= size;
+    }
     auto v = make(Value::Kind::Tensor);
     if (!storage.defined()) { // storages not loaded (architecture-only reads)
         v->tensor = torch::empty(sizes, torch::TensorOptions().dtype(torch::kFloat)).fill_(0);
@@ -98,6 +108,7 @@ public:
             if (op == '.')
                 break;
             step(op);
+            checkGrowth();
         }
         if (m_stack.empty())
             fail("the stream ends with an empty stack");
@@ -105,6 +116,33 @@ public:
     }
 
 private:
+    // Python would call these while loading; nothing here calls anything, but a file that
+    // asks for them is an attack, not a checkpoint, and is named as one.
+    void refuseCode(const std::string& module, const std::string& name) const {
+        static const std::set<std::string> modules = {
+            "os",     "posix",  "nt",      "subprocess", "sys",      "shutil",
+            "socket", "runpy",  "pty",     "importlib",  "commands", "webbrowser",
+            "ctypes", "pickle", "marshal", "code",       "codeop",   "multiprocessing"};
+        static const std::set<std::string> builtins = {
+            "eval",    "exec",    "compile", "open",       "__import__", "getattr",
+            "setattr", "delattr", "globals", "breakpoint", "input",      "execfile"};
+        const std::string top = module.substr(0, module.find('.'));
+        if (modules.count(top) ||
+            ((module == "builtins" || module == "__builtin__") && builtins.count(name)))
+            throw UnsafePickle("pickle data at byte " + std::to_string(m_opcodeAt) + ": it calls " +
+                               module + "." + name +
+                               ", which would run code on this machine when Python loads it; "
+                               "the file is not loaded (do not open it with torch.load either)");
+    }
+
+    // Every item costs the reader far more than the byte that pushed it (a DUP bomb).
+    void checkGrowth() const {
+        if (m_stack.size() > kMostItems || m_memo.size() > kMostItems)
+            fail("its stack or memo grows past " + std::to_string(kMostItems) +
+                 " items, more than any checkpoint holds");
+    }
+    static constexpr std::size_t kMostItems = 4'000'000;
+
     [[noreturn]] void fail(const std::string& what) const {
         std::ostringstream out;
         out << "pickle data at byte " << m_opcodeAt << ": " << what;
@@ -445,12 +483,14 @@ private:
         case 'c': {
             std::string module = readLine();
             std::string name = readLine();
+            refuseCode(module, name);
             m_stack.push_back(makeString(module + "." + name, Value::Kind::Global));
             break;
         }
         case 0x93: { // STACK_GLOBAL
             ValuePtr name = pop();
             ValuePtr module = pop();
+            refuseCode(module->text, name->text);
             m_stack.push_back(makeString(module->text + "." + name->text, Value::Kind::Global));
             break;
         }

@@ -5,6 +5,7 @@
 #include "memory/cpu_memory_tracker.h"
 #include "util/atomic_file.h"
 #include "util/user_message.h"
+#include "util/zip_check.h"
 
 #include <filesystem>
 #include <sstream>
@@ -30,6 +31,10 @@ std::string Trainer::Impl::readableCheckpoint(const std::string& path, c10::IVal
         if (!fs::exists(candidate, ec))
             continue;
         try {
+            // A flipped byte loads without a word and drifts the run: check every CRC first.
+            std::string damaged;
+            if (!checkZipArchive(candidate, &damaged))
+                throw std::runtime_error(damaged);
             torch::serialize::InputArchive archive;
             archive.load_from(candidate);
             archive.read("config_yaml", configYaml);
