@@ -65,6 +65,7 @@ private slots:
     void fullDiskStopsAndResumes();
     void fileSizeLimitStopsTheRun();
     void flippedByteFallsBackToBackup();
+    void resumeWorksFromAnyFolder();
     void secondWriterIsRefused();
     void staleLockIsTakenOver();
     void signalStopsAfterTheStep_data();
@@ -73,7 +74,7 @@ private slots:
 private:
     QStringList trainArgs(const QString& name, int epochs = 2) const;
     clitest::CliResult run(const QStringList& args, const QProcessEnvironment& env,
-                           std::function<void()> child = {}) const;
+                           std::function<void()> child = {}, const QString& folder = {}) const;
 
     QTemporaryDir m_dir;
     QString m_project, m_data;
@@ -100,8 +101,10 @@ QStringList TestRunFaults::trainArgs(const QString& name, int epochs) const {
 }
 
 clitest::CliResult TestRunFaults::run(const QStringList& args, const QProcessEnvironment& env,
-                                      std::function<void()> child) const {
+                                      std::function<void()> child, const QString& folder) const {
     QProcess process;
+    if (!folder.isEmpty())
+        process.setWorkingDirectory(folder);
     process.setProgram(QStringLiteral(HEADROOM_CLI_PATH));
     process.setArguments(args);
     process.setProcessEnvironment(env);
@@ -216,6 +219,41 @@ void TestRunFaults::flippedByteFallsBackToBackup() {
                  resumed.errText().contains("resuming from its backup"),
              resumed.err.constData());
     QVERIFY(resumed.outText().contains("resuming at epoch 2"));
+    QCOMPARE(resultRows(folder), m_reference);
+}
+
+void TestRunFaults::resumeWorksFromAnyFolder() {
+    // Relative --data and project, given in the test's folder; the disk fills in epoch 2.
+    const auto made = clitest::runCli({"make-dataset", "--out", m_dir.filePath("moving"), "--train",
+                                       "8", "--val", "4", "--imgsz", "96"});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    QStringList args = trainArgs("relative");
+    args[2] = "moving/data.yaml";
+    args.replaceInStrings("project=" + m_project, "project=runs");
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("HEADROOM_TEST_DISK_BYTES", QString::number(qint64(2.5 * m_checkpointBytes)));
+    QCOMPARE(run(args, env, {}, m_dir.path()).exitCode, 1);
+
+    // From the root folder, with the run's absolute paths stored: no --data needed.
+    QStringList resume = trainArgs("relative");
+    resume.removeAt(2);
+    resume.removeAt(1);
+    resume << "--resume";
+    const QString folder = m_project + "/relative";
+    QVERIFY(QFile::copy(folder + "/weights/last.pt", m_dir.filePath("epoch1.pt")));
+    const auto fromRoot = run(resume, QProcessEnvironment::systemEnvironment(), {}, "/");
+    QVERIFY2(fromRoot.exitCode == 0, fromRoot.err.constData());
+    QCOMPARE(resultRows(folder), m_reference);
+
+    // The data set moved: --data given on resume wins over the stored path.
+    QVERIFY(QFile::remove(folder + "/weights/last.pt"));
+    QVERIFY(QFile::remove(folder + "/weights/last.pt.bak"));
+    QVERIFY(QFile::copy(m_dir.filePath("epoch1.pt"), folder + "/weights/last.pt"));
+    QVERIFY(QDir().rename(m_dir.filePath("moving"), m_dir.filePath("moved")));
+    resume << "--data" << m_dir.filePath("moved/data.yaml");
+    const auto moved = run(resume, QProcessEnvironment::systemEnvironment(), {}, "/");
+    QVERIFY2(moved.exitCode == 0, moved.err.constData());
+    QVERIFY(moved.outText().contains("resuming at epoch 2"));
     QCOMPARE(resultRows(folder), m_reference);
 }
 

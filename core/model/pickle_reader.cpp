@@ -117,15 +117,16 @@ public:
 
 private:
     // Python would call these while loading; nothing here calls anything, but a file that
-    // asks for them is an attack, not a checkpoint, and is named as one.
+    // asks for them is an attack, not a checkpoint, and is named as one. (getattr stays
+    // allowed: torch.save uses it, and without one of these it reaches no code.)
     void refuseCode(const std::string& module, const std::string& name) const {
         static const std::set<std::string> modules = {
             "os",     "posix",  "nt",      "subprocess", "sys",      "shutil",
             "socket", "runpy",  "pty",     "importlib",  "commands", "webbrowser",
             "ctypes", "pickle", "marshal", "code",       "codeop",   "multiprocessing"};
-        static const std::set<std::string> builtins = {
-            "eval",    "exec",    "compile", "open",       "__import__", "getattr",
-            "setattr", "delattr", "globals", "breakpoint", "input",      "execfile"};
+        static const std::set<std::string> builtins = {"eval",    "exec",       "compile",
+                                                       "open",    "input",      "__import__",
+                                                       "globals", "breakpoint", "execfile"};
         const std::string top = module.substr(0, module.find('.'));
         if (modules.count(top) ||
             ((module == "builtins" || module == "__builtin__") && builtins.count(name)))

@@ -45,6 +45,10 @@ inline double secondsSince(Clock::time_point start) {
 
 /// Thrown inside the trainer to end the run with a message (RunFailed): the CLI's English,
 /// and the same as a code and its values for a UI in another language (RunFailed lists them).
+/// data, weights, model (when they name files here) and project made absolute against the
+/// working folder (trainer_resume.cpp).
+void makePathsAbsolute(TrainConfig& config);
+
 struct RunError : std::runtime_error {
     explicit RunError(const std::string& message, std::string code = {},
                       std::vector<std::string> args = {})

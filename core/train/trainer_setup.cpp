@@ -109,6 +109,8 @@ void Trainer::Impl::setUp() {
                  std::to_string(rankBatch(config.batch, launch.worldSize))});
     }
 
+    // Stored absolute, so that a resume from any folder finds the same files.
+    makePathsAbsolute(config);
     std::string resumeDir;
     const std::string resumeCheckpoint = config.resume ? prepareResume(resumeDir) : std::string();
     torch::manual_seed(static_cast<std::uint64_t>(config.seed));
