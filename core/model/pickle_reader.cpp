@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/pickle_reader.h"
 
+#include "model/pickle_guard.h"
+
 #include <torch/torch.h>
 
 #include <cstring>
@@ -116,20 +118,8 @@ public:
     }
 
 private:
-    // Python would call these while loading; nothing here calls anything, but a file that
-    // asks for them is an attack, not a checkpoint, and is named as one. (getattr stays
-    // allowed: torch.save uses it, and without one of these it reaches no code.)
     void refuseCode(const std::string& module, const std::string& name) const {
-        static const std::set<std::string> modules = {
-            "os",     "posix",  "nt",      "subprocess", "sys",      "shutil",
-            "socket", "runpy",  "pty",     "importlib",  "commands", "webbrowser",
-            "ctypes", "pickle", "marshal", "code",       "codeop",   "multiprocessing"};
-        static const std::set<std::string> builtins = {"eval",    "exec",       "compile",
-                                                       "open",    "input",      "__import__",
-                                                       "globals", "breakpoint", "execfile"};
-        const std::string top = module.substr(0, module.find('.'));
-        if (modules.count(top) ||
-            ((module == "builtins" || module == "__builtin__") && builtins.count(name)))
+        if (runsCode(module, name))
             throw UnsafePickle("pickle data at byte " + std::to_string(m_opcodeAt) + ": it calls " +
                                module + "." + name +
                                ", which would run code on this machine when Python loads it; "

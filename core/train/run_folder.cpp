@@ -59,7 +59,7 @@ std::string RunFolder::nextFreePath(const std::string& project, const std::strin
 }
 
 std::optional<RunFolder> RunFolder::create(const std::string& project, const std::string& name,
-                                           bool existOk, std::string* error) {
+                                           bool existOk, std::string* error, long* writer) {
     const std::string path =
         existOk ? (fs::path(project) / name).string() : nextFreePath(project, name);
     std::error_code ec;
@@ -70,13 +70,13 @@ std::optional<RunFolder> RunFolder::create(const std::string& project, const std
         return std::nullopt;
     }
     RunFolder folder(path);
-    if (!folder.lock(error))
+    if (!folder.lock(error, writer))
         return std::nullopt;
     folder.m_memory = memoryHeader();
     return folder;
 }
 
-std::optional<RunFolder> RunFolder::open(const std::string& dir, std::string* error) {
+std::optional<RunFolder> RunFolder::open(const std::string& dir, std::string* error, long* writer) {
     if (!fs::is_directory(dir)) {
         if (error)
             *error = "run folder " + dir + " does not exist";
@@ -85,7 +85,7 @@ std::optional<RunFolder> RunFolder::open(const std::string& dir, std::string* er
     std::error_code ec;
     fs::create_directories(fs::path(dir) / "weights", ec);
     RunFolder folder(dir);
-    if (!folder.lock(error))
+    if (!folder.lock(error, writer))
         return std::nullopt;
     std::string text;
     if (readFile(dir + "/results.csv", text)) {
@@ -118,9 +118,9 @@ std::optional<RunFolder> RunFolder::open(const std::string& dir, std::string* er
     return folder;
 }
 
-bool RunFolder::lock(std::string* error) {
+bool RunFolder::lock(std::string* error, long* writer) {
     std::string message;
-    m_lock = FolderLock::acquire(m_path, &message);
+    m_lock = FolderLock::acquire(m_path, &message, writer);
     if (!m_lock) {
         if (error)
             *error = message;

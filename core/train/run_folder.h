@@ -26,11 +26,15 @@ class RunFolder {
 public:
     /// Creates a new run folder: `project/name`, or `name2`, `name3` ... when it exists (unless
     /// `existOk`). Returns nothing and fills `error` when the folder cannot be created.
+    /// `writer`, when given, gets the PID of another process that writes the folder (-1:
+    /// unknown; 0: the failure is another).
     static std::optional<RunFolder> create(const std::string& project, const std::string& name,
-                                           bool existOk, std::string* error);
+                                           bool existOk, std::string* error,
+                                           long* writer = nullptr);
     /// Opens an existing run (resume): loads its results rows, events and memory lines so that
     /// new ones are appended. Returns nothing when `dir` is not a folder.
-    static std::optional<RunFolder> open(const std::string& dir, std::string* error);
+    static std::optional<RunFolder> open(const std::string& dir, std::string* error,
+                                         long* writer = nullptr);
 
     /// The next free name for `project/name` as Ultralytics numbers them (train, train2, ...).
     static std::string nextFreePath(const std::string& project, const std::string& name);
@@ -69,7 +73,7 @@ public:
 private:
     explicit RunFolder(std::string path) : m_path(std::move(path)) {}
     /// Takes the folder's lock and removes stale temporary files; false with `error` set.
-    bool lock(std::string* error);
+    bool lock(std::string* error, long* writer);
     bool write(const std::string& file, const std::string& text);
     /// Flushes when the last flush is kFlushSeconds old.
     bool flushWhenDue();

@@ -235,6 +235,35 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
     }
 }
 
+void Trainer::Impl::recordEpoch(int epoch, const EpochEnd& result) {
+    if (const int unreadable = trainLoader->loadFailures(); unreadable > loadFailuresSeen) {
+        log(LogMessage::Level::Warning,
+            std::to_string(unreadable - loadFailuresSeen) +
+                " image(s) could not be read this epoch and were replaced by grey images: "
+                "they were moved or deleted, or their coded data is damaged (the scan reads "
+                "headers only). Put them back, or check the data set (headroom-cli "
+                "data-check --deep) before the next run.",
+            LogCode::UnreadableImages, {std::to_string(unreadable - loadFailuresSeen)});
+        loadFailuresSeen = unreadable;
+    }
+    nameUnreadableImages(*trainLoader);
+    // The epoch's records first, its checkpoint last: a resume trusts last.pt, and a write
+    // that fails before it leaves the previous epoch's state whole (a resume redoes this
+    // one and replaces its row).
+    if (folder && !folder->writeEpoch(result))
+        throw RunError(userText(folder->error(), folder->path() + "/results.csv"), "run_folder",
+                       {folder->error()});
+    drainSamples();
+    emit(result);
+    throwIfWriteFailed();
+    if (folder)
+        saveCheckpoint(folder->lastWeights(), epoch + 1,
+                       result.best ? folder->bestWeights() : std::string());
+    else if (step->ownsSeparateOptimizerShard())
+        saveOptimizerShard();
+    completedEpochs = epoch + 1;
+}
+
 int Trainer::Impl::runImpl() {
     try {
         setUp();
@@ -315,32 +344,7 @@ int Trainer::Impl::runImpl() {
             }
             shareEpochEnd(epoch);
         }
-        if (const int unreadable = trainLoader->loadFailures(); unreadable > loadFailuresSeen) {
-            log(LogMessage::Level::Warning,
-                std::to_string(unreadable - loadFailuresSeen) +
-                    " image(s) could not be read this epoch and were replaced by grey images: "
-                    "they were moved or deleted, or their coded data is damaged (the scan reads "
-                    "headers only). Put them back, or check the data set (headroom-cli "
-                    "data-check --deep) before the next run.",
-                LogCode::UnreadableImages, {std::to_string(unreadable - loadFailuresSeen)});
-            loadFailuresSeen = unreadable;
-        }
-        nameUnreadableImages(*trainLoader);
-        // The epoch's records first, its checkpoint last: a resume trusts last.pt, and a write
-        // that fails before it leaves the previous epoch's state whole (a resume redoes this
-        // one and replaces its row).
-        if (folder && !folder->writeEpoch(result))
-            throw RunError(userText(folder->error(), folder->path() + "/results.csv"), "run_folder",
-                           {folder->error()});
-        drainSamples();
-        emit(result);
-        throwIfWriteFailed();
-        if (folder)
-            saveCheckpoint(folder->lastWeights(), epoch + 1,
-                           result.best ? folder->bestWeights() : std::string());
-        else if (step->ownsSeparateOptimizerShard())
-            saveOptimizerShard();
-        completedEpochs = epoch + 1;
+        recordEpoch(epoch, result);
         if (fixCheck.active) {
             fixCheck.epochEnded = true;
             if (fixCheck.steps >= kFixCheckSteps)

@@ -286,6 +286,9 @@ struct Trainer::Impl {
     void applyFix(const OomDecision& decision, int epoch, int batchIndex);
     /// Writes last.pt (keeping the previous one as its backup); an OOM while writing goes to
     /// the advisor like any other, then the write is tried once more.
+    /// An epoch's end on disk: results.csv, events.jsonl, then best.pt and last.pt; throws
+    /// RunError when a write fails.
+    void recordEpoch(int epoch, const EpochEnd& result);
     /// Writes last.pt (`path`), and first best.pt (`bestPath`) from the same bytes when given.
     void saveCheckpoint(const std::string& path, int completedEpochs,
                         const std::string& bestPath = {});

@@ -206,9 +206,14 @@ void Trainer::Impl::setUp() {
 
     std::string error;
     if (leader()) { // only rank 0 writes the run folder
-        folder = config.resume
-                     ? RunFolder::open(resumeDir, &error)
-                     : RunFolder::create(config.project, config.name, config.exist_ok, &error);
+        long writer = 0;
+        folder = config.resume ? RunFolder::open(resumeDir, &error, &writer)
+                               : RunFolder::create(config.project, config.name, config.exist_ok,
+                                                   &error, &writer);
+        if (!folder && writer != 0)
+            throw RunError(error, "run_folder_busy",
+                           {config.resume ? resumeDir : config.project + "/" + config.name,
+                            writer > 0 ? std::to_string(writer) : std::string("?")});
         if (!folder)
             throw RunError(error, "run_folder", {error});
         if (!folder->writeConfig(config))

@@ -11,7 +11,8 @@
 
 namespace hr {
 
-std::unique_ptr<FolderLock> FolderLock::acquire(const std::string& folder, std::string* error) {
+std::unique_ptr<FolderLock> FolderLock::acquire(const std::string& folder, std::string* error,
+                                                long* holder) {
     const std::string path = folder + "/" + kFileName;
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
@@ -24,6 +25,8 @@ std::unique_ptr<FolderLock> FolderLock::acquire(const std::string& folder, std::
         const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
         const long pid = n > 0 ? std::atol(text) : 0;
         ::close(fd);
+        if (holder)
+            *holder = pid > 0 ? pid : -1;
         if (error)
             *error = "another Headroom process" +
                      (pid > 0 ? " (PID " + std::to_string(pid) + ")" : std::string()) +

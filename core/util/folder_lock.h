@@ -15,8 +15,10 @@ public:
     static constexpr const char* kFileName = ".headroom.lock";
 
     /// Takes the lock, or returns nothing with `error` set: another live process holds it
-    /// (the sentence names its PID), or the file cannot be created.
-    static std::unique_ptr<FolderLock> acquire(const std::string& folder, std::string* error);
+    /// (the sentence names its PID; `holder`, when given, gets it, -1 when unknown), or the
+    /// file cannot be created (`holder` stays 0).
+    static std::unique_ptr<FolderLock> acquire(const std::string& folder, std::string* error,
+                                               long* holder = nullptr);
     ~FolderLock();
     FolderLock(const FolderLock&) = delete;
     FolderLock& operator=(const FolderLock&) = delete;
