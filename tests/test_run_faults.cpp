@@ -270,7 +270,14 @@ void TestRunFaults::secondWriterIsRefused() {
     QStringList existOk = trainArgs("locked");
     existOk << "exist_ok=true";
     const auto refused = run(existOk, QProcessEnvironment::systemEnvironment());
+    // A second --resume of a run being written is refused the same way.
+    QVERIFY(QFile::copy(m_project + "/reference/weights/last.pt", folder + "/weights/last.pt"));
+    QStringList resume = trainArgs("locked");
+    resume << "--resume";
+    const auto resumed = run(resume, QProcessEnvironment::systemEnvironment());
     ::close(fd);
+    QCOMPARE(resumed.exitCode, 1);
+    QVERIFY2(resumed.errText().contains("is writing the run folder"), resumed.err.constData());
     QCOMPARE(refused.exitCode, 1);
     QVERIFY2(refused.errText().contains("another Headroom process (PID " + pid.trimmed() +
                                         ") is writing the run folder"),
