@@ -54,6 +54,9 @@ SyntaxError syntaxError(const std::string& message);
 inline constexpr std::size_t kMostYamlBytes = std::size_t(8) << 20;
 inline constexpr std::size_t kMostYamlItems = 250'000;
 
+/// Why `text` is too large for a YAML reader (kMostYamlBytes, kMostYamlItems), or "".
+std::string tooLarge(const std::string& text);
+
 /// Parses a YAML document; refuses (code "yaml_too_large") a text over kMostYamlBytes or
 /// kMostYamlItems. On malformed text returns nothing and appends an error naming
 /// `sourceName` and the 1-based line yaml-cpp reports, coded "malformed_yaml" with the values
