@@ -94,7 +94,7 @@ bool checkImageSources(Collected& collected, const std::vector<std::string>& roo
     std::string first;
     for (const Diagnostic& d : report.problems)
         if (d.message.find("lies outside the input folder") != std::string::npos) {
-            first = d.toString();
+            first = d.file + ": " + d.message;
             break;
         }
     report.error = "refused " + count(refused, "image entry") +
