@@ -99,6 +99,7 @@ class TestHostileInputs : public QObject {
 private slots:
     void cocoRefusesImagesOutsideTheInput_data();
     void cocoRefusesImagesOutsideTheInput();
+    void vocAndCvatEntriesAreChecked();
     void systemFoldersAreNeverRead();
     void imageRootAllowsASecondFolder();
     void cliRefusalExitsNonZero();
@@ -151,6 +152,35 @@ void TestHostileInputs::cocoRefusesImagesOutsideTheInput() {
     QVERIFY(!QFileInfo::exists(out));
     QCOMPARE(QDir(base).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
              (QStringList{"in", "secret.png"}));
+}
+
+void TestHostileInputs::vocAndCvatEntriesAreChecked() {
+    const QString base = m_dir.filePath("other-formats");
+    QVERIFY(fixtures::writeImage(base + "/secret.png", 64, 48));
+    // VOC: <filename> climbs out of JPEGImages/.
+    const QString voc = base + "/voc";
+    QVERIFY(fixtures::writeImage(voc + "/JPEGImages/a.png", 64, 48));
+    QVERIFY(fixtures::writeBytes(
+        voc + "/Annotations/a.xml",
+        fixtures::vocXml("../../secret.png", 64, 48, fixtures::vocObject("car", 0, 5, 5, 30, 30))));
+    hr::ConvertReport report =
+        hr::convertDataset(hr::SourceFormat::Voc, str(voc), str(voc + "-out"));
+    QVERIFY2(!report.ok(), report.format().c_str());
+    QVERIFY2(report.error.find("a.xml: <filename>") != std::string::npos, report.error.c_str());
+    QVERIFY(!QFileInfo::exists(voc + "-out"));
+    // CVAT: a train.txt line with an absolute path, caught by the check every format passes.
+    const QString cvat = base + "/cvat";
+    QVERIFY(fixtures::makeCvat(cvat));
+    QFile list(cvat + "/train.txt");
+    QVERIFY(list.open(QIODevice::Append));
+    list.write((base + "/secret.png\n").toUtf8());
+    list.close();
+    report = hr::convertDataset(hr::SourceFormat::CvatYolo, str(cvat), str(cvat + "-out"));
+    QVERIFY2(!report.ok(), report.format().c_str());
+    QVERIFY2(report.error.find("train.txt") != std::string::npos &&
+                 report.error.find("secret.png") != std::string::npos,
+             report.error.c_str());
+    QVERIFY(!QFileInfo::exists(cvat + "-out"));
 }
 
 void TestHostileInputs::systemFoldersAreNeverRead() {

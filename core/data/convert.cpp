@@ -136,11 +136,12 @@ ConvertReport convertDataset(SourceFormat from, const std::string& input, const 
     case SourceFormat::Folder:
         break;
     }
+    // First: entries a reader refused may be why nothing else is left.
+    ok = ok && convert::checkImageSources(collected, allowed.imageRoots, report);
     if (ok && collected.names.empty()) {
         report.error = "found no class names in " + in;
         ok = false;
     }
-    ok = ok && convert::checkImageSources(collected, allowed.imageRoots, report);
     if (ok)
         convert::writeYoloDataset(collected, from, in, out, options, report);
     return report;
