@@ -379,9 +379,12 @@ int Trainer::Impl::runImpl() {
     if (folder && !folder->flush() && writeFailure.empty())
         writeFailure = folder->error();
     throwIfWriteFailed();
-    emit(finished);
-    if (folder && !folder->flush())
+    // On disk before anyone is told: "finished" must not be printed for a run whose end was
+    // not written.
+    if (folder && (!folder->addEvent(finished) || !folder->flush()))
         throw RunError(userText(folder->error(), folder->path()), "run_folder", {folder->error()});
+    if (sink)
+        sink(finished);
     return 0;
 }
 
