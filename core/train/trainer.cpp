@@ -235,6 +235,18 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
     }
 }
 
+void Trainer::Impl::logGradientBuckets() {
+    const auto [buckets, overlapped] = step->gradientBuckets();
+    log(LogMessage::Level::Info,
+        std::to_string(group->size()) + " ranks: gradients all-reduced in " +
+            std::to_string(buckets) + " buckets, " + std::to_string(overlapped) +
+            " of them launched during backward" +
+            (config.zero == 1 ? "; optimizer state sharded (zero 1)" : ""),
+        LogCode::GradientBuckets,
+        {std::to_string(group->size()), std::to_string(buckets), std::to_string(overlapped),
+         config.zero == 1 ? "1" : "0"});
+}
+
 void Trainer::Impl::recordEpoch(int epoch, const EpochEnd& result) {
     if (const int unreadable = trainLoader->loadFailures(); unreadable > loadFailuresSeen) {
         log(LogMessage::Level::Warning,
@@ -331,17 +343,8 @@ int Trainer::Impl::runImpl() {
         }
         result.epochSeconds = secondsSince(start);
         if (group) {
-            if (epoch == startEpoch) {
-                const auto [buckets, overlapped] = step->gradientBuckets();
-                log(LogMessage::Level::Info,
-                    std::to_string(group->size()) + " ranks: gradients all-reduced in " +
-                        std::to_string(buckets) + " buckets, " + std::to_string(overlapped) +
-                        " of them launched during backward" +
-                        (config.zero == 1 ? "; optimizer state sharded (zero 1)" : ""),
-                    LogCode::GradientBuckets,
-                    {std::to_string(group->size()), std::to_string(buckets),
-                     std::to_string(overlapped), config.zero == 1 ? "1" : "0"});
-            }
+            if (epoch == startEpoch)
+                logGradientBuckets();
             shareEpochEnd(epoch);
         }
         recordEpoch(epoch, result);

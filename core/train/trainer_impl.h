@@ -286,6 +286,8 @@ struct Trainer::Impl {
     void applyFix(const OomDecision& decision, int epoch, int batchIndex);
     /// Writes last.pt (keeping the previous one as its backup); an OOM while writing goes to
     /// the advisor like any other, then the write is tried once more.
+    /// Says how the first epoch's gradients were all-reduced (data-parallel runs).
+    void logGradientBuckets();
     /// An epoch's end on disk: results.csv, events.jsonl, then best.pt and last.pt; throws
     /// RunError when a write fails.
     void recordEpoch(int epoch, const EpochEnd& result);
