@@ -417,11 +417,16 @@ void TestTrainRun::liveRunFolderShowsProgress() {
         std::ofstream torn(folder->path() + "/events.jsonl", std::ios::app);
         torn << R"({"type":"batch_end","ti)";
     }
-    std::optional<hr::RunFolder> resumed = hr::RunFolder::open(folder->path(), &error);
+    // The killed writer is gone (its folder lock with it); a second writer while it lived
+    // would be refused.
+    const std::string path = folder->path();
+    QVERIFY(!hr::RunFolder::open(path, &error));
+    folder.reset();
+    std::optional<hr::RunFolder> resumed = hr::RunFolder::open(path, &error);
     QVERIFY2(resumed, error.c_str());
     QVERIFY(resumed->addEvent(started));
     QVERIFY(resumed->flush());
-    loaded = hr::RunStore::load(folder->path(), &error);
+    loaded = hr::RunStore::load(path, &error);
     QVERIFY2(loaded, error.c_str());
     QCOMPARE(int(loaded->events.size()), 2);
     QCOMPARE(QString::fromStdString(loaded->events.at(1).type), QString("run_started"));

@@ -771,6 +771,10 @@
         <translation>无法加载起始权重 %1：%2</translation>
     </message>
     <message>
+        <source>Another Headroom process (PID %2) is writing the run folder %1. Wait for it to end, or choose another run name.</source>
+        <translation>另一个 Headroom 进程（PID %2）正在写入运行文件夹 %1。请等待它结束，或选择其他运行名称。</translation>
+    </message>
+    <message>
         <source>The run folder cannot be written: %1. Choose another project folder in Settings, or free disk space.</source>
         <translation>无法写入运行文件夹：%1。请在“设置”中选择其他项目文件夹，或释放磁盘空间。</translation>
     </message>

@@ -134,6 +134,10 @@ QString FailureWording::reason(const std::string& code, const std::vector<std::s
             .arg(arg(0), diagnosticLines(args, 1, false));
     if (code == "weights_load")
         return tr("The starting weights %1 cannot be loaded: %2").arg(arg(0), arg(1));
+    if (code == "run_folder_busy")
+        return tr("Another Headroom process (PID %2) is writing the run folder %1. Wait for it "
+                  "to end, or choose another run name.")
+            .arg(arg(0), arg(1));
     if (code == "run_folder")
         return tr("The run folder cannot be written: %1. Choose another project folder in "
                   "Settings, or free disk space.")

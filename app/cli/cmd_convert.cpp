@@ -59,6 +59,14 @@ int runConvert(const ParsedArgs& args) {
         for (const std::string& name : split(args.value("--names"), ','))
             if (!trim(name).empty())
                 options.names.push_back(trim(name));
+    if (args.has("--image-root")) {
+        const std::string root = args.value("--image-root");
+        if (!std::filesystem::is_directory(root, ec)) {
+            std::cerr << "convert: --image-root " << root << " is not a folder\n";
+            return ExitUsage;
+        }
+        options.imageRoots.push_back(root);
+    }
     if (::isatty(STDERR_FILENO))
         options.progress = [](int done, int total) {
             std::cerr << "\rconverting: " << done << "/" << total << std::flush;
@@ -79,27 +87,33 @@ int runConvert(const ParsedArgs& args) {
 }
 
 Command convertCommand() {
-    Command c("convert", runConvert,
-              "Convert COCO JSON, Pascal VOC, CVAT or Label Studio YOLO exports to YOLO",
-              "headroom-cli convert --from coco|voc|cvat-yolo|labelstudio-yolo|folder "
-              "--in DIR|FILE [--out DIR] [--skip-difficult] [--val 0.1] [--names a,b]",
-              "Writes a YOLO data set (images/<split>, labels/<split>, data.yaml) to --out "
-              "(default: <in>-yolo beside the input). COCO: category ids become 0..n-1 in id order "
-              "with their names; crowd boxes are left out and counted; images without annotations "
-              "are kept as backgrounds. VOC: classes are the names the XML files use, in "
-              "alphabetical order; ImageSets/Main/{train,val,test}.txt choose the splits when "
-              "present. CVAT 'YOLO 1.1' (obj.names, obj.data, train.txt) and Label Studio 'YOLO' "
-              "(classes.txt, images/, labels/) exports are copied with their labels. A source "
-              "without a validation split is split by Ultralytics' autosplit rule (--val share, "
-              "default 0.1). Everything left out is listed with its file and entry. The result is "
-              "built in a temporary folder and renamed into place, so a failed run leaves nothing; "
-              "images are hard-linked where possible. --from folder writes autosplit_train.txt, "
-              "autosplit_val.txt and data.yaml into an images/labels folder that has no data.yaml "
-              "(classes: --names, else classes.txt, else class0.. up to the largest id).");
+    Command c(
+        "convert", runConvert,
+        "Convert COCO JSON, Pascal VOC, CVAT or Label Studio YOLO exports to YOLO",
+        "headroom-cli convert --from coco|voc|cvat-yolo|labelstudio-yolo|folder "
+        "--in DIR|FILE [--out DIR] [--image-root DIR] [--skip-difficult] [--val 0.1] "
+        "[--names a,b]",
+        "Writes a YOLO data set (images/<split>, labels/<split>, data.yaml) to --out "
+        "(default: <in>-yolo beside the input). COCO: category ids become 0..n-1 in id order "
+        "with their names; crowd boxes are left out and counted; images without annotations "
+        "are kept as backgrounds. VOC: classes are the names the XML files use, in "
+        "alphabetical order; ImageSets/Main/{train,val,test}.txt choose the splits when "
+        "present. CVAT 'YOLO 1.1' (obj.names, obj.data, train.txt) and Label Studio 'YOLO' "
+        "(classes.txt, images/, labels/) exports are copied with their labels. A source "
+        "without a validation split is split by Ultralytics' autosplit rule (--val share, "
+        "default 0.1). Everything left out is listed with its file and entry. The result is "
+        "built in a temporary folder and renamed into place, so a failed run leaves nothing; "
+        "images are hard-linked where possible, and only from the input folder (an entry whose "
+        "file resolves elsewhere, through .., an absolute path or a symlink, refuses the "
+        "conversion) or the one folder --image-root names; /proc, /dev and /sys never. "
+        "--from folder writes autosplit_train.txt, "
+        "autosplit_val.txt and data.yaml into an images/labels folder that has no data.yaml "
+        "(classes: --names, else classes.txt, else class0.. up to the largest id).");
     c.options = {
         {"--from", "FORMAT", "coco, voc, cvat-yolo, labelstudio-yolo or folder"},
         {"--in", "PATH", "the export folder (COCO: also a single .json)"},
         {"--out", "DIR", "where the YOLO data set goes (new, empty, or an earlier conversion)"},
+        {"--image-root", "DIR", "a second folder images may be read from (default: only --in)"},
         {"--skip-difficult", "", "VOC: leave out objects marked difficult"},
         {"--val", "SHARE", "share of images for val when the source has none (default 0.1)"},
         {"--names", "A,B", "folder and labelstudio-yolo: the class names, in id order"}};

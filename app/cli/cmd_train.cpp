@@ -24,13 +24,20 @@ namespace hr::cli {
 namespace {
 
 std::atomic<Trainer*> g_running{nullptr};
+std::atomic<int> g_stopSignal{0}; ///< the SIGINT or SIGTERM that asked the run to stop
 
-void onInterrupt(int) {
-    // First Ctrl-C: stop after the current step (the run folder keeps last.pt); the default
-    // handler is back for a second one.
+void onInterrupt(int signal) {
+    // First Ctrl-C (or SIGTERM of one process): stop after the current step, with last.pt
+    // written; the default handler is back for a second one.
+    g_stopSignal = signal;
     if (Trainer* trainer = g_running.load())
-        trainer->requestStop();
-    std::signal(SIGINT, SIG_DFL);
+        trainer->requestStopFromSignal();
+    std::signal(signal, SIG_DFL);
+}
+
+/// The exit code of a run a signal stopped: the shell's 128 + N, never success.
+int stoppedBySignal(int signal) {
+    return 128 + signal;
 }
 
 void onTerminate(int signal) {
@@ -141,6 +148,7 @@ private:
     }
     void show(const RunFinished& e) {
         endLine();
+        m_stopped = e.state == RunState::Stopped;
         switch (e.state) {
         case RunState::Failed:
             std::cerr << "training failed: " << e.reason << "\n";
@@ -150,6 +158,11 @@ private:
             break;
         case RunState::Finished:
         case RunState::Stopped:
+            if (e.state == RunState::Stopped && g_stopSignal != 0)
+                std::cerr << "stopped by " << (g_stopSignal == SIGTERM ? "SIGTERM" : "SIGINT")
+                          << " after the current step: weights/last.pt holds the last finished "
+                             "epoch ("
+                          << e.epochsDone << "); add --resume to the same command to continue\n";
             std::cout << std::fixed << std::setprecision(3)
                       << (e.state == RunState::Stopped ? "stopped by the user after " : "finished ")
                       << e.epochsDone << " epochs"
@@ -174,6 +187,8 @@ private:
 
 public:
     void setBatchImages(int images) { m_batchImages = images; }
+    /// The run ended as stopped (by the user or a signal).
+    bool stopped() const { return m_stopped; }
 
 private:
     bool m_tty;
@@ -181,6 +196,7 @@ private:
     int m_epochs;
     int m_batchImages = 0;
     size_t m_lastWidth = 0;
+    bool m_stopped = false;
 };
 
 /// `--nproc N` (or nproc=N) without torchrun's variables set: start N workers of this same
@@ -289,12 +305,13 @@ int runTrain(const ParsedArgs& args) {
     trainer.setMinimumBudget(smallestWorkingBudget);
     g_running = &trainer;
     std::signal(SIGINT, onInterrupt);
-    if (launch->distributed())
-        std::signal(SIGTERM, onTerminate);
+    std::signal(SIGTERM, launch->distributed() ? onTerminate : onInterrupt);
     const int rc = trainer.run();
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
     g_running = nullptr;
+    if (rc == 0 && printer.stopped() && g_stopSignal != 0)
+        return stoppedBySignal(g_stopSignal);
     return rc == 0 ? ExitOk : ExitFailure;
 }
 
@@ -310,7 +327,8 @@ Command makeTrainCommand() {
         "results.csv, events.jsonl, memory.csv and weights/last.pt, best.pt. --resume (or "
         "resume=true) continues the newest PROJECT/NAME* run from its last.pt.\n"
         "On an out-of-memory error on_oom=auto applies the advisor's top fix and continues, "
-        "ask prompts, stop saves and exits non-zero. Ctrl-C stops after the current step.\n"
+        "ask prompts, stop saves and exits non-zero. Ctrl-C (SIGINT) or SIGTERM stops after the "
+        "current step (exit code 130 or 143; the run's state is stopped).\n"
         "--nproc N starts N data-parallel worker processes (c10d, Gloo): batch is the total, "
         "each process reads its own share of every epoch, gradients are averaged, rank 0 "
         "writes the run folder and validates; zero=1 shards the optimizer state. The "

@@ -159,8 +159,30 @@ SyntaxError syntaxError(const std::string& message) {
     return {};
 }
 
+std::string tooLarge(const std::string& text) {
+    // yaml-cpp spends hundreds of bytes on each node: a 50 MB flow list would take gigabytes
+    // before any check could look at it. Separators bound the number of items from above.
+    std::size_t items = 0;
+    for (const char c : text)
+        items += c == ',' || c == '\n' || c == '[' || c == '{';
+    if (text.size() > kMostYamlBytes)
+        return "the file is " + std::to_string(text.size() >> 20) + " MiB, more than the " +
+               std::to_string(kMostYamlBytes >> 20) + " MiB a settings or data set file can be";
+    if (items > kMostYamlItems)
+        return "the file holds about " + std::to_string(items) + " items, more than the " +
+               std::to_string(kMostYamlItems) + " a settings or data set file can";
+    return {};
+}
+
 std::optional<YAML::Node> parseDocument(const std::string& text, const std::string& sourceName,
                                         Diagnostics& diagnostics) {
+    if (const std::string why = tooLarge(text); !why.empty()) {
+        diagnostics.push_back(
+            makeDiagnostic(Diagnostic::Severity::Error, sourceName, 0, {}, why,
+                           "this is not a Headroom or Ultralytics settings file; check the path"));
+        diagnostics.back().code = "yaml_too_large";
+        return std::nullopt;
+    }
     try {
         return YAML::Load(text);
     } catch (const YAML::Exception& e) {

@@ -49,7 +49,16 @@ struct SyntaxError {
 /// The code of yaml-cpp's message `message` (YAML::Exception::msg).
 SyntaxError syntaxError(const std::string& message);
 
-/// Parses a YAML document. On malformed text returns nothing and appends an error naming
+/// The largest YAML text parseDocument() reads, and the most items (list entries, map entries,
+/// lines) it may hold: far above any settings, data set or model file.
+inline constexpr std::size_t kMostYamlBytes = std::size_t(8) << 20;
+inline constexpr std::size_t kMostYamlItems = 250'000;
+
+/// Why `text` is too large for a YAML reader (kMostYamlBytes, kMostYamlItems), or "".
+std::string tooLarge(const std::string& text);
+
+/// Parses a YAML document; refuses (code "yaml_too_large") a text over kMostYamlBytes or
+/// kMostYamlItems. On malformed text returns nothing and appends an error naming
 /// `sourceName` and the 1-based line yaml-cpp reports, coded "malformed_yaml" with the values
 /// {syntaxError code, 1-based column (0: unknown), syntaxError value}.
 std::optional<YAML::Node> parseDocument(const std::string& text, const std::string& sourceName,

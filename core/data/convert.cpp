@@ -116,23 +116,28 @@ ConvertReport convertDataset(SourceFormat from, const std::string& input, const 
         return report;
     }
     convert::Collected collected;
+    // The readers see every allowed root, the input's first.
+    ConvertOptions allowed = options;
+    allowed.imageRoots = convert::imageRootsFor(in, options.imageRoots);
     bool ok = false;
     switch (from) {
     case SourceFormat::Coco:
-        ok = convert::collectCoco(in, options, collected, report);
+        ok = convert::collectCoco(in, allowed, collected, report);
         break;
     case SourceFormat::Voc:
-        ok = convert::collectVoc(in, options, collected, report);
+        ok = convert::collectVoc(in, allowed, collected, report);
         break;
     case SourceFormat::CvatYolo:
-        ok = convert::collectCvatYolo(in, options, collected, report);
+        ok = convert::collectCvatYolo(in, allowed, collected, report);
         break;
     case SourceFormat::LabelStudioYolo:
-        ok = convert::collectLabelStudioYolo(in, options, collected, report);
+        ok = convert::collectLabelStudioYolo(in, allowed, collected, report);
         break;
     case SourceFormat::Folder:
         break;
     }
+    // First: entries a reader refused may be why nothing else is left.
+    ok = ok && convert::checkImageSources(collected, allowed.imageRoots, report);
     if (ok && collected.names.empty()) {
         report.error = "found no class names in " + in;
         ok = false;

@@ -32,6 +32,9 @@ struct ConvertOptions {
     double valFraction = 0.1;
     /// Folder: the class names (empty: classes.txt, else class0.. up to the largest id used).
     std::vector<std::string> names;
+    /// Folders besides the input's that images may be read from (`convert --image-root`). By
+    /// default an image entry that resolves outside the input folder is refused.
+    std::vector<std::string> imageRoots;
     /// Called now and then with (images done, total); return false to cancel.
     std::function<bool(int done, int total)> progress;
 };

@@ -79,7 +79,6 @@ std::optional<json> parseFile(const std::string& path, ConvertReport& report) {
 
 bool collectCoco(const std::string& input, const ConvertOptions& options, Collected& out,
                  ConvertReport& report) {
-    (void)options;
     const std::vector<std::string> files = findCocoFiles(input);
     if (files.empty()) {
         report.error = "found no COCO JSON in " + input +
@@ -162,6 +161,11 @@ bool collectCoco(const std::string& input, const ConvertOptions& options, Collec
                            split + "/: left it out");
                 continue;
             }
+            const std::string where = entry + " (id " + std::to_string(*id) + ")";
+            if (sourceInsideRoots(source, options.imageRoots).empty()) {
+                refuseOutside(report, files[f], 0, where, source);
+                continue;
+            }
             int width = static_cast<int>(number(image, "width").value_or(0));
             int height = static_cast<int>(number(image, "height").value_or(0));
             if (width <= 0 || height <= 0) {
@@ -186,6 +190,8 @@ bool collectCoco(const std::string& input, const ConvertOptions& options, Collec
             Item item;
             item.source = source;
             item.name = safeRelativeName(name);
+            item.entryFile = files[f];
+            item.entry = where;
             part.items.push_back(std::move(item));
         }
 

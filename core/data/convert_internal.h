@@ -22,6 +22,11 @@ struct Box {
 struct Item {
     std::string source;
     std::string name;
+    /// Where the entry was given, for a refusal: the annotation or list file, its line and
+    /// the entry ("images[3] (id 7)"); empty: the source names itself.
+    std::string entryFile;
+    int entryLine = 0;
+    std::string entry;
     std::vector<Box> boxes;
     std::optional<std::string> labelText;
 };
@@ -72,6 +77,24 @@ std::vector<std::string> imagesUnder(const std::string& dir);
 /// A safe relative name for an image inside images/<split>/: the path as given when it has no
 /// ".." and is relative, else its file name.
 std::string safeRelativeName(const std::string& path);
+
+/// The reason counted for an image entry that lies outside the roots.
+inline constexpr const char* kOutsideReason = "image outside the input folder";
+
+/// The folders images may be read from: the input's folder (for a file inside annotations/,
+/// the folder above it) first, then `extra`, each resolved (weakly_canonical).
+std::vector<std::string> imageRootsFor(const std::string& input,
+                                       const std::vector<std::string>& extra);
+/// `source` with `..` and symlinks resolved when it is a regular file under one of `roots` and
+/// not in /proc, /dev or /sys; else "".
+std::string sourceInsideRoots(const std::string& source, const std::vector<std::string>& roots);
+/// Records `entry` (of `file`, at `line`) as refused: its `source` lies outside the roots.
+void refuseOutside(ConvertReport& report, const std::string& file, int line,
+                   const std::string& entry, const std::string& source);
+/// Replaces every item's source by its resolved path; refuses the conversion (report.error,
+/// each entry recorded) when any lies outside `roots`, or when a reader already refused one.
+bool checkImageSources(Collected& collected, const std::vector<std::string>& roots,
+                       ConvertReport& report);
 
 /// Writes `collected` as a YOLO data set to `output` (temporary folder, then rename), splitting
 /// by autosplit when no part is Val. Fills `report`; returns false on a fatal error.

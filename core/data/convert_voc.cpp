@@ -289,6 +289,10 @@ bool collectVoc(const std::string& input, const ConvertOptions& options, Collect
                        "' is not in JPEGImages/ or beside the XML: left it out");
             continue;
         }
+        if (sourceInsideRoots(voc.image, options.imageRoots).empty()) {
+            refuseOutside(report, file, 0, "<filename>", voc.image);
+            continue;
+        }
         double w = 0, h = 0;
         if (const XmlNode* size = doc->child("size")) {
             toNumber(size->childText("width"), w);
@@ -358,6 +362,8 @@ bool collectVoc(const std::string& input, const ConvertOptions& options, Collect
         Item item;
         item.source = voc.image;
         item.name = fs::path(voc.image).filename().string();
+        item.entryFile = voc.xml;
+        item.entry = "<filename>";
         for (const VocObject& o : voc.objects) {
             // VOC pixel indices start at 1; Ultralytics' VOC script uses the same centre shift.
             Box box;

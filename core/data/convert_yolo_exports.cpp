@@ -52,6 +52,8 @@ bool addLabelled(const std::string& image, const std::string& name, const std::s
     Item item;
     item.source = image;
     item.name = name;
+    item.entryFile = listFile;
+    item.entryLine = line;
     const std::string label = labelPathForImage(image);
     std::string text;
     if (readFile(label, text))

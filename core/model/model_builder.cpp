@@ -7,6 +7,7 @@
 #include "config/model_name.h"
 #include "config/train_config_check.h"
 #include "config/weights_source.h"
+#include "config/yaml_read.h"
 #include "model/detection_model.h"
 #include "model/model_rows.h"
 #include "model/weights_file.h"
@@ -61,6 +62,10 @@ ModelBuild buildFromText(const std::string& yamlText, const std::string& file,
     ModelBuild result;
     Diagnostics& diags = result.diagnostics;
     YAML::Node root;
+    if (const std::string why = yaml::tooLarge(yamlText); !why.empty()) {
+        diags.push_back(error(file, 0, "", why));
+        return result;
+    }
     try {
         root = YAML::Load(yamlText);
     } catch (const YAML::Exception& e) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/pickle_reader.h"
 
+#include "model/pickle_guard.h"
+
 #include <torch/torch.h>
 
 #include <cstring>
@@ -56,6 +58,8 @@ std::vector<std::int64_t> intList(const ValuePtr& v, const char* what) {
     return out;
 }
 
+constexpr std::int64_t kMostTensorElements = std::int64_t(1) << 32;
+
 // torch._utils._rebuild_tensor_v2(storage, offset, size, stride, ...).
 ValuePtr rebuildTensor(const std::vector<ValuePtr>& args) {
     if (args.size() < 4 || !args[0] || args[0]->kind != Value::Kind::Storage)
@@ -67,6 +71,14 @@ ValuePtr rebuildTensor(const std::vector<ValuePtr>& args) {
     const auto strides = intList(args[3], "stride");
     if (sizes.size() != strides.size())
         throw std::runtime_error("a tensor whose size and stride differ in rank");
+    // The storage bounds a loaded tensor below; sizes alone must not ask for more memory
+    // than a file can describe.
+    std::int64_t elements = 1;
+    for (const std::int64_t size : sizes) {
+        if (size < 0 || (size > 0 && elements > kMostTensorElements / size))
+            throw std::runtime_error("a tensor of impossible size");
+        elements *= size;
+    }
     auto v = make(Value::Kind::Tensor);
     if (!storage.defined()) { // storages not loaded (architecture-only reads)
         v->tensor = torch::empty(sizes, torch::TensorOptions().dtype(torch::kFloat)).fill_(0);
@@ -98,6 +110,7 @@ public:
             if (op == '.')
                 break;
             step(op);
+            checkGrowth();
         }
         if (m_stack.empty())
             fail("the stream ends with an empty stack");
@@ -105,6 +118,22 @@ public:
     }
 
 private:
+    void refuseCode(const std::string& module, const std::string& name) const {
+        if (runsCode(module, name))
+            throw UnsafePickle("pickle data at byte " + std::to_string(m_opcodeAt) + ": it calls " +
+                               module + "." + name +
+                               ", which would run code on this machine when Python loads it; "
+                               "the file is not loaded (do not open it with torch.load either)");
+    }
+
+    // Every item costs the reader far more than the byte that pushed it (a DUP bomb).
+    void checkGrowth() const {
+        if (m_stack.size() > kMostItems || m_memo.size() > kMostItems)
+            fail("its stack or memo grows past " + std::to_string(kMostItems) +
+                 " items, more than any checkpoint holds");
+    }
+    static constexpr std::size_t kMostItems = 4'000'000;
+
     [[noreturn]] void fail(const std::string& what) const {
         std::ostringstream out;
         out << "pickle data at byte " << m_opcodeAt << ": " << what;
@@ -445,12 +474,14 @@ private:
         case 'c': {
             std::string module = readLine();
             std::string name = readLine();
+            refuseCode(module, name);
             m_stack.push_back(makeString(module + "." + name, Value::Kind::Global));
             break;
         }
         case 0x93: { // STACK_GLOBAL
             ValuePtr name = pop();
             ValuePtr module = pop();
+            refuseCode(module->text, name->text);
             m_stack.push_back(makeString(module->text + "." + name->text, Value::Kind::Global));
             break;
         }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,9 +61,15 @@ struct Value {
 /// Turns a persistent id (BINPERSID) into a value; torch.save uses it for tensor storages.
 using PersistentLoad = std::function<ValuePtr(const ValuePtr& pid)>;
 
+/// A pickle that would run code when Python loads it (a GLOBAL of os.system, eval, ...).
+struct UnsafePickle : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 /// Reads a pickle stream (protocols 2 to 5, the opcodes torch.save and Python's pickle emit for
 /// plain data, classes and tensors). Throws std::runtime_error naming the offset and opcode
-/// when the stream is malformed or uses an opcode it does not handle.
+/// when the stream is malformed or uses an opcode it does not handle, UnsafePickle when it asks
+/// for a callable that runs code. The stack and memo are bounded.
 ValuePtr unpickle(const char* data, std::size_t size, const PersistentLoad& persistentLoad);
 
 /// Each module's `_parameters` and `_buffers` under dotted names ("model.0.conv.weight"), in

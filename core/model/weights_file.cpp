@@ -6,6 +6,7 @@
 #include "model/pickle_reader.h"
 #include "util/text.h"
 #include "util/user_message.h"
+#include "util/zip_check.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/torch.h>
@@ -204,6 +205,8 @@ void readUltralytics(const std::string& path, bool withTensors, WeightsFile& res
     std::tie(pklData, pklSize) = zip->getRecord("data.pkl");
 
     std::map<std::string, ValuePtr> storages;
+    std::error_code sizeError;
+    const std::uint64_t fileBytes = std::filesystem::file_size(path, sizeError);
     auto persistentLoad = [&](const ValuePtr& pid) -> ValuePtr {
         if (!pid || pid->kind != Value::Kind::Tuple || pid->items.size() < 5 ||
             pid->items[0]->str() != "storage")
@@ -216,6 +219,12 @@ void readUltralytics(const std::string& path, bool withTensors, WeightsFile& res
         storage->kind = Value::Kind::Storage;
         const torch::Dtype dtype = storageDtype(pid->items[1]->text);
         const std::int64_t numel = pid->items[4]->integer;
+        // Stored data cannot exceed the file: check before allocating what the pickle says.
+        if (!pid->items[4] || pid->items[4]->kind != Value::Kind::Int || numel < 0 ||
+            static_cast<std::uint64_t>(numel) >
+                fileBytes / static_cast<std::uint64_t>(c10::elementSize(dtype)))
+            throw std::runtime_error("a tensor storage of " + std::to_string(numel) +
+                                     " elements, more than the file holds");
         if (withTensors) {
             const std::string record = "data/" + key;
             if (!zip->hasRecord(record))
@@ -316,6 +325,9 @@ WeightsFile readWeightsFile(const std::string& path, bool withTensors) {
     case FileKind::Zip:
         break;
     }
+    if (std::string damaged; !checkZipArchive(path, &damaged))
+        return fail(damaged.substr(damaged.find(" is damaged: ") + 13) +
+                    " (the file is damaged, or is not a checkpoint)");
     std::string headroomError;
     if (readHeadroomHeader(path, result, &headroomError)) {
         result.format = WeightsFormat::Headroom;

@@ -4,6 +4,7 @@
 #include "memory/memory_sampler.h"
 #include "train/event_json.h"
 #include "util/atomic_file.h"
+#include "util/folder_lock.h"
 #include "util/text.h"
 
 #include <algorithm>
@@ -58,7 +59,7 @@ std::string RunFolder::nextFreePath(const std::string& project, const std::strin
 }
 
 std::optional<RunFolder> RunFolder::create(const std::string& project, const std::string& name,
-                                           bool existOk, std::string* error) {
+                                           bool existOk, std::string* error, long* writer) {
     const std::string path =
         existOk ? (fs::path(project) / name).string() : nextFreePath(project, name);
     std::error_code ec;
@@ -69,11 +70,13 @@ std::optional<RunFolder> RunFolder::create(const std::string& project, const std
         return std::nullopt;
     }
     RunFolder folder(path);
+    if (!folder.lock(error, writer))
+        return std::nullopt;
     folder.m_memory = memoryHeader();
     return folder;
 }
 
-std::optional<RunFolder> RunFolder::open(const std::string& dir, std::string* error) {
+std::optional<RunFolder> RunFolder::open(const std::string& dir, std::string* error, long* writer) {
     if (!fs::is_directory(dir)) {
         if (error)
             *error = "run folder " + dir + " does not exist";
@@ -82,6 +85,8 @@ std::optional<RunFolder> RunFolder::open(const std::string& dir, std::string* er
     std::error_code ec;
     fs::create_directories(fs::path(dir) / "weights", ec);
     RunFolder folder(dir);
+    if (!folder.lock(error, writer))
+        return std::nullopt;
     std::string text;
     if (readFile(dir + "/results.csv", text)) {
         std::vector<std::string> lines = split(text, '\n');
@@ -111,6 +116,20 @@ std::optional<RunFolder> RunFolder::open(const std::string& dir, std::string* er
         if (entry.path().filename().string().rfind("oom-", 0) == 0)
             ++folder.m_ooms;
     return folder;
+}
+
+bool RunFolder::lock(std::string* error, long* writer) {
+    std::string message;
+    m_lock = FolderLock::acquire(m_path, &message, writer);
+    if (!m_lock) {
+        if (error)
+            *error = message;
+        return false;
+    }
+    // Only now: before the lock they could be another writer's files in progress.
+    removeTemporaryFiles(m_path);
+    removeTemporaryFiles(weightsDir());
+    return true;
 }
 
 bool RunFolder::write(const std::string& file, const std::string& text) {
@@ -145,10 +164,19 @@ bool RunFolder::writeEpoch(const EpochEnd& e) {
     return write("results.csv", text);
 }
 
-void RunFolder::truncateResults(int epoch) {
+bool RunFolder::truncateResults(int epoch) {
+    const size_t before = m_rows.size();
     m_rows.erase(std::remove_if(m_rows.begin(), m_rows.end(),
                                 [&](const auto& row) { return row.first >= epoch; }),
                  m_rows.end());
+    if (m_rows.size() == before)
+        return true;
+    // A row of an epoch that last.pt does not hold (its checkpoint was not written) goes now,
+    // not at the next epoch's end.
+    std::string text = resultsHeader() + "\n";
+    for (const auto& row : m_rows)
+        text += row.second + "\n";
+    return write("results.csv", text);
 }
 
 bool RunFolder::addEvent(const TrainEvent& event) {
@@ -187,11 +215,9 @@ bool RunFolder::store(const std::string& file, std::string& pending, bool& onDis
             return false;
     } else {
         // Appended, not rewritten: a long run's memory.csv grows to megabytes.
-        std::ofstream out(m_path + "/" + file, std::ios::binary | std::ios::app);
-        out << pending;
-        out.flush();
-        if (!out) {
-            m_error = "cannot write " + m_path + "/" + file + ": " + std::strerror(errno);
+        std::string message;
+        if (!appendToFile(m_path + "/" + file, pending, true, &message)) {
+            m_error = message;
             return false;
         }
     }

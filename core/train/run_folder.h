@@ -4,6 +4,7 @@
 #include "memory/memory_sample.h"
 #include "train/events.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,17 +16,25 @@ namespace hr {
 /// peak_memory_bytes), events.jsonl, memory.csv, oom-<n>.json and weights/. Every file is
 /// written whole through a temporary file and a rename, so a kill at any moment leaves the
 /// previous complete version, except events.jsonl and memory.csv, whose new lines are appended
-/// (a kill can tear their last line, which readers skip). Methods return false and fill
-/// `error()` on I/O failure.
+/// (a kill can tear their last line, which readers skip; a failed append is cut back). Methods
+/// return false and fill `error()` on I/O failure. A RunFolder holds the folder's FolderLock:
+/// one writer per run folder; create() and open() refuse a folder another process writes, and
+/// remove the temporary files an earlier writer left.
+class FolderLock;
+
 class RunFolder {
 public:
     /// Creates a new run folder: `project/name`, or `name2`, `name3` ... when it exists (unless
     /// `existOk`). Returns nothing and fills `error` when the folder cannot be created.
+    /// `writer`, when given, gets the PID of another process that writes the folder (-1:
+    /// unknown; 0: the failure is another).
     static std::optional<RunFolder> create(const std::string& project, const std::string& name,
-                                           bool existOk, std::string* error);
+                                           bool existOk, std::string* error,
+                                           long* writer = nullptr);
     /// Opens an existing run (resume): loads its results rows, events and memory lines so that
     /// new ones are appended. Returns nothing when `dir` is not a folder.
-    static std::optional<RunFolder> open(const std::string& dir, std::string* error);
+    static std::optional<RunFolder> open(const std::string& dir, std::string* error,
+                                         long* writer = nullptr);
 
     /// The next free name for `project/name` as Ultralytics numbers them (train, train2, ...).
     static std::string nextFreePath(const std::string& project, const std::string& name);
@@ -39,8 +48,8 @@ public:
 
     /// Adds (or replaces: an epoch appears once) the row of `epoch.epoch` and rewrites results.csv.
     bool writeEpoch(const EpochEnd& epoch);
-    /// Drops rows of epochs >= `epoch` (a resumed run redoes them).
-    void truncateResults(int epoch);
+    /// Drops rows of epochs >= `epoch` (a resumed run redoes them) and rewrites results.csv.
+    bool truncateResults(int epoch);
     int resultRows() const { return static_cast<int>(m_rows.size()); }
 
     /// Queues one event line; OOM, fix, epoch, finish and failure events are flushed at once,
@@ -63,6 +72,8 @@ public:
 
 private:
     explicit RunFolder(std::string path) : m_path(std::move(path)) {}
+    /// Takes the folder's lock and removes stale temporary files; false with `error` set.
+    bool lock(std::string* error, long* writer);
     bool write(const std::string& file, const std::string& text);
     /// Flushes when the last flush is kFlushSeconds old.
     bool flushWhenDue();
@@ -79,6 +90,7 @@ private:
     double m_lastFlush = 0; ///< steady-clock seconds of the last flush(), 0 = never
     int m_ooms = 0;
     std::string m_error;
+    std::shared_ptr<FolderLock> m_lock;
 };
 
 } // namespace hr

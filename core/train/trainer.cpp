@@ -32,6 +32,7 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
     while (index < nb) {
         waitWhilePaused();
         throwIfAborted();
+        throwIfWriteFailed();
         if (stopAgreed())
             return EpochOutcome::Stopped;
         if (!positioned) {
@@ -234,6 +235,47 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
     }
 }
 
+void Trainer::Impl::logGradientBuckets() {
+    const auto [buckets, overlapped] = step->gradientBuckets();
+    log(LogMessage::Level::Info,
+        std::to_string(group->size()) + " ranks: gradients all-reduced in " +
+            std::to_string(buckets) + " buckets, " + std::to_string(overlapped) +
+            " of them launched during backward" +
+            (config.zero == 1 ? "; optimizer state sharded (zero 1)" : ""),
+        LogCode::GradientBuckets,
+        {std::to_string(group->size()), std::to_string(buckets), std::to_string(overlapped),
+         config.zero == 1 ? "1" : "0"});
+}
+
+void Trainer::Impl::recordEpoch(int epoch, const EpochEnd& result) {
+    if (const int unreadable = trainLoader->loadFailures(); unreadable > loadFailuresSeen) {
+        log(LogMessage::Level::Warning,
+            std::to_string(unreadable - loadFailuresSeen) +
+                " image(s) could not be read this epoch and were replaced by grey images: "
+                "they were moved or deleted, or their coded data is damaged (the scan reads "
+                "headers only). Put them back, or check the data set (headroom-cli "
+                "data-check --deep) before the next run.",
+            LogCode::UnreadableImages, {std::to_string(unreadable - loadFailuresSeen)});
+        loadFailuresSeen = unreadable;
+    }
+    nameUnreadableImages(*trainLoader);
+    // The epoch's records first, its checkpoint last: a resume trusts last.pt, and a write
+    // that fails before it leaves the previous epoch's state whole (a resume redoes this
+    // one and replaces its row).
+    if (folder && !folder->writeEpoch(result))
+        throw RunError(userText(folder->error(), folder->path() + "/results.csv"), "run_folder",
+                       {folder->error()});
+    drainSamples();
+    emit(result);
+    throwIfWriteFailed();
+    if (folder)
+        saveCheckpoint(folder->lastWeights(), epoch + 1,
+                       result.best ? folder->bestWeights() : std::string());
+    else if (step->ownsSeparateOptimizerShard())
+        saveOptimizerShard();
+    completedEpochs = epoch + 1;
+}
+
 int Trainer::Impl::runImpl() {
     try {
         setUp();
@@ -301,50 +343,11 @@ int Trainer::Impl::runImpl() {
         }
         result.epochSeconds = secondsSince(start);
         if (group) {
-            if (epoch == startEpoch) {
-                const auto [buckets, overlapped] = step->gradientBuckets();
-                log(LogMessage::Level::Info,
-                    std::to_string(group->size()) + " ranks: gradients all-reduced in " +
-                        std::to_string(buckets) + " buckets, " + std::to_string(overlapped) +
-                        " of them launched during backward" +
-                        (config.zero == 1 ? "; optimizer state sharded (zero 1)" : ""),
-                    LogCode::GradientBuckets,
-                    {std::to_string(group->size()), std::to_string(buckets),
-                     std::to_string(overlapped), config.zero == 1 ? "1" : "0"});
-            }
+            if (epoch == startEpoch)
+                logGradientBuckets();
             shareEpochEnd(epoch);
         }
-        if (folder)
-            saveCheckpoint(folder->lastWeights(), epoch + 1);
-        else if (step->ownsSeparateOptimizerShard())
-            saveOptimizerShard();
-        completedEpochs = epoch + 1;
-        if (result.best && folder) {
-            std::error_code ec;
-            fs::copy_file(folder->lastWeights(), folder->bestWeights() + ".tmp",
-                          fs::copy_options::overwrite_existing, ec);
-            if (!ec)
-                fs::rename(folder->bestWeights() + ".tmp", folder->bestWeights(), ec);
-            if (ec)
-                log(LogMessage::Level::Warning, "cannot write best.pt: " + ec.message(),
-                    LogCode::BestWrite, {ec.message()});
-        }
-        if (const int unreadable = trainLoader->loadFailures(); unreadable > loadFailuresSeen) {
-            log(LogMessage::Level::Warning,
-                std::to_string(unreadable - loadFailuresSeen) +
-                    " image(s) could not be read this epoch and were replaced by grey images: "
-                    "they were moved or deleted, or their coded data is damaged (the scan reads "
-                    "headers only). Put them back, or check the data set (headroom-cli "
-                    "data-check --deep) before the next run.",
-                LogCode::UnreadableImages, {std::to_string(unreadable - loadFailuresSeen)});
-            loadFailuresSeen = unreadable;
-        }
-        nameUnreadableImages(*trainLoader);
-        if (folder && !folder->writeEpoch(result))
-            log(LogMessage::Level::Warning, "cannot write results.csv: " + folder->error(),
-                LogCode::ResultsWrite, {folder->error()});
-        drainSamples();
-        emit(result);
+        recordEpoch(epoch, result);
         if (fixCheck.active) {
             fixCheck.epochEnded = true;
             if (fixCheck.steps >= kFixCheckSteps)
@@ -376,9 +379,15 @@ int Trainer::Impl::runImpl() {
     finished.map50 = bestMap50;
     finished.map = bestMap;
     finished.state = finished.stoppedByUser ? RunState::Stopped : RunState::Finished;
-    emit(finished);
-    if (folder)
-        folder->flush();
+    if (folder && !folder->flush() && writeFailure.empty())
+        writeFailure = folder->error();
+    throwIfWriteFailed();
+    // On disk before anyone is told: "finished" must not be printed for a run whose end was
+    // not written.
+    if (folder && (!folder->addEvent(finished) || !folder->flush()))
+        throw RunError(userText(folder->error(), folder->path()), "run_folder", {folder->error()});
+    if (sink)
+        sink(finished);
     return 0;
 }
 
@@ -443,6 +452,10 @@ void Trainer::requestStop() {
         d->stopRequested = true;
     }
     d->pauseChanged.notify_all();
+}
+
+void Trainer::requestStopFromSignal() {
+    d->stopRequested = true;
 }
 
 void Trainer::abort(const std::string& reason) {

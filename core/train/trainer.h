@@ -60,6 +60,9 @@ public:
     void requestPause(bool paused);
     /// Stops after the current step; the run folder keeps the last checkpoint.
     void requestStop();
+    /// requestStop() for a signal handler (SIGINT, SIGTERM): async-signal-safe, it only sets a
+    /// flag, which the run reads between steps (a paused run ends at its next pause check).
+    void requestStopFromSignal();
     /// Ends a data-parallel run from outside because it cannot go on (whoever started the
     /// workers saw one end): the wait for the other ranks gives up at once, and a training or
     /// validation loop throws at its next batch; the run fails with `reason` (RunFailed).

@@ -5,6 +5,7 @@
 #include "memory/cpu_memory_tracker.h"
 #include "util/atomic_file.h"
 #include "util/user_message.h"
+#include "util/zip_check.h"
 
 #include <filesystem>
 #include <sstream>
@@ -30,6 +31,10 @@ std::string Trainer::Impl::readableCheckpoint(const std::string& path, c10::IVal
         if (!fs::exists(candidate, ec))
             continue;
         try {
+            // A flipped byte loads without a word and drifts the run: check every CRC first.
+            std::string damaged;
+            if (!checkZipArchive(candidate, &damaged))
+                throw std::runtime_error(damaged);
             torch::serialize::InputArchive archive;
             archive.load_from(candidate);
             archive.read("config_yaml", configYaml);
@@ -60,7 +65,8 @@ std::string Trainer::Impl::readableCheckpoint(const std::string& path, c10::IVal
     throw RunError("resume: " + firstError, "resume_damaged", {path, firstError});
 }
 
-void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs) {
+void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs,
+                                   const std::string& bestPath) {
     std::optional<OomFailure> failure;
     for (int attempt = 0; attempt < 2; ++attempt) {
         try {
@@ -68,7 +74,7 @@ void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs)
                 sampler->setPhase(Phase::Checkpoint);
             // Serialising is host work (on a GPU it copies to host RAM): outside the budget.
             HostAllocationScope host;
-            writeCheckpoint(path, completedEpochs);
+            writeCheckpoint(path, completedEpochs, bestPath);
             if (sampler)
                 sampler->setPhase(Phase::Idle);
             return;
@@ -91,7 +97,8 @@ void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs)
                   "oom_checkpoint", {path});
 }
 
-void Trainer::Impl::writeCheckpoint(const std::string& path, int completedEpochs) {
+void Trainer::Impl::writeCheckpoint(const std::string& path, int completedEpochs,
+                                    const std::string& bestPath) {
     torch::serialize::OutputArchive archive;
     step->save(archive, names);
     archive.write("format", c10::IValue(std::string("headroom-checkpoint-1")));
@@ -104,6 +111,11 @@ void Trainer::Impl::writeCheckpoint(const std::string& path, int completedEpochs
     archive.write("config_yaml", c10::IValue(toYaml(config)));
     std::ostringstream bytes;
     archive.save_to(bytes);
+    std::string error;
+    // best.pt before last.pt: last.pt is what a resume trusts, so it is written last.
+    if (!bestPath.empty() && !writeFileAtomically(bestPath, bytes.str(), &error))
+        throw RunError(userText(error, bestPath), "checkpoint_write",
+                       {bestPath, userText(error, bestPath)});
     // Keep the previous checkpoint as the backup (a hard link: no copy, and no moment without
     // a complete last.pt or backup) before the new one replaces it.
     std::error_code ec;
@@ -116,11 +128,12 @@ void Trainer::Impl::writeCheckpoint(const std::string& path, int completedEpochs
             fs::copy_file(path, staging, fs::copy_options::overwrite_existing, ec);
         if (!ec)
             fs::rename(staging, backup, ec);
+        // rename() of two links to one file (a backup already equal to last.pt) does nothing
+        // and leaves the staging name.
+        fs::remove(staging, ec);
     }
-    std::string error;
     if (!writeFileAtomically(path, bytes.str(), &error))
-        throw RunError(userText("cannot write the checkpoint: " + error, path), "checkpoint_write",
-                       {path, userText(error, path)});
+        throw RunError(userText(error, path), "checkpoint_write", {path, userText(error, path)});
 }
 
 void Trainer::Impl::saveOptimizerShard() {

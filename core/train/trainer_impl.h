@@ -20,6 +20,7 @@
 #include "train/lr_schedule.h"
 #include "train/run_folder.h"
 #include "train/train_step.h"
+#include "util/user_message.h"
 
 #include <atomic>
 #include <chrono>
@@ -44,6 +45,10 @@ inline double secondsSince(Clock::time_point start) {
 
 /// Thrown inside the trainer to end the run with a message (RunFailed): the CLI's English,
 /// and the same as a code and its values for a UI in another language (RunFailed lists them).
+/// data, weights, model (when they name files here) and project made absolute against the
+/// working folder (trainer_resume.cpp).
+void makePathsAbsolute(TrainConfig& config);
+
 struct RunError : std::runtime_error {
     explicit RunError(const std::string& message, std::string code = {},
                       std::vector<std::string> args = {})
@@ -193,10 +198,19 @@ struct Trainer::Impl {
     Impl(TrainConfig c, EventSink s) : config(std::move(c)), sink(std::move(s)) {}
 
     void emit(const TrainEvent& event) {
-        if (folder)
-            folder->addEvent(event);
+        if (folder && !folder->addEvent(event) && writeFailure.empty())
+            writeFailure = folder->error();
         if (sink)
             sink(event);
+    }
+    /// The first failed write of events.jsonl or memory.csv ("" while every write held).
+    std::string writeFailure;
+    /// Ends the run when a run folder write failed: nothing is reported done that is not on
+    /// disk.
+    void throwIfWriteFailed() {
+        if (!writeFailure.empty())
+            throw RunError(userText(writeFailure, folder ? folder->path() : std::string()),
+                           "run_folder", {writeFailure});
     }
     /// A line the UI words from `code` and `args` (LogMessage); `text` is the CLI's English.
     /// Every line is coded: a new kind of line is a new LogCode, worded by the UI.
@@ -272,8 +286,15 @@ struct Trainer::Impl {
     void applyFix(const OomDecision& decision, int epoch, int batchIndex);
     /// Writes last.pt (keeping the previous one as its backup); an OOM while writing goes to
     /// the advisor like any other, then the write is tried once more.
-    void saveCheckpoint(const std::string& path, int completedEpochs);
-    void writeCheckpoint(const std::string& path, int completedEpochs);
+    /// Says how the first epoch's gradients were all-reduced (data-parallel runs).
+    void logGradientBuckets();
+    /// An epoch's end on disk: results.csv, events.jsonl, then best.pt and last.pt; throws
+    /// RunError when a write fails.
+    void recordEpoch(int epoch, const EpochEnd& result);
+    /// Writes last.pt (`path`), and first best.pt (`bestPath`) from the same bytes when given.
+    void saveCheckpoint(const std::string& path, int completedEpochs,
+                        const std::string& bestPath = {});
+    void writeCheckpoint(const std::string& path, int completedEpochs, const std::string& bestPath);
     /// `path` when it loads, else its backup (with a warning); reads the stored config.
     /// Throws RunError naming the damaged file when neither loads.
     std::string readableCheckpoint(const std::string& path, c10::IValue& configYaml);

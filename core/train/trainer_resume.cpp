@@ -44,12 +44,34 @@ std::string findResumeFolder(const TrainConfig& config) {
 }
 
 /// Settings that only concern this process, taken from the new command line on resume.
+/// A data set given on the command line wins over the stored one (it may have moved).
 void keepRuntimeSettings(TrainConfig& stored, const TrainConfig& given) {
     copySettings(stored, given, kRuntime);
     stored.resume = true;
+    if (!given.data.empty())
+        stored.data = given.data;
+    stored.project = given.project;
+}
+
+// `path` against the working folder when it names something there; else as it is (a model
+// name such as yolov8n.yaml is found under resources/ later).
+void makeAbsolute(std::string& path, bool mustExist) {
+    std::error_code ec;
+    if (path.empty() || fs::path(path).is_absolute() || (mustExist && !fs::exists(path, ec)))
+        return;
+    const fs::path absolute = fs::absolute(path, ec);
+    if (!ec)
+        path = absolute.lexically_normal().string();
 }
 
 } // namespace
+
+void makePathsAbsolute(TrainConfig& config) {
+    makeAbsolute(config.data, true);
+    makeAbsolute(config.weights, true);
+    makeAbsolute(config.model, true);
+    makeAbsolute(config.project, false);
+}
 
 std::string Trainer::Impl::prepareResume(std::string& resumeDir) {
     resumeDir = findResumeFolder(config);
@@ -65,6 +87,8 @@ std::string Trainer::Impl::prepareResume(std::string& resumeDir) {
                            formatDiagnostics(stored.diagnostics),
                        "resume_config", argsWithDiagnostics({checkpoint}, stored.diagnostics));
     TrainConfig resumed = *stored.config;
+    // A run from before paths were stored absolute: its relative paths as seen from here.
+    makePathsAbsolute(resumed);
     keepRuntimeSettings(resumed, config);
     config = resumed;
     return checkpoint;

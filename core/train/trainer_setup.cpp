@@ -109,6 +109,8 @@ void Trainer::Impl::setUp() {
                  std::to_string(rankBatch(config.batch, launch.worldSize))});
     }
 
+    // Stored absolute, so that a resume from any folder finds the same files.
+    makePathsAbsolute(config);
     std::string resumeDir;
     const std::string resumeCheckpoint = config.resume ? prepareResume(resumeDir) : std::string();
     torch::manual_seed(static_cast<std::uint64_t>(config.seed));
@@ -204,9 +206,14 @@ void Trainer::Impl::setUp() {
 
     std::string error;
     if (leader()) { // only rank 0 writes the run folder
-        folder = config.resume
-                     ? RunFolder::open(resumeDir, &error)
-                     : RunFolder::create(config.project, config.name, config.exist_ok, &error);
+        long writer = 0;
+        folder = config.resume ? RunFolder::open(resumeDir, &error, &writer)
+                               : RunFolder::create(config.project, config.name, config.exist_ok,
+                                                   &error, &writer);
+        if (!folder && writer != 0)
+            throw RunError(error, "run_folder_busy",
+                           {config.resume ? resumeDir : config.project + "/" + config.name,
+                            writer > 0 ? std::to_string(writer) : std::string("?")});
         if (!folder)
             throw RunError(error, "run_folder", {error});
         if (!folder->writeConfig(config))
@@ -216,8 +223,8 @@ void Trainer::Impl::setUp() {
         group ? group->broadcastText(folder ? folder->path() : std::string(), 0) : folder->path();
     if (config.resume) {
         loadCheckpoint(resumeCheckpoint);
-        if (folder)
-            folder->truncateResults(startEpoch);
+        if (folder && !folder->truncateResults(startEpoch))
+            throw RunError(userText(folder->error()), "run_folder", {folder->error()});
         log(LogMessage::Level::Info,
             "resumed " + resumeDir + " at epoch " + std::to_string(startEpoch + 1),
             LogCode::Resumed, {resumeDir, std::to_string(startEpoch + 1)});

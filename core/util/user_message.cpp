@@ -79,7 +79,12 @@ std::string userText(const std::string& raw, const std::string& file) {
                "Headroom checkpoint); use its backup (last.pt.bak next to it) or start a new "
                "run";
     }
-    if (contains(lower, "no space left on device") || contains(lower, "disk quota exceeded")) {
+    // A text that already carries its remedy (worded once at the catch site that knew the
+    // file) keeps it as it is.
+    if (contains(lower, " - the disk is full") || contains(lower, " - headroom cannot write"))
+        return text;
+    if (contains(lower, "no space left on device") || contains(lower, "disk quota exceeded") ||
+        contains(lower, "file too large")) {
         return text + " - the disk is full: free some space" +
                (file.empty() ? std::string() : " where " + file + " is written") +
                " (old runs, caches), or choose another project folder, then resume";
