@@ -10,6 +10,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
+
 namespace {
 
 using clitest::CliResult;
@@ -38,6 +40,7 @@ private slots:
     void helpListsDeep();
     void deepFindsWhatTheHeaderPasses();
     void trainingNamesWhatOnlyDecodingFinds();
+    void crashSignalsStayWithTheSystem();
 
 private:
     QTemporaryDir m_dir;
@@ -134,4 +137,33 @@ void TestCliData::trainingNamesWhatOnlyDecodingFinds() {
 }
 
 QTEST_GUILESS_MAIN(TestCliData)
+void TestCliData::crashSignalsStayWithTheSystem() {
+    // A crash must end in the system's one line, not a library's backtrace (Debian 13's
+    // LibTorch loads UCX, which takes these signals): read what a training process catches.
+    const QString data = m_dir.filePath("signals");
+    const CliResult made =
+        runCli({"make-dataset", "--out", data, "--train", "8", "--val", "2", "--imgsz", "64"});
+    QVERIFY2(made.exitCode == 0, qPrintable(made.err));
+    QProcess train;
+    train.setProgram(QStringLiteral(HEADROOM_CLI_PATH));
+    train.setArguments({"train", "model=yolov8n.yaml", "data=" + data + "/data.yaml", "imgsz=64",
+                        "epochs=100", "workers=0", "project=" + m_dir.filePath("signal-runs")});
+    train.setProcessChannelMode(QProcess::MergedChannels);
+    train.start();
+    QVERIFY(train.waitForStarted());
+    QString out;
+    QTRY_VERIFY_WITH_TIMEOUT((out += train.readAll()).contains(QStringLiteral("epoch 1/")), 60000);
+    QFile status(QStringLiteral("/proc/%1/status").arg(train.processId()));
+    QVERIFY(status.open(QIODevice::ReadOnly));
+    quint64 caught = 0;
+    for (const QByteArray& line : status.readAll().split('\n'))
+        if (line.startsWith("SigCgt:"))
+            caught = line.mid(7).trimmed().toULongLong(nullptr, 16);
+    train.kill();
+    train.waitForFinished();
+    for (const int signal : {SIGILL, SIGBUS, SIGFPE, SIGSEGV})
+        QVERIFY2((caught & (quint64(1) << (signal - 1))) == 0,
+                 qPrintable(QStringLiteral("signal %1 is caught").arg(signal)));
+}
+
 #include "test_cli_data.moc"

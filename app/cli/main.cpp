@@ -26,7 +26,7 @@ void printOverview(std::ostream& out) {
 } // namespace
 
 int main(int argc, char** argv) {
-    hr::restoreDefaultCrashSignals();
+    hr::keepCrashSignalsWithTheSystem(argv);
     using namespace hr::cli;
     std::vector<std::string> words(argv + 1, argv + argc);
     if (words.empty()) {

@@ -12,7 +12,7 @@
 #include <cstdio>
 
 int main(int argc, char* argv[]) {
-    hr::restoreDefaultCrashSignals();
+    hr::keepCrashSignalsWithTheSystem(argv);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Headroom"));
     QApplication::setApplicationName(QStringLiteral("headroom"));

@@ -2,7 +2,10 @@
 #include "util/crash_signals.h"
 
 #include <csignal>
+#include <cstdlib>
 #include <initializer_list>
+
+#include <unistd.h>
 
 namespace hr {
 
@@ -23,6 +26,13 @@ int restoreDefaultCrashSignals() {
             ++replaced;
     }
     return replaced;
+}
+
+void keepCrashSignalsWithTheSystem(char** argv) {
+    if (restoreDefaultCrashSignals() == 0 || std::getenv("UCX_HANDLE_ERRORS") != nullptr)
+        return;
+    ::setenv("UCX_HANDLE_ERRORS", "none", 0);
+    ::execv("/proc/self/exe", argv);
 }
 
 } // namespace hr
