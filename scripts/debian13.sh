@@ -64,7 +64,11 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 inner="cd /src/headroom && export HOME=/root LANG=C.UTF-8 && "
 case "$mode" in
 test) inner+="bash scripts/quickstart.sh test" ;;
-demo) inner+="bash scripts/quickstart.sh demo $(printf '%q ' "$@")" ;;
+demo)
+    # printf with no arguments would still print one empty word.
+    inner+="bash scripts/quickstart.sh demo"
+    [ $# -gt 0 ] && inner+=" $(printf '%q ' "$@")"
+    ;;
 shell) inner+="exec bash -i" ;;
 esac
 
