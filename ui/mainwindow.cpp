@@ -90,6 +90,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_settings, &SettingsPage::saveRequested, this, &MainWindow::saveSettingsAs);
     connect(m_settings->form(), &SettingsForm::configChanged, this, [this] {
         m_runs->setRunsFolder(QString::fromStdString(m_settings->form()->config().project));
+        saveSettingsNow();
     });
     connect(m_session, &TrainingSession::runningChanged, this, &MainWindow::updateActions);
     connect(m_settings->form(), &SettingsForm::validityChanged, this, &MainWindow::updateActions);
@@ -441,6 +442,14 @@ void MainWindow::restoreState() {
     if (!lastData.isEmpty() && QFileInfo::exists(lastData))
         m_data->openPath(lastData);
     updateRecentRuns();
+}
+
+void MainWindow::saveSettingsNow() {
+    // Written and synced at each change: a crash or kill -9 must not take the settings with it.
+    // QSettings writes a temporary file and renames it, so a kill mid-write keeps the old file.
+    QSettings settings;
+    settings.setValue(kConfigKey, QString::fromStdString(hr::toYaml(m_settings->form()->config())));
+    settings.sync();
 }
 
 void MainWindow::saveState() {

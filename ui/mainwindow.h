@@ -82,6 +82,8 @@ private:
     void createMenus();
     void restoreState();
     void saveState();
+    /// Writes the Settings page's config to QSettings and syncs it to disk.
+    void saveSettingsNow();
     void updateActions();
     void showAdvisor(const hr::OomReport& report);
     /// Writes a fix's changes into the Settings page and marks the fields it changed.
@@ -116,7 +118,7 @@ private:
     QAction* m_stop = nullptr;
     QAction* m_quit = nullptr;
     QMenu* m_recentMenu = nullptr;
-    QList<QAction*> m_pageActions; ///< View → one per page, in tab order
+    QList<QAction*> m_pageActions;  ///< View → one per page, in tab order
     QList<QWidget*> m_advisorMarks; ///< Settings widgets marked as changed by the advisor
 };
 

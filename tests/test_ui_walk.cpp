@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The studio as a person meets it after a crash (issue 39): settings typed into the form are on
+// disk before any quit, so a studio killed with SIGKILL comes back with them. The typing runs in
+// a child process (this program, started again with one test function) that kills itself; the
+// restart is a new MainWindow here over the same settings folder. Offscreen.
+#include "mainwindow.h"
+#include "settingsform.h"
+#include "settingspage.h"
+
+#include "config/train_config.h"
+
+#include <QApplication>
+#include <QLineEdit>
+#include <QProcess>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <unistd.h>
+
+using hr::ui::MainWindow;
+
+namespace {
+
+const char* const kChildDirVar = "HEADROOM_WALK_CHILD_DIR";
+
+/// QSettings in `dir`/settings, as tests/ui_test_env.h does, for this program and its child.
+void isolateSettingsIn(const QString& dir) {
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope,
+                       dir + QStringLiteral("/settings"));
+    QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_ui_walk"));
+}
+
+/// Clicks the field of `key`, selects what it holds and types `text` over it, then Tab.
+void typeInto(QWidget* form, const QString& key, const QString& text) {
+    QWidget* holder = form->findChild<QWidget*>(key);
+    QVERIFY2(holder, qPrintable(key));
+    auto* edit = qobject_cast<QLineEdit*>(holder);
+    if (!edit)
+        edit = holder->findChild<QLineEdit*>();
+    QVERIFY2(edit, qPrintable(key));
+    QTest::mouseClick(edit, Qt::LeftButton);
+    QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClick(edit, Qt::Key_Delete);
+    QTest::keyClicks(edit, text);
+    QTest::keyClick(edit, Qt::Key_Tab);
+}
+
+} // namespace
+
+class TestUiWalk : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void childTypesSettingsThenIsKilled();
+    void settingsSurviveSigkill();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_weights;
+};
+
+void TestUiWalk::initTestCase() {
+    const QString childDir = qEnvironmentVariable(kChildDirVar);
+    QVERIFY(m_dir.isValid());
+    isolateSettingsIn(childDir.isEmpty() ? m_dir.path() : childDir);
+    m_weights = QStringLiteral(HEADROOM_TEST_DATA "/ultralytics/yolov8n-tiny.pt");
+}
+
+void TestUiWalk::childTypesSettingsThenIsKilled() {
+    if (qEnvironmentVariableIsEmpty(kChildDirVar))
+        QSKIP("the child half of settingsSurviveSigkill");
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.showPage(MainWindow::Page::Settings);
+    hr::ui::SettingsForm* form = window.settingsPage()->form();
+    typeInto(form, QStringLiteral("imgsz"), QStringLiteral("160"));
+    typeInto(form, QStringLiteral("epochs"), QStringLiteral("4"));
+    typeInto(form, QStringLiteral("weights"), m_weights);
+    QCOMPARE(form->config().imgsz, 160);
+    // As a crash ends a process: no close event, no destructor, no QSettings flush.
+    ::kill(::getpid(), SIGKILL);
+}
+
+void TestUiWalk::settingsSurviveSigkill() {
+    if (!qEnvironmentVariableIsEmpty(kChildDirVar))
+        QSKIP("the parent half");
+    QProcess child;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QString::fromLatin1(kChildDirVar), m_dir.path());
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    child.setProcessEnvironment(env);
+    child.setProcessChannelMode(QProcess::ForwardedChannels);
+    child.start(QCoreApplication::applicationFilePath(),
+                {QStringLiteral("childTypesSettingsThenIsKilled")});
+    QVERIFY(child.waitForStarted());
+    QVERIFY(child.waitForFinished(120000));
+    QCOMPARE(child.exitStatus(), QProcess::CrashExit);
+
+    // The file as another process reads it, before any studio here has started.
+    QSettings onDisk(QSettings::IniFormat, QSettings::UserScope, QStringLiteral("HeadroomTest"),
+                     QStringLiteral("test_ui_walk"));
+    const QString yaml = onDisk.value(QStringLiteral("settings/config")).toString();
+    QVERIFY2(yaml.contains(QStringLiteral("imgsz: 160")), qPrintable(yaml));
+
+    // The restart: the same settings come back in the form.
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const hr::TrainConfig config = window.settingsPage()->form()->config();
+    QCOMPARE(config.imgsz, 160);
+    QCOMPARE(config.epochs, 4);
+    QCOMPARE(QString::fromStdString(config.weights), m_weights);
+}
+
+QTEST_MAIN(TestUiWalk)
+#include "test_ui_walk.moc"
