@@ -3,16 +3,32 @@
 // disk before any quit, so a studio killed with SIGKILL comes back with them. The typing runs in
 // a child process (this program, started again with one test function) that kills itself; the
 // restart is a new MainWindow here over the same settings folder. Offscreen.
+#include "interruptedrunbanner.h"
 #include "mainwindow.h"
+#include "runspage.h"
 #include "settingsform.h"
 #include "settingspage.h"
+#include "trainingsession.h"
+#include "trainpage.h"
+#include "ui_test_env.h"
+
+#include "elidedlabel.h"
+#include "logview.h"
 
 #include "config/train_config.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -33,6 +49,13 @@ void isolateSettingsIn(const QString& dir) {
                        dir + QStringLiteral("/settings"));
     QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
     QCoreApplication::setApplicationName(QStringLiteral("test_ui_walk"));
+}
+
+/// Writes `text` to `path`, making its folder.
+bool writeFile(const QString& path, const QByteArray& text) {
+    QDir().mkpath(QFileInfo(path).path());
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
 }
 
 /// Clicks the field of `key`, selects what it holds and types `text` over it, then Tab.
@@ -58,6 +81,7 @@ private slots:
     void initTestCase();
     void childTypesSettingsThenIsKilled();
     void settingsSurviveSigkill();
+    void interruptedRunIsOfferedAtStart();
 
 private:
     QTemporaryDir m_dir;
@@ -116,6 +140,54 @@ void TestUiWalk::settingsSurviveSigkill() {
     QCOMPARE(config.imgsz, 160);
     QCOMPARE(config.epochs, 4);
     QCOMPARE(QString::fromStdString(config.weights), m_weights);
+}
+
+void TestUiWalk::interruptedRunIsOfferedAtStart() {
+    if (!qEnvironmentVariableIsEmpty(kChildDirVar))
+        QSKIP("the parent half");
+    // A run killed after its second epoch of four: a checkpoint, no run_finished event.
+    const QString runs = m_dir.filePath(QStringLiteral("runs"));
+    const QString run = runs + QStringLiteral("/killed");
+    QVERIFY(writeFile(run + QStringLiteral("/config.yaml"), "epochs: 4\nimgsz: 64\n"));
+    QVERIFY(writeFile(run + QStringLiteral("/results.csv"), "epoch,box_loss\n1,1.0\n2,0.9\n"));
+    QVERIFY(writeFile(run + QStringLiteral("/events.jsonl"), "{\"type\":\"run_started\"}\n"));
+    QVERIFY(writeFile(run + QStringLiteral("/weights/last.pt"), "not a checkpoint"));
+    {
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.showPage(MainWindow::Page::Settings);
+        typeInto(window.settingsPage()->form(), QStringLiteral("project"), runs);
+    }
+
+    // The restart says so, with the epoch, and offers Resume and Open; so does the Train menu.
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    hr::ui::InterruptedRunBanner* banner = window.interruptedRunBanner();
+    QTRY_VERIFY(banner->isVisible());
+    QVERIFY2(banner->message()->text().contains(QStringLiteral("epoch 2 of 4")),
+             qPrintable(banner->message()->text()));
+    QVERIFY(banner->message()->text().contains(QStringLiteral("killed")));
+    QVERIFY(window.resumeLastAction()->isEnabled());
+    QVERIFY(window.resumeLastAction()->toolTip().contains(QStringLiteral("killed")));
+
+    auto* open = banner->findChild<QPushButton*>(QStringLiteral("interruptedRunOpen"));
+    QVERIFY(open);
+    QTest::mouseClick(open, Qt::LeftButton);
+    QTRY_VERIFY(!banner->isVisible());
+    QTRY_VERIFY(window.runsPage()->isVisible());
+
+    // Resume goes to the run itself; this checkpoint is not real, so the run fails at once.
+    banner->showRun(run, QStringLiteral("killed"), 2, 4);
+    auto* resume = banner->findChild<QPushButton*>(QStringLiteral("interruptedRunResume"));
+    QSignalSpy resumed(banner, &hr::ui::InterruptedRunBanner::resumeClicked);
+    QSignalSpy failed(window.session(), &hr::ui::TrainingSession::failed);
+    QTest::mouseClick(resume, Qt::LeftButton);
+    QCOMPARE(resumed.size(), 1);
+    QCOMPARE(resumed.at(0).at(0).toString(), run);
+    QTRY_VERIFY(window.trainPage()->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 60000);
 }
 
 QTEST_MAIN(TestUiWalk)
