@@ -82,6 +82,7 @@ private slots:
     void childTypesSettingsThenIsKilled();
     void settingsSurviveSigkill();
     void interruptedRunIsOfferedAtStart();
+    void pauseIsVisible();
 
 private:
     QTemporaryDir m_dir;
@@ -188,6 +189,58 @@ void TestUiWalk::interruptedRunIsOfferedAtStart() {
     QCOMPARE(resumed.at(0).at(0).toString(), run);
     QTRY_VERIFY(window.trainPage()->isVisible());
     QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 60000);
+}
+
+void TestUiWalk::pauseIsVisible() {
+    if (!qEnvironmentVariableIsEmpty(kChildDirVar))
+        QSKIP("the parent half");
+    std::string error;
+    const QString data = hr::testing::makeTinyDataset(m_dir, 16, 4, &error);
+    QVERIFY2(!data.isEmpty(), error.c_str());
+    MainWindow window;
+    window.show();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    hr::TrainConfig c;
+    c.model = "yolov8n.yaml";
+    c.data = data.toStdString();
+    c.imgsz = 64;
+    c.batch = 4;
+    c.epochs = 20;
+    c.workers = 1;
+    c.threads = 1;
+    c.mosaic = 0.0;
+    c.close_mosaic = 0;
+    c.warmup_epochs = 0;
+    c.device = "cpu";
+    c.project = m_dir.filePath(QStringLiteral("runs")).toStdString();
+    c.name = "paused";
+    window.settingsPage()->form()->setConfig(c);
+
+    hr::ui::TrainingSession* session = window.session();
+    hr::ui::TrainPage* page = window.trainPage();
+    QSignalSpy batches(session, &hr::ui::TrainingSession::batchEnded);
+    QTest::keyClick(&window, Qt::Key_R, Qt::ControlModifier);
+    QTRY_VERIFY_WITH_TIMEOUT(batches.size() >= 1 || !session->isRunning(), 120000);
+    QVERIFY(session->isRunning());
+
+    QTest::keyClick(&window, Qt::Key_F6);
+    QVERIFY(session->isPaused());
+    QTRY_VERIFY(page->statusLine()->text().startsWith(QStringLiteral("Paused")));
+    QVERIFY(page->log()->toPlainText().contains(QStringLiteral("Paused: training waits")));
+    QTRY_VERIFY2(page->progressBar()->format().contains(QStringLiteral("ETA paused")),
+                 qPrintable(page->progressBar()->format()));
+
+    QTest::keyClick(&window, Qt::Key_F6);
+    QVERIFY(!session->isPaused());
+    QTRY_VERIFY(page->statusLine()->text().startsWith(QStringLiteral("Resumed")));
+    QVERIFY(page->log()->toPlainText().contains(QStringLiteral("Resumed: training continues")));
+    const qsizetype before = batches.size();
+    QTRY_VERIFY_WITH_TIMEOUT(batches.size() > before, 60000);
+    QVERIFY(!page->progressBar()->format().contains(QStringLiteral("paused")));
+
+    QTest::keyClick(&window, Qt::Key_Period, Qt::ControlModifier);
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 120000);
 }
 
 QTEST_MAIN(TestUiWalk)

@@ -5042,6 +5042,18 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <source>Run %1 %2 before its first epoch ended: no validation ran, so there is no mAP yet.</source>
         <translation>运行 %1 在第一轮结束前%2：尚未进行验证，因此还没有 mAP。</translation>
     </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Paused: training waits after the current step. Press Pause (F6) again to continue.</source>
+        <translation>已暂停：当前一步结束后训练等待。再按一次暂停 (F6) 继续。</translation>
+    </message>
+    <message>
+        <source>Resumed: training continues.</source>
+        <translation>已恢复：训练继续。</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::TrainingSession</name>
