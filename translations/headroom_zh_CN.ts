@@ -2184,6 +2184,37 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     </message>
 </context>
 <context>
+    <name>hr::ui::InterruptedRunBanner</name>
+    <message>
+        <source>Resume</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Show the run&apos;s curves on the Runs page</source>
+        <translation>在“运行”页显示该运行的曲线</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>忽略</translation>
+    </message>
+    <message>
+        <source>after epoch %1 of %2</source>
+        <translation>于第 %1 轮（共 %2 轮）之后</translation>
+    </message>
+    <message>
+        <source>after epoch %1</source>
+        <translation>于第 %1 轮之后</translation>
+    </message>
+    <message>
+        <source>The last run, %1, did not finish: it ended %2. Resume continues it from its last checkpoint.</source>
+        <translation>上次运行 %1 没有完成：它结束%2。“继续训练”会从其最后的检查点接着训练。</translation>
+    </message>
+</context>
+<context>
     <name>hr::ui::MainWindow</name>
     <message>
         <source>Compare</source>
@@ -2506,6 +2537,18 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>Exporting %1…</source>
         <translation>正在导出 %1…</translation>
+    </message>
+    <message>
+        <source>Continue %1 from its last checkpoint (epoch %2)</source>
+        <translation>从最后的检查点继续 %1（第 %2 轮）</translation>
+    </message>
+    <message>
+        <source>No run to resume: every run finished or has no checkpoint.</source>
+        <translation>没有可继续的运行：每个运行都已完成或没有检查点。</translation>
+    </message>
+    <message>
+        <source>&amp;Resume last run</source>
+        <translation>继续上次运行(&amp;R)</translation>
     </message>
 </context>
 <context>
@@ -5002,6 +5045,18 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>Run %1 %2 before its first epoch ended: no validation ran, so there is no mAP yet.</source>
         <translation>运行 %1 在第一轮结束前%2：尚未进行验证，因此还没有 mAP。</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Paused: training waits after the current step. Press Pause (F6) again to continue.</source>
+        <translation>已暂停：当前一步结束后训练等待。再按一次暂停 (F6) 继续。</translation>
+    </message>
+    <message>
+        <source>Resumed: training continues.</source>
+        <translation>已恢复：训练继续。</translation>
     </message>
 </context>
 <context>

@@ -8,6 +8,7 @@
 #include "datasetservice.h"
 #include "estimatorservice.h"
 #include "exportservice.h"
+#include "interruptedrunbanner.h"
 #include "memorypanel.h"
 #include "oomadvisordialog.h"
 #include "runspage.h"
@@ -31,6 +32,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QVBoxLayout>
 
 #include <algorithm>
 
@@ -73,7 +75,19 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_compare, &ComparePage::matrixFinished, m_runs, &RunsPage::refresh);
     m_tabs->setDocumentMode(true);
-    setCentralWidget(m_tabs);
+    m_banner = new InterruptedRunBanner(this);
+    auto* central = new QWidget(this);
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addWidget(m_banner);
+    column->addWidget(m_tabs, 1);
+    setCentralWidget(central);
+    connect(m_banner, &InterruptedRunBanner::resumeClicked, this, &MainWindow::resumeRun);
+    connect(m_banner, &InterruptedRunBanner::openClicked, this, [this](const QString& dir) {
+        m_runs->openRun(dir);
+        showPage(Page::Runs);
+    });
+    connect(m_runs, &RunsPage::listRefreshed, this, &MainWindow::updateActions);
     createMenus();
 
     connect(m_data, &DataPage::datasetChosen, this, [this](const QString& yaml) {
@@ -90,6 +104,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_settings, &SettingsPage::saveRequested, this, &MainWindow::saveSettingsAs);
     connect(m_settings->form(), &SettingsForm::configChanged, this, [this] {
         m_runs->setRunsFolder(QString::fromStdString(m_settings->form()->config().project));
+        saveSettingsNow();
     });
     connect(m_session, &TrainingSession::runningChanged, this, &MainWindow::updateActions);
     connect(m_settings->form(), &SettingsForm::validityChanged, this, &MainWindow::updateActions);
@@ -132,6 +147,9 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_runs, &RunsPage::runOpened, this, &MainWindow::addRecentRun);
 
     restoreState();
+    // Said once, at start-up: the runs folder's newest run ended without an end event.
+    if (const auto run = m_runs->newestInterrupted())
+        m_banner->showRun(run->dir, run->name, run->epochsDone, run->epochsPlanned);
     updateActions();
 }
 
@@ -412,6 +430,13 @@ void MainWindow::updateActions() {
                             ? m_session->pauseUnavailableReason()
                             : tr("Pause or resume between steps (F6)"));
     m_stop->setEnabled(running && !stopping);
+    const auto resumable = m_runs->newestResumable();
+    m_resumeLast->setEnabled(!running && !matrix && resumable.has_value());
+    m_resumeLast->setToolTip(resumable ? tr("Continue %1 from its last checkpoint (epoch %2)")
+                                             .arg(resumable->name)
+                                             .arg(resumable->epochsDone)
+                                       : tr("No run to resume: every run finished or has no "
+                                            "checkpoint."));
     if (!running && m_pause->isChecked()) {
         const QSignalBlocker block(m_pause);
         m_pause->setChecked(false);
@@ -441,6 +466,14 @@ void MainWindow::restoreState() {
     if (!lastData.isEmpty() && QFileInfo::exists(lastData))
         m_data->openPath(lastData);
     updateRecentRuns();
+}
+
+void MainWindow::saveSettingsNow() {
+    // Written and synced at each change: a crash or kill -9 must not take the settings with it.
+    // QSettings writes a temporary file and renames it, so a kill mid-write keeps the old file.
+    QSettings settings;
+    settings.setValue(kConfigKey, QString::fromStdString(hr::toYaml(m_settings->form()->config())));
+    settings.sync();
 }
 
 void MainWindow::saveState() {

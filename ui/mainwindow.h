@@ -29,6 +29,7 @@ class SettingsPage;
 class TrainPage;
 class TrainingSession;
 class OomAdvisorDialog;
+class InterruptedRunBanner;
 
 /// Headroom's main window: the Data, Settings, Train and Runs pages, menus and shortcuts
 /// (open Ctrl+O, start Ctrl+R/F5, stop Ctrl+./Shift+F5), language choice, and QSettings
@@ -55,6 +56,8 @@ public:
     QAction* startAction() const { return m_start; }
     QAction* pauseAction() const { return m_pause; }
     QAction* stopAction() const { return m_stop; }
+    QAction* resumeLastAction() const { return m_resumeLast; }
+    InterruptedRunBanner* interruptedRunBanner() const { return m_banner; }
     /// View → the page actions, in tab order.
     QList<QAction*> pageActions() const { return m_pageActions; }
 
@@ -82,6 +85,8 @@ private:
     void createMenus();
     void restoreState();
     void saveState();
+    /// Writes the Settings page's config to QSettings and syncs it to disk.
+    void saveSettingsNow();
     void updateActions();
     void showAdvisor(const hr::OomReport& report);
     /// Writes a fix's changes into the Settings page and marks the fields it changed.
@@ -114,9 +119,11 @@ private:
     QAction* m_start = nullptr;
     QAction* m_pause = nullptr;
     QAction* m_stop = nullptr;
+    QAction* m_resumeLast = nullptr; ///< Train → resume the newest resumable run
+    InterruptedRunBanner* m_banner = nullptr;
     QAction* m_quit = nullptr;
     QMenu* m_recentMenu = nullptr;
-    QList<QAction*> m_pageActions; ///< View → one per page, in tab order
+    QList<QAction*> m_pageActions;  ///< View → one per page, in tab order
     QList<QWidget*> m_advisorMarks; ///< Settings widgets marked as changed by the advisor
 };
 

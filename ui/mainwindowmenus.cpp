@@ -72,6 +72,12 @@ void MainWindow::createActions() {
                               "model, checked with OpenCV"));
     connect(m_export, &QAction::triggered, this, &MainWindow::exportWeights);
 
+    m_resumeLast = new QAction(tr("&Resume last run"), this);
+    m_resumeLast->setObjectName(QStringLiteral("resumeLast"));
+    connect(m_resumeLast, &QAction::triggered, this, [this] {
+        if (const auto run = m_runs->newestResumable())
+            resumeRun(run->dir);
+    });
     m_quit = new QAction(tr("&Quit"), this);
     m_quit->setShortcut(QKeySequence::Quit);
     connect(m_quit, &QAction::triggered, this, &QWidget::close);
@@ -95,6 +101,8 @@ void MainWindow::createMenus() {
     train->addAction(m_start);
     train->addAction(m_pause);
     train->addAction(m_stop);
+    train->addSeparator();
+    train->addAction(m_resumeLast);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     const QList<QPair<QString, QString>> pages = {{tr("&Data"), QStringLiteral("Ctrl+1")},

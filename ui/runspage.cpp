@@ -216,6 +216,50 @@ void RunsPage::refresh() {
     m_list->setSortingEnabled(true);
     for (int c = 0; c < FolderColumn; ++c)
         m_list->resizeColumnToContents(c);
+    emit listRefreshed();
+}
+
+std::optional<RunsPage::Resumable> RunsPage::resumableOf(const QTreeWidgetItem* item) const {
+    Resumable run;
+    run.dir = item->data(RunColumn, Qt::UserRole).toString();
+    run.state = item->data(StateColumn, Qt::UserRole + 1).toString();
+    if (run.state == QLatin1String("finished") || run.state == QLatin1String("running") ||
+        !QFileInfo::exists(run.dir + QStringLiteral("/weights/last.pt")))
+        return std::nullopt;
+    run.name = item->text(RunColumn);
+    run.epochsDone = item->data(EpochsColumn, Qt::UserRole).toInt();
+    run.epochsPlanned = item->data(EpochsColumn, Qt::UserRole + 1).toInt();
+    return run;
+}
+
+std::optional<RunsPage::Resumable> RunsPage::newestInterrupted() const {
+    const QTreeWidgetItem* newest = nullptr;
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem* item = m_list->topLevelItem(i);
+        if (!newest || item->data(ModifiedColumn, Qt::UserRole).toLongLong() >
+                           newest->data(ModifiedColumn, Qt::UserRole).toLongLong())
+            newest = item;
+    }
+    if (!newest ||
+        newest->data(StateColumn, Qt::UserRole + 1).toString() != QLatin1String("unfinished"))
+        return std::nullopt;
+    return resumableOf(newest);
+}
+
+std::optional<RunsPage::Resumable> RunsPage::newestResumable() const {
+    std::optional<Resumable> best;
+    qlonglong bestTime = 0;
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem* item = m_list->topLevelItem(i);
+        const qlonglong time = item->data(ModifiedColumn, Qt::UserRole).toLongLong();
+        if (best && time <= bestTime)
+            continue;
+        if (const auto run = resumableOf(item)) {
+            best = run;
+            bestTime = time;
+        }
+    }
+    return best;
 }
 
 void RunsPage::refreshActiveRun() {
@@ -267,6 +311,7 @@ void RunsPage::fillRow(QTreeWidgetItem* item, const RunRecord& record) {
                       ? QStringLiteral("%1/%2").arg(run.epochsDone).arg(run.epochsPlanned)
                       : QString::number(run.epochsDone));
     item->setData(EpochsColumn, Qt::UserRole, run.epochsDone);
+    item->setData(EpochsColumn, Qt::UserRole + 1, run.epochsPlanned);
     item->setText(DurationColumn, durationText(run.durationSeconds));
     item->setData(DurationColumn, Qt::UserRole, run.durationSeconds);
     const QString budget = run.budgetBytes > 0 ? bytesOrDash(run.budgetBytes) : tr("no budget");

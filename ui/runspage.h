@@ -3,6 +3,8 @@
 
 #include <QWidget>
 
+#include <optional>
+
 class QLabel;
 class QMenu;
 class QPushButton;
@@ -66,6 +68,21 @@ public:
     /// Deletes a run folder after asking; returns true when it was deleted.
     bool deleteRun(const QString& runDir);
 
+    /// A listed run that can be continued from its weights/last.pt.
+    struct Resumable {
+        QString dir;
+        QString name;
+        QString state; ///< RunSummary's state: "unfinished", "stopped", ...
+        int epochsDone = 0;
+        int epochsPlanned = 0; ///< 0 when unknown
+    };
+    /// The newest listed run, by its newest file, when it has no end event and a checkpoint
+    /// (the studio or the machine ended mid-run). Read from the list: no folder is re-read.
+    std::optional<Resumable> newestInterrupted() const;
+    /// The newest listed run that did not finish all its epochs and has a checkpoint, other
+    /// than the active run.
+    std::optional<Resumable> newestResumable() const;
+
 public slots:
     /// Re-reads the runs folder.
     void refresh();
@@ -80,6 +97,8 @@ signals:
     void compareRequested(const QStringList& runDirs);
     /// "Resume": continue this run from its weights/last.pt.
     void resumeRequested(const QString& runDir);
+    /// The list was read again (refresh()).
+    void listRefreshed();
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -87,6 +106,7 @@ protected:
 private:
     /// Fills a row's cells from a run folder's record.
     void fillRow(QTreeWidgetItem* item, const RunRecord& record);
+    std::optional<Resumable> resumableOf(const QTreeWidgetItem* item) const;
 
     QString m_folder;
     QString m_activeRun;

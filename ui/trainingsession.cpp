@@ -215,11 +215,17 @@ bool TrainingSession::start(const TrainConfig& config) {
 }
 
 void TrainingSession::setPaused(bool paused) {
-    std::lock_guard<std::mutex> lock(m_trainerMutex);
-    if (!m_trainer || !canPause())
-        return;
-    m_paused = paused;
-    m_trainer->requestPause(paused);
+    bool changed = false;
+    {
+        std::lock_guard<std::mutex> lock(m_trainerMutex);
+        if (!m_trainer || !canPause())
+            return;
+        changed = m_paused != paused;
+        m_paused = paused;
+        m_trainer->requestPause(paused);
+    }
+    if (changed)
+        emit pausedChanged(paused);
 }
 
 void TrainingSession::stop() {

@@ -103,6 +103,8 @@ signals:
     void logMessage(int level, const QString& text); ///< level: LogMessage::Level as int
     /// stop() was asked while a run is going: it ends after the current step.
     void stopping();
+    /// setPaused() changed whether the run is paused.
+    void pausedChanged(bool paused);
     void finished(const hr::RunFinished& event);
     void failed(const QString& message);
 

@@ -176,6 +176,7 @@ TrainPage::TrainPage(TrainingSession* session, QAction* start, QAction* pause, Q
     });
     connect(session, &TrainingSession::started, this, &TrainPage::onStarted);
     connect(session, &TrainingSession::batchEnded, this, &TrainPage::onBatch);
+    connect(session, &TrainingSession::pausedChanged, this, &TrainPage::onPausedChanged);
     connect(session, &TrainingSession::epochEnded, this, &TrainPage::onEpoch);
     connect(session, &TrainingSession::memorySampled, this, &TrainPage::onMemory);
     connect(session, &TrainingSession::finished, this, &TrainPage::onFinished);
@@ -211,6 +212,7 @@ void TrainPage::resetRunView() {
         plot->clear();
     m_peaks = RunPeaks();
     m_lastSample.reset();
+    m_lastBatch.reset();
     m_memory->clearMarkers();
     m_memoryStatus->clear();
 }
@@ -260,17 +262,39 @@ void TrainPage::onBatch(const hr::BatchEnd& event) {
     const int total = std::max(1, m_epochs * perEpoch);
     m_progress->setRange(0, total);
     m_progress->setValue(std::min(total, event.epoch * perEpoch + event.batchIndex + 1));
-    m_progress->setFormat(tr("epoch %1/%2 · batch %3/%4 · ETA %5")
-                              .arg(event.epoch + 1)
-                              .arg(m_epochs)
-                              .arg(event.batchIndex + 1)
-                              .arg(perEpoch)
-                              .arg(formatDuration(event.etaSeconds)));
+    m_lastBatch = event;
+    showProgressText();
+    // The step in flight when Pause was pressed still ends; the status keeps saying "paused".
+    if (m_session->isPaused())
+        return;
     m_status->setText(tr("%1 images/s · box %2 · cls %3 · dfl %4")
                           .arg(event.imagesPerSecond, 0, 'f', 1)
                           .arg(event.boxLoss, 0, 'f', 3)
                           .arg(event.clsLoss, 0, 'f', 3)
                           .arg(event.dflLoss, 0, 'f', 3));
+}
+
+void TrainPage::showProgressText() {
+    if (!m_lastBatch)
+        return;
+    const hr::BatchEnd& event = *m_lastBatch;
+    // An ETA measured before a pause says nothing about when a paused run ends.
+    const QString eta = m_session->isPaused() ? tr("paused") : formatDuration(event.etaSeconds);
+    m_progress->setFormat(tr("epoch %1/%2 · batch %3/%4 · ETA %5")
+                              .arg(event.epoch + 1)
+                              .arg(m_epochs)
+                              .arg(event.batchIndex + 1)
+                              .arg(std::max(1, event.batchesPerEpoch))
+                              .arg(eta));
+}
+
+void TrainPage::onPausedChanged(bool paused) {
+    showProgressText();
+    const QString line = paused ? tr("Paused: training waits after the current step. Press "
+                                     "Pause (F6) again to continue.")
+                                : tr("Resumed: training continues.");
+    m_status->setText(line);
+    appendLog(line);
 }
 
 void TrainPage::onEpoch(const hr::EpochEnd& event) {

@@ -68,6 +68,10 @@ private:
     void onStarted(const hr::RunStarted& event);
     void onBatch(const hr::BatchEnd& event);
     void onEpoch(const hr::EpochEnd& event);
+    /// Pause pressed or released: the status line, a log line and the ETA say so.
+    void onPausedChanged(bool paused);
+    /// The progress bar's epoch, batch and ETA from the last batch.
+    void showProgressText();
     void onMemory(const hr::MemorySample& sample);
     void onFinished(const hr::RunFinished& event);
     void onFailed(const QString& message);
@@ -108,6 +112,7 @@ private:
     int m_waitShading = -1;
     bool m_waiting = false;
     double m_lastSampleSeconds = 0;
+    std::optional<hr::BatchEnd> m_lastBatch;      ///< of this run, for the progress bar
     std::optional<hr::MemorySample> m_lastSample; ///< of this run, for the status line
     RunPeaks m_peaks;
     QString m_state;
