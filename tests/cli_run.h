@@ -17,11 +17,8 @@ struct CliResult {
     QString errText() const { return QString::fromUtf8(err); }
 };
 
-inline CliResult runCli(const QStringList& arguments) {
-    QProcess process;
-    process.setProgram(QStringLiteral(HEADROOM_CLI_PATH));
-    process.setArguments(arguments);
-    process.start();
+/// Waits for a started `process` and collects what it wrote; exit code -1 where it crashed.
+inline CliResult finishCli(QProcess& process) {
     CliResult result;
     if (!process.waitForFinished(-1))
         return result;
@@ -29,6 +26,14 @@ inline CliResult runCli(const QStringList& arguments) {
     result.out = process.readAllStandardOutput();
     result.err = process.readAllStandardError();
     return result;
+}
+
+inline CliResult runCli(const QStringList& arguments) {
+    QProcess process;
+    process.setProgram(QStringLiteral(HEADROOM_CLI_PATH));
+    process.setArguments(arguments);
+    process.start();
+    return finishCli(process);
 }
 
 } // namespace clitest

@@ -111,13 +111,7 @@ clitest::CliResult TestRunFaults::run(const QStringList& args, const QProcessEnv
     if (child)
         process.setChildProcessModifier(child);
     process.start();
-    clitest::CliResult result;
-    if (!process.waitForFinished(-1))
-        return result;
-    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
+    return clitest::finishCli(process);
 }
 
 void TestRunFaults::initTestCase() {

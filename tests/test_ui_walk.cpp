@@ -11,6 +11,7 @@
 #include "trainingsession.h"
 #include "trainpage.h"
 #include "ui_test_env.h"
+#include "ui_typing.h"
 
 #include "elidedlabel.h"
 #include "logview.h"
@@ -58,20 +59,7 @@ bool writeFile(const QString& path, const QByteArray& text) {
     return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
 }
 
-/// Clicks the field of `key`, selects what it holds and types `text` over it, then Tab.
-void typeInto(QWidget* form, const QString& key, const QString& text) {
-    QWidget* holder = form->findChild<QWidget*>(key);
-    QVERIFY2(holder, qPrintable(key));
-    auto* edit = qobject_cast<QLineEdit*>(holder);
-    if (!edit)
-        edit = holder->findChild<QLineEdit*>();
-    QVERIFY2(edit, qPrintable(key));
-    QTest::mouseClick(edit, Qt::LeftButton);
-    QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-    QTest::keyClick(edit, Qt::Key_Delete);
-    QTest::keyClicks(edit, text);
-    QTest::keyClick(edit, Qt::Key_Tab);
-}
+using hr::testing::typeInto;
 
 } // namespace
 

@@ -9,6 +9,7 @@
 #include "trainingsession.h"
 #include "trainpage.h"
 #include "ui_test_env.h"
+#include "ui_typing.h"
 
 #include "logview.h"
 
@@ -80,18 +81,7 @@ void typePathAndAccept(QWidget* dialog, const QString& path) {
     qWarning("the file dialog has no Open/Save button");
 }
 
-void typeInto(QWidget* root, const QString& objectName, const QString& text) {
-    auto* edit = root->findChild<QLineEdit*>(objectName);
-    if (!edit) // an editable combo box holds its line edit
-        if (auto* holder = root->findChild<QWidget*>(objectName))
-            edit = holder->findChild<QLineEdit*>();
-    QVERIFY2(edit, qPrintable(objectName));
-    QTest::mouseClick(edit, Qt::LeftButton);
-    QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-    QTest::keyClick(edit, Qt::Key_Delete);
-    QTest::keyClicks(edit, text);
-    QTest::keyClick(edit, Qt::Key_Tab);
-}
+using hr::testing::typeInto;
 
 } // namespace
 
