@@ -109,6 +109,9 @@ private slots:
     void picklesThatRunCodeAreNamed();
     void pickleStackIsBounded();
     void hugeYamlIsRefused();
+    void cocoJsonIsBounded();
+    void deflatedZipBombIsRefused();
+    void binaryLabelFileIsOneWarning();
 
 private:
     QTemporaryDir m_dir;
@@ -331,6 +334,84 @@ void TestHostileInputs::hugeYamlIsRefused() {
     QVERIFY(diagnostics.at(0).message.find("9 MiB") != std::string::npos);
     diagnostics.clear();
     QVERIFY(hr::yaml::parseDocument("epochs: 3\nnames: [a, b]\n", "ok.yaml", diagnostics));
+}
+
+void TestHostileInputs::cocoJsonIsBounded() {
+    const QString in = m_dir.filePath("coco-bound/in");
+    QVERIFY(fixtures::writeImage(in + "/annotations/a.png", 64, 48));
+    // One image whose mask has 20,000 numbers: masks are skipped, not counted or kept.
+    QByteArray mask = "[";
+    for (int i = 0; i < 20'000; ++i)
+        mask += "1.5,";
+    mask += "1.5]";
+    QVERIFY(fixtures::writeBytes(
+        in + "/annotations/instances_train.json",
+        R"({"images": [{"id": 1, "file_name": "a.png", "width": 64, "height": 48}],
+  "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [8, 6, 20, 20],
+                   "segmentation": [)" +
+            mask + R"(]}],
+  "categories": [{"id": 1, "name": "cat"}]})"));
+    hr::ConvertOptions options;
+    options.mostJsonValues = 100;
+    hr::ConvertReport report = hr::convertDataset(hr::SourceFormat::Coco, str(in),
+                                                  str(m_dir.filePath("coco-bound/ok")), options);
+    QVERIFY2(report.ok(), report.format().c_str());
+
+    options.mostJsonValues = 10;
+    report = hr::convertDataset(hr::SourceFormat::Coco, str(in),
+                                str(m_dir.filePath("coco-bound/values")), options);
+    QVERIFY(!report.ok());
+    QVERIFY2(report.error.find("instances_train.json: more than 10 JSON values besides the "
+                               "masks") != std::string::npos,
+             report.error.c_str());
+    QVERIFY2(report.error.find("split the annotations") != std::string::npos, report.error.c_str());
+
+    options = hr::ConvertOptions();
+    options.mostJsonBytes = 1000;
+    report = hr::convertDataset(hr::SourceFormat::Coco, str(in),
+                                str(m_dir.filePath("coco-bound/bytes")), options);
+    QVERIFY(!report.ok());
+    QVERIFY2(report.error.find("bytes, more than the 1,000 bytes Headroom reads from one COCO "
+                               "file") != std::string::npos,
+             report.error.c_str());
+    QVERIFY(!QFileInfo::exists(m_dir.filePath("coco-bound/bytes")));
+    // The defaults leave room for COCO's own 450 MB file.
+    QVERIFY(hr::kMostCocoBytes > (std::uint64_t(450) << 20));
+}
+
+void TestHostileInputs::deflatedZipBombIsRefused() {
+    // 64 MiB of zeros deflated to about 64 KB: a real deflate stream (qCompress's zlib stream
+    // without its 4-byte length, 2-byte header and 4-byte checksum), sizes told honestly.
+    const QByteArray zeros(64 << 20, '\0');
+    const QByteArray zlib = qCompress(zeros, 9);
+    const QByteArray deflated = zlib.mid(6, zlib.size() - 10);
+    QVERIFY(deflated.size() < 200'000);
+    const QString path = m_dir.filePath("bomb.pt");
+    QVERIFY(fixtures::writeBytes(
+        path, storedZip({{"archive/data.pkl", raw("\x80\x02}.")}, {"archive/data/0", deflated}},
+                        std::uint64_t(zeros.size()))));
+    std::string error;
+    QVERIFY(!hr::checkZipArchive(str(path), &error));
+    QVERIFY2(error.find("zip bomb") != std::string::npos, error.c_str());
+    const hr::WeightsFile file = hr::readWeightsFile(str(path), true);
+    QVERIFY2(file.error.find("zip bomb") != std::string::npos, file.error.c_str());
+}
+
+void TestHostileInputs::binaryLabelFileIsOneWarning() {
+    const QString data = m_dir.filePath("garbage");
+    const auto made = clitest::runCli(
+        {"make-dataset", "--out", data, "--train", "2", "--val", "1", "--imgsz", "64"});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    QByteArray garbage;
+    for (int i = 0; i < 3000; ++i)
+        garbage.append(static_cast<char>((i * 7919 + 13) % 256));
+    QVERIFY(fixtures::writeBytes(data + "/labels/train/000000.txt", garbage));
+    const auto checked = clitest::runCli({"data-check", "--data", data + "/data.yaml"});
+    const QString all = checked.outText() + checked.errText();
+    QVERIFY2(all.contains("labels/train/000000.txt:1: warning: the label file holds binary data, "
+                          "not text (from line 1): used the image as a background image"),
+             qPrintable(all));
+    QCOMPARE(all.count("000000.txt:"), 1); // one warning, not one per line of garbage
 }
 
 QTEST_GUILESS_MAIN(TestHostileInputs)

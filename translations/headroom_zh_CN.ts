@@ -228,6 +228,14 @@
         <translation>缺少 JPEG 结束标记（文件被截断？）：已使用可解码的部分</translation>
     </message>
     <message>
+        <source>the label file holds binary data, not text (from line %1): used the image as a background image</source>
+        <translation>标注文件含有二进制数据而非文本（自第 %1 行起）：已将该图像作为背景图像使用</translation>
+    </message>
+    <message>
+        <source>replace it with a text file of &apos;class cx cy w h&apos; lines, or delete it</source>
+        <translation>请换成由“class cx cy w h”行组成的文本文件，或删除它</translation>
+    </message>
+    <message>
         <source>cannot read the label file: used the image as a background image</source>
         <translation>无法读取标注文件：已将该图像作为背景图像使用</translation>
     </message>

@@ -194,6 +194,12 @@ Worded wordDataProblem(const Diagnostic& d) {
         return {DiagnosticWording::tr(
                     "JPEG end marker missing (truncated file?): used the decodable part"),
                 {}};
+    if (code == "label_binary")
+        return {DiagnosticWording::tr("the label file holds binary data, not text (from line "
+                                      "%1): used the image as a background image")
+                    .arg(arg(d, 0)),
+                DiagnosticWording::tr(
+                    "replace it with a text file of 'class cx cy w h' lines, or delete it")};
     if (code == "label_unreadable")
         return {DiagnosticWording::tr(
                     "cannot read the label file: used the image as a background image"),

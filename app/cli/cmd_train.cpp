@@ -15,6 +15,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -235,7 +236,12 @@ int launchWorkers(const ParsedArgs& args, const TrainConfig& config) {
               << world << "); batch " << config.batch << " in total, "
               << rankBatch(config.batch, world) << " per process; rank 0 writes the run\n"
               << std::flush;
+    plan.libraryLog = (std::filesystem::path(config.project) / "network.log").string();
     const WorkerOutcome outcome = runWorkers(plan, kWorkerGrace);
+    if (outcome.libraryLogLines > 0)
+        std::cerr << "train: " << outcome.libraryLogLines
+                  << " lines of the network library's log (c10d, Gloo) are in " << plan.libraryLog
+                  << "\n";
     if (outcome.exitCode != 0) {
         std::cerr << "train: " << outcome.summary;
         if (outcome.firstFailedRank >= 0)

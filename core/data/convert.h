@@ -3,6 +3,7 @@
 
 #include "util/diagnostic.h"
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -25,6 +26,12 @@ std::optional<SourceFormat> parseSourceFormat(const std::string& text);
 /// In words, e.g. "COCO JSON".
 std::string describe(SourceFormat format);
 
+/// Bounds of one COCO annotation file: its size, and the JSON values kept from it (masks'
+/// "segmentation" lists are skipped, not kept). COCO's instances_train2017.json is 450 MB with
+/// about 11 million values kept, which a DOM holds in about 1 GB.
+inline constexpr std::uint64_t kMostCocoBytes = std::uint64_t(4) << 30;
+inline constexpr std::uint64_t kMostCocoValues = 40'000'000;
+
 struct ConvertOptions {
     bool skipDifficult = false; ///< VOC: leave out objects marked <difficult>1</difficult>
     /// Share of the images that go to val when the source has no validation split
@@ -35,6 +42,10 @@ struct ConvertOptions {
     /// Folders besides the input's that images may be read from (`convert --image-root`). By
     /// default an image entry that resolves outside the input folder is refused.
     std::vector<std::string> imageRoots;
+    /// COCO: the largest annotation file read, and the most JSON values kept from one
+    /// (kMostCocoBytes, kMostCocoValues; docs/decisions.md says why these).
+    std::uint64_t mostJsonBytes = kMostCocoBytes;
+    std::uint64_t mostJsonValues = kMostCocoValues;
     /// Called now and then with (images done, total); return false to cancel.
     std::function<bool(int done, int total)> progress;
 };

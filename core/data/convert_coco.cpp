@@ -4,11 +4,13 @@
 #include "data/convert_internal.h"
 
 #include "data/image_io.h"
-#include "util/atomic_file.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 namespace fs = std::filesystem;
@@ -50,15 +52,111 @@ std::string text(const json& object, const char* key) {
     return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// Instance masks: the converter writes boxes, and the polygons are most of a COCO file's values.
+const std::string kSkippedKey = "segmentation";
+
+/// Counts the values a parse would keep (everything but kSkippedKey's), stopping past `most`.
+class ValueCounter : public nlohmann::json_sax<json> {
+public:
+    explicit ValueCounter(std::uint64_t most) : m_most(most) {}
+    std::uint64_t kept = 0;
+    bool failed = false;
+
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(number_integer_t) override { return value(); }
+    bool number_unsigned(number_unsigned_t) override { return value(); }
+    bool number_float(number_float_t, const string_t&) override { return value(); }
+    bool string(string_t&) override { return value(); }
+    bool binary(binary_t&) override { return value(); }
+    bool start_object(std::size_t) override { return open(); }
+    bool start_array(std::size_t) override { return open(); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& name) override {
+        if (m_skipDepth < 0 && name == kSkippedKey)
+            m_skipNext = true;
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+        failed = true; // the DOM parse that follows words it
+        return false;
+    }
+
+private:
+    bool value() {
+        if (m_skipNext) {
+            m_skipNext = false;
+            return true;
+        }
+        return m_skipDepth >= 0 || ++kept <= m_most;
+    }
+    bool open() {
+        if (m_skipNext) {
+            m_skipNext = false;
+            m_skipDepth = m_depth;
+        }
+        ++m_depth;
+        return m_skipDepth >= 0 || ++kept <= m_most;
+    }
+    bool close() {
+        if (--m_depth == m_skipDepth)
+            m_skipDepth = -1;
+        return true;
+    }
+
+    std::uint64_t m_most;
+    int m_depth = 0;
+    int m_skipDepth = -1; ///< depth of the skipped list being read, -1: none
+    bool m_skipNext = false;
+};
+
+std::string withCommas(std::uint64_t n) {
+    std::string digits = std::to_string(n);
+    for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3)
+        digits.insert(static_cast<size_t>(at), ",");
+    return digits;
+}
+
+/// Why `path` is too large to read (its size, then the values a parse would keep), or "".
+/// The values are counted by a parse that builds nothing, so memory stays flat either way.
+std::string tooLarge(const std::string& path, const ConvertOptions& options) {
+    std::error_code ec;
+    const std::uint64_t bytes = fs::file_size(path, ec);
+    const std::string fix = ": split the annotations into several files (one per split, or "
+                            "per part of a split) and convert each";
+    if (!ec && bytes > options.mostJsonBytes)
+        return path + ": " + withCommas(bytes) + " bytes, more than the " +
+               withCommas(options.mostJsonBytes) + " bytes Headroom reads from one COCO file" + fix;
+    std::ifstream in(path, std::ios::binary);
+    ValueCounter counter(options.mostJsonValues);
+    const bool complete = json::sax_parse(in, &counter);
+    if (!complete && !counter.failed)
+        return path + ": more than " + withCommas(options.mostJsonValues) +
+               " JSON values besides the masks (\"segmentation\"), the most Headroom reads "
+               "from one COCO file (instances_train2017.json holds about 11 million)" +
+               fix;
+    return {};
+}
+
 // Reads and parses one file; fills report.error with file, line and column when broken.
-std::optional<json> parseFile(const std::string& path, ConvertReport& report) {
-    std::string contents, error;
-    if (!readFile(path, contents, &error)) {
-        report.error = path + ": cannot read: " + error;
+std::optional<json> parseFile(const std::string& path, const ConvertOptions& options,
+                              ConvertReport& report) {
+    if (const std::string why = tooLarge(path, options); !why.empty()) {
+        report.error = why;
         return std::nullopt;
     }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        report.error = path + ": cannot read: " + std::strerror(errno);
+        return std::nullopt;
+    }
+    // Masks are skipped while parsing, so they never take memory.
+    const json::parser_callback_t skipMasks = [](int, json::parse_event_t event, json& value) {
+        return !(event == json::parse_event_t::key && value == kSkippedKey);
+    };
     try {
-        json document = json::parse(contents);
+        json document = json::parse(in, skipMasks);
         if (!document.is_object() || !document.contains("images") ||
             !document["images"].is_array()) {
             report.error = path + ": not a COCO annotation file (no \"images\" list)";
@@ -87,7 +185,7 @@ bool collectCoco(const std::string& input, const ConvertOptions& options, Collec
     }
     std::vector<json> documents;
     for (const auto& file : files) {
-        auto document = parseFile(file, report);
+        auto document = parseFile(file, options, report);
         if (!document)
             return false;
         documents.push_back(std::move(*document));

@@ -58,9 +58,45 @@ std::vector<std::string> words(const std::string& line) {
     return out;
 }
 
+/// The 1-based line of the first byte that no text label file holds (a NUL or another control
+/// character, or a byte that is not UTF-8), 0 when the text is clean.
+int firstBinaryLine(const std::string& text) {
+    int line = 1;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c == '\n') {
+            ++line;
+            continue;
+        }
+        if (c < 0x20 && c != '\t' && c != '\r' && c != '\f' && c != '\v')
+            return line;
+        if (c < 0x80)
+            continue;
+        // A UTF-8 sequence: a lead byte and its continuation bytes (a BOM or a comment's words).
+        const int more = c >= 0xF0 && c < 0xF5 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 && c < 0xE0 ? 1 : -1;
+        if (more < 0 || i + static_cast<size_t>(more) >= text.size())
+            return line;
+        for (int k = 1; k <= more; ++k)
+            if ((static_cast<unsigned char>(text[i + static_cast<size_t>(k)]) & 0xC0) != 0x80)
+                return line;
+        i += static_cast<size_t>(more);
+    }
+    return 0;
+}
+
 /// Checks every line of a label file; appends the boxes kept and a problem per line changed.
+/// A file that is not text (binary data: a copied image, a damaged disk) gets one problem
+/// instead of one per line of garbage, and no boxes.
 void parseLabels(const std::string& path, const std::string& text, int nc,
                  std::vector<LabelBox>& boxes, Diagnostics& problems) {
+    if (const int binary = firstBinaryLine(text); binary > 0) {
+        problems.push_back(
+            problem(Severity::Warning, path, binary, "label_binary", {std::to_string(binary)},
+                    "the label file holds binary data, not text (from line " +
+                        std::to_string(binary) + "): used the image as a background image",
+                    "replace it with a text file of 'class cx cy w h' lines, or delete it"));
+        return;
+    }
     std::istringstream in(text);
     std::string line;
     int lineNo = 0;

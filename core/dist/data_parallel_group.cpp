@@ -7,6 +7,7 @@
 
 #include "dist/data_parallel_group.h"
 
+#include "dist/rank_heartbeat.h"
 #include "util/torch_compat.h"
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
@@ -54,6 +55,8 @@ struct DataParallelGroup::Impl {
     c10::intrusive_ptr<c10d::Store> store;
     std::string masterAddr;
     c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+    /// Shared with the group's channels; null for a group over a test's store.
+    std::shared_ptr<RankHeartbeat> heartbeat;
 };
 
 std::unique_ptr<DataParallelGroup>
@@ -115,8 +118,11 @@ DataParallelGroup::connect(const LaunchEnv& env, std::chrono::milliseconds timeo
             std::this_thread::sleep_for(kJoinPoll);
         }
         auto store = c10::make_intrusive<c10d::PrefixStore>("headroom", tcp);
-        return std::unique_ptr<DataParallelGroup>(
+        std::unique_ptr<DataParallelGroup> group(
             new DataParallelGroup(store, env.rank, env.worldSize, timeout, env.masterAddr));
+        group->d->heartbeat = std::make_shared<RankHeartbeat>(
+            env.masterAddr, env.masterPort, env.rank, env.worldSize, rankTimeoutFromEnvironment());
+        return group;
     } catch (const std::exception& e) {
         return fail(firstLine(e.what()), {"error", firstLine(e.what())});
     }
@@ -163,8 +169,12 @@ void DataParallelGroup::waitFor(const c10::intrusive_ptr<c10d::Work>& work,
     try {
         work->wait();
     } catch (const std::exception& e) {
-        throw DistributedError("rank " + std::to_string(m_rank) + " of " + std::to_string(m_size) +
-                               ": " + what + " failed (" + firstLine(e.what()) +
+        const std::string where =
+            "rank " + std::to_string(m_rank) + " of " + std::to_string(m_size) + ": " + what;
+        // The heartbeat knows which rank stopped answering; Gloo's error only that one did.
+        if (d->heartbeat && d->heartbeat->silentRank() >= 0)
+            throw DistributedError(where + " failed: " + d->heartbeat->silence() + ".");
+        throw DistributedError(where + " failed (" + firstLine(e.what()) +
                                "). Another rank has stopped, or did not answer within " +
                                std::to_string(m_timeout.count() / 1000) +
                                " s; its own output says why.");
@@ -229,8 +239,10 @@ std::string DataParallelGroup::broadcastText(const std::string& text, int root) 
 
 std::unique_ptr<DataParallelGroup> DataParallelGroup::openChannel(const std::string& name) {
     auto store = c10::make_intrusive<c10d::PrefixStore>(name, d->store);
-    return std::unique_ptr<DataParallelGroup>(
+    std::unique_ptr<DataParallelGroup> channel(
         new DataParallelGroup(store, m_rank, m_size, m_timeout, d->masterAddr));
+    channel->d->heartbeat = d->heartbeat;
+    return channel;
 }
 
 } // namespace hr

@@ -33,6 +33,8 @@ public:
     /// The wait for the other ranks goes in steps of at most a second; before each,
     /// `abandoned` (when given) is asked whether to give up, and a non-empty answer ends the
     /// wait at once with that reason in `error` (whoever started the workers saw one die).
+    /// Once connected, every rank sends a heartbeat (RankHeartbeat); a collective that fails
+    /// after a rank went silent names that rank.
     /// `errorArgs`, when given, receives the failure as values for a UI that words it itself:
     /// rank, ranks, "address:port", then "timeout" with the ranks joined and the seconds
     /// waited, "abandoned" with the reason, or "error" with the network library's own text.

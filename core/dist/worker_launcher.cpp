@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <thread>
 
 extern char** environ;
@@ -42,7 +43,8 @@ struct Child {
     int rank = 0;
     int errorPipe = -1; ///< -1 once its output has ended
     std::string tail;
-    int status = -1; ///< exitCodeOf() once it has ended
+    std::string partial; ///< the start of a line not yet ended
+    int status = -1;     ///< exitCodeOf() once it has ended
 };
 
 void writeAll(int fd, const char* data, size_t size) {
@@ -57,25 +59,75 @@ void writeAll(int fd, const char* data, size_t size) {
     }
 }
 
-/// Copies what the worker has written to stderr to this process's stderr and keeps its end.
-/// Returns false once the output has ended (the pipe is closed then).
-bool pump(Child& child) {
+/// The log file of the network library's lines (WorkerPlan::libraryLog), opened at the first.
+struct LibraryLog {
+    std::string path;
+    int fd = -1;
+    long lines = 0;
+    void write(int rank, const std::string& line) {
+        if (path.empty())
+            return;
+        if (fd < 0) {
+            std::error_code ec;
+            std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+            fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+            if (fd < 0) {
+                path.clear(); // nowhere to keep them: they are dropped, not shown
+                return;
+            }
+        }
+        const std::string text = "rank " + std::to_string(rank) + ": " + line;
+        writeAll(fd, text.data(), text.size());
+        ++lines;
+    }
+    ~LibraryLog() {
+        if (fd >= 0)
+            ::close(fd);
+    }
+};
+
+/// Passes one line of a worker's stderr on: glog's lines (c10d, Gloo) to the library log,
+/// the rest to this process's stderr and the worker's kept tail.
+void passLine(Child& child, const std::string& line, LibraryLog& log) {
+    if (isLibraryLogLine(line)) {
+        log.write(child.rank, line);
+        return;
+    }
+    writeAll(STDERR_FILENO, line.data(), line.size());
+    child.tail += line;
+    if (child.tail.size() > kTailBytes)
+        child.tail.erase(0, child.tail.size() - kTailBytes);
+}
+
+/// Passes on what the worker has written to stderr, a line at a time (the last one also
+/// when its output ends without a newline). Returns false once the output has ended (the pipe
+/// is closed then).
+bool pump(Child& child, LibraryLog& log) {
     if (child.errorPipe < 0)
         return false;
     char buffer[4096];
     for (;;) {
         const ssize_t n = ::read(child.errorPipe, buffer, sizeof buffer);
         if (n > 0) {
-            writeAll(STDERR_FILENO, buffer, static_cast<size_t>(n));
-            child.tail.append(buffer, static_cast<size_t>(n));
-            if (child.tail.size() > kTailBytes)
-                child.tail.erase(0, child.tail.size() - kTailBytes);
+            child.partial.append(buffer, static_cast<size_t>(n));
+            size_t start = 0;
+            for (size_t end; (end = child.partial.find('\n', start)) != std::string::npos;
+                 start = end + 1)
+                passLine(child, child.partial.substr(start, end + 1 - start), log);
+            child.partial.erase(0, start);
+            if (child.partial.size() > kTailBytes) { // a line without end: pass it on now
+                passLine(child, child.partial, log);
+                child.partial.clear();
+            }
             continue;
         }
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return true;
+        if (!child.partial.empty())
+            passLine(child, child.partial + "\n", log);
+        child.partial.clear();
         ::close(child.errorPipe);
         child.errorPipe = -1;
         return false;
@@ -101,6 +153,14 @@ std::string endedHow(int code) {
 }
 
 } // namespace
+
+bool isLibraryLogLine(const std::string& line) {
+    // glog: "E20261207 20:55:53.988090 30207 socket.cpp:860] [c10d] ...", and the notice glog
+    // prints before its first line when nothing initialised it.
+    static const std::regex glog(R"(^[IWEF]\d{4,8} \d\d:\d\d:\d\d\.\d+ +\d+ [^ \]]+:\d+\] )");
+    return line.rfind("WARNING: Logging before InitGoogleLogging()", 0) == 0 ||
+           std::regex_search(line, glog);
+}
 
 std::string lastLines(const std::string& text, int lines, const std::string& indent) {
     std::vector<std::string> kept;
@@ -245,6 +305,8 @@ WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace) {
     ignore.sa_handler = SIG_IGN;
     ::sigaction(SIGINT, &ignore, &previous);
 
+    LibraryLog libraryLog;
+    libraryLog.path = plan.libraryLog;
     size_t running = children.size();
     auto deadline = std::chrono::steady_clock::time_point::max();
     bool killed = false;
@@ -259,7 +321,7 @@ WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace) {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         else if (::poll(open.data(), open.size(), 50) > 0)
             for (Child& child : children)
-                pump(child);
+                pump(child, libraryLog);
 
         int status = 0;
         pid_t pid = 0;
@@ -271,7 +333,7 @@ WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace) {
                 --running;
                 if (child.status == 0)
                     continue;
-                pump(child); // its last words are in the pipe already
+                pump(child, libraryLog); // its last words are in the pipe already
                 if (outcome.firstFailedRank >= 0) {
                     later += "then rank " + std::to_string(child.rank) + " " +
                              endedHow(child.status) + "\n";
@@ -308,13 +370,14 @@ WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace) {
     }
     for (Child& child : children) {
         // What is there now; a process the worker left behind may keep the pipe open.
-        if (pump(child))
+        if (pump(child, libraryLog))
             ::close(child.errorPipe);
         child.errorPipe = -1;
         outcome.statuses.push_back(child.status);
         outcome.errorTails.push_back(lastLines(child.tail, kTailLines, ""));
     }
     outcome.summary += later;
+    outcome.libraryLogLines = libraryLog.lines;
     ::sigaction(SIGINT, &previous, nullptr);
     return outcome;
 }

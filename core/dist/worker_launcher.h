@@ -16,6 +16,9 @@ struct WorkerPlan {
     int masterPort = 0; ///< 0: a free port of this machine (only for nnodes == 1)
     std::string executable = "/proc/self/exe";
     std::vector<std::string> arguments; ///< argv of each worker, argv[0] included
+    /// Where the workers' network-library lines go (glog's, from c10d and Gloo: connection
+    /// retries and the like), appended with the rank; they are not shown. Empty: dropped.
+    std::string libraryLog;
 };
 
 /// How the workers ended.
@@ -26,6 +29,7 @@ struct WorkerOutcome {
     std::vector<int> statuses; ///< exit code per local worker (128 + signal when killed)
     int firstFailedRank = -1;  ///< global rank of the first worker that failed, -1 if none
     std::vector<std::string> errorTails; ///< the end of each local worker's stderr
+    long libraryLogLines = 0;            ///< lines written to WorkerPlan::libraryLog
 };
 
 /// How long the other workers may go on once the run has ended for them (rank 0 finished, or a
@@ -34,7 +38,8 @@ constexpr std::chrono::seconds kWorkerGrace{30};
 
 /// Starts the workers with RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and
 /// MASTER_PORT set (other variables inherited) and waits for all of them, watching them the
-/// whole time. Each worker's stderr passes through this process (so its end can be quoted).
+/// whole time. Each worker's stderr passes through this process (so its end can be quoted),
+/// except the network library's log lines (WorkerPlan::libraryLog).
 /// When a worker exits with a non-zero status or is killed, before the run ended or during
 /// it, the others are sent SIGTERM at once - a Headroom worker then gives up its wait for the
 /// other ranks or fails at its next batch, where it would otherwise wait in the rendezvous
@@ -42,6 +47,9 @@ constexpr std::chrono::seconds kWorkerGrace{30};
 /// A worker that exits with 0 has finished its part. Interrupts (Ctrl-C) reach the workers
 /// through the terminal; this process waits for them.
 WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace);
+
+/// True for a line of glog's format (what c10d and Gloo log), which is not for a user's eyes.
+bool isLibraryLogLine(const std::string& line);
 
 /// The last `lines` non-empty lines of `text`, each indented by `indent`.
 std::string lastLines(const std::string& text, int lines, const std::string& indent);
