@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/pickle_reader.h"
 
-#include "model/pickle_guard.h"
+#include "util/pickle_guard.h"
 
 #include <torch/torch.h>
 

@@ -325,9 +325,13 @@ WeightsFile readWeightsFile(const std::string& path, bool withTensors) {
     case FileKind::Zip:
         break;
     }
-    if (std::string damaged; !checkZipArchive(path, &damaged))
-        return fail(damaged.substr(damaged.find(" is damaged: ") + 13) +
-                    " (the file is damaged, or is not a checkpoint)");
+    if (std::string damaged; !checkZipArchive(path, &damaged)) {
+        // A file that asks to run code is named as such, not as a damaged one.
+        const size_t at = damaged.find(" is damaged: ");
+        return fail(at == std::string::npos ? damaged
+                                            : damaged.substr(at + 13) +
+                                                  " (the file is damaged, or is not a checkpoint)");
+    }
     std::string headroomError;
     if (readHeadroomHeader(path, result, &headroomError)) {
         result.format = WeightsFormat::Headroom;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "util/zip_check.h"
 
+#include "util/pickle_guard.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -184,6 +186,22 @@ bool checkZipArchive(const std::string& path, std::string* error) {
             return failed("the entry " + name + " cannot be read whole");
         if (actual != crc)
             return failed("the entry " + name + " fails its CRC check");
+        const std::string pickle = "data.pkl";
+        if (name.size() >= pickle.size() &&
+            name.compare(name.size() - pickle.size(), pickle.size(), pickle) == 0) {
+            std::vector<unsigned char> bytes;
+            if (zip.read(data, static_cast<std::size_t>(packed), bytes)) {
+                const std::string callable = pickle::codeCallIn(bytes.data(), bytes.size());
+                if (!callable.empty()) {
+                    if (error)
+                        *error = path + ": refused: the file asks to run code (" + callable +
+                                 ") when Python loads it; Headroom loads nothing from it. Do "
+                                 "not open it with torch.load either; take the weights from "
+                                 "someone you trust";
+                    return false;
+                }
+            }
+        }
     }
     return true;
 }

@@ -14,7 +14,9 @@ inline constexpr std::uint64_t kZipMostExpansion = 4;
 /// every local header lie inside the file, stored entries match their CRC32 and size, and
 /// the entries hold at most kZipMostExpansion times the file's size (plus 1 MiB)
 /// uncompressed. Reads the whole file once. Returns false with `error` naming the entry; the
-/// error's words include "zip archive", which userText() reads as a damaged checkpoint.
+/// error's words include "zip archive", which userText() reads as a damaged checkpoint. A
+/// data.pkl that names a callable running code (pickle::codeCallIn) is refused as that:
+/// "<path>: refused: the file asks to run code (os.system) ...", without those words.
 bool checkZipArchive(const std::string& path, std::string* error);
 
 /// CRC-32 (IEEE, as zip uses it) of `size` bytes, continuing from `crc` (0 to start).
