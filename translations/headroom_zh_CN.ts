@@ -84,6 +84,10 @@
         <translation>至少为 %1，实际为 %2</translation>
     </message>
     <message>
+        <source>must be at most %1, got %2</source>
+        <translation>最多为 %1，实际为 %2</translation>
+    </message>
+    <message>
         <source>cannot be negative, got %1</source>
         <translation>不能为负数，实际为 %1</translation>
     </message>

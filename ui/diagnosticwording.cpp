@@ -423,6 +423,8 @@ QString DiagnosticWording::message(const Diagnostic& d) {
         return tr("must be above %1, got %2").arg(arg(d, 0), arg(d, 1));
     if (code == "at_least")
         return tr("must be at least %1, got %2").arg(arg(d, 0), arg(d, 1));
+    if (code == "at_most")
+        return tr("must be at most %1, got %2").arg(arg(d, 0), arg(d, 1));
     if (code == "not_negative")
         return tr("cannot be negative, got %1").arg(arg(d, 0));
     if (code == "batch_value")

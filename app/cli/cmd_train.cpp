@@ -5,10 +5,13 @@
 #include "oom_prompt.h"
 
 #include "advisor/oom_diagnosis.h"
+#include "config/data_config.h"
+#include "config/machine_limits.h"
 #include "config/train_rules.h"
 #include "dist/launch_env.h"
 #include "dist/worker_launcher.h"
 #include "estimate/auto_fit.h"
+#include "estimate/host_memory.h"
 #include "estimate/memory_estimator.h"
 #include "train/trainer.h"
 #include "util/bytes.h"
@@ -200,6 +203,22 @@ private:
     bool m_stopped = false;
 };
 
+/// nproc and the memory the run needs against this machine (before any worker starts);
+/// prints the errors.
+bool fitsThisMachine(const TrainConfig& config) {
+    int nc = 0;
+    if (config.single_cls)
+        nc = 1;
+    else if (!config.data.empty())
+        if (const DataConfigResult data = loadDataConfig(config.data); data.config)
+            nc = data.config->nc();
+    // An unreadable data set is named by the run's own start; the built-in one is small.
+    const RunMemoryNeed need = nc > 0 ? hostMemoryNeed(config, nc) : RunMemoryNeed{};
+    const Diagnostics problems = checkMachineLimits(config, nc, machineFacts(), need);
+    std::cerr << formatDiagnostics(problems);
+    return !hasErrors(problems);
+}
+
 /// `--nproc N` (or nproc=N) without torchrun's variables set: start N workers of this same
 /// command line, which find RANK/WORLD_SIZE in their environment and train.
 int launchWorkers(const ParsedArgs& args, const TrainConfig& config) {
@@ -266,6 +285,9 @@ int runTrain(const ParsedArgs& args) {
         std::cerr << "train: " << launchError << "\n";
         return ExitUsage;
     }
+    if (!launch->distributed() && !config.resume && !args.has("--force") &&
+        !fitsThisMachine(config))
+        return ExitUsage;
     if (!launch->distributed() && (config.nproc > 1 || args.has("--nnodes")))
         return launchWorkers(args, config);
     if (launch->rank != 0) {
@@ -343,6 +365,7 @@ Command makeTrainCommand() {
     c.options = trainConfigOptions({
         {"--resume", "", "continue the newest run PROJECT/NAME* from last.pt"},
         {"--nproc", "N", "data-parallel worker processes on this machine"},
+        {"--force", "", "start even when nproc or the memory needed exceeds this machine"},
         {"--nnodes", "N", "machines in a multi-machine run (default 1)"},
         {"--node-rank", "I", "this machine's index, 0 to nnodes-1"},
         {"--master-addr", "HOST", "address of rank 0's machine (127.0.0.1)"},

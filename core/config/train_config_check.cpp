@@ -147,6 +147,14 @@ std::optional<Problem> checkBatch(const TrainConfig& c) {
 }
 
 std::optional<Problem> checkImgsz(const TrainConfig& c) {
+    // Past this a side's pixel count overflows 32-bit sizes in the image code, and one image
+    // (3 x 16384^2 floats, 3 GiB) is beyond any machine Headroom trains on.
+    constexpr int kLargest = 16384;
+    if (c.imgsz > kLargest)
+        return coded({"image size must be at most " + std::to_string(kLargest) + ", got " +
+                          std::to_string(c.imgsz),
+                      "use e.g. 640 or 1280"},
+                     "at_most", {std::to_string(kLargest), std::to_string(c.imgsz)});
     if (c.imgsz >= 32 && c.imgsz % 32 == 0)
         return std::nullopt;
     return coded({"image size must be a positive multiple of 32 (the largest stride), got " +
