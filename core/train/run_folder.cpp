@@ -208,8 +208,8 @@ bool RunFolder::flush() {
     m_lastFlush = steadyNow();
     const bool events = store("events.jsonl", m_events, m_eventsOnDisk);
     const bool memory = store("memory.csv", m_memory, m_memoryOnDisk);
-    const bool board = !m_board || m_board->flush(&m_error);
-    return events && memory && board;
+    // The event file last, so that a failure names the file the run's readers need most.
+    return events && memory && (!m_board || m_board->flush(&m_error));
 }
 
 bool RunFolder::store(const std::string& file, std::string& pending, bool& onDisk) {
