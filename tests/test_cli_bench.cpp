@@ -35,6 +35,8 @@ private slots:
     void valMatchesUltralytics();
 
 private:
+    void checkValidatorTable(const QString& out, int classes);
+
     QTemporaryDir m_dir;
     QString m_data;
 };
@@ -224,8 +226,8 @@ void TestCliBench::valMatchesUltralytics() {
     } reference[] = {
         {"circle", 0.62619, 0.48909}, {"square", 0.35340, 0.22649}, {"triangle", 0.28001, 0.14402}};
     for (const auto& c : reference) {
-        const QRegularExpression row(QStringLiteral("\\n%1 +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +"
-                                                    "([0-9.]+) +([0-9.]+)")
+        const QRegularExpression row(QStringLiteral("\\n *%1 +[0-9]+ +[0-9]+ +[0-9.e+-]+ +"
+                                                    "[0-9.e+-]+ +([0-9.e+-]+) +([0-9.e+-]+)\\n")
                                          .arg(QLatin1String(c.name)));
         const QRegularExpressionMatch cm = row.match(out);
         QVERIFY2(
@@ -234,6 +236,43 @@ void TestCliBench::valMatchesUltralytics() {
         QVERIFY2(std::abs(cm.captured(1).toDouble() - c.ap50) <= 0.0015, qPrintable(out));
         QVERIFY2(std::abs(cm.captured(2).toDouble() - c.ap) <= 0.0015, qPrintable(out));
     }
+    checkValidatorTable(out, 3);
+}
+
+// The table as Ultralytics' validator prints it: "%22s" + "%11s" x 6 for the header, then
+// "all" and one row per class, right-aligned in the same columns, "all" counting every box.
+void TestCliBench::checkValidatorTable(const QString& out, int classes) {
+    const QString header = QStringLiteral("%1%2%3%4%5%6%7")
+                               .arg(QStringLiteral("Class"), 22)
+                               .arg(QStringLiteral("Images"), 11)
+                               .arg(QStringLiteral("Instances"), 11)
+                               .arg(QStringLiteral("Box(P"), 11)
+                               .arg(QStringLiteral("R"), 11)
+                               .arg(QStringLiteral("mAP50"), 11)
+                               .arg(QStringLiteral("mAP50-95)"), 11);
+    const QStringList lines = out.split(QLatin1Char('\n'));
+    const qsizetype at = lines.indexOf(header);
+    QVERIFY2(at >= 0, qPrintable(out));
+    QVERIFY(lines.size() > at + 1 + classes);
+    int instances = 0, allInstances = -1;
+    for (int i = 1; i <= 1 + classes; ++i) {
+        const QString& row = lines[at + i];
+        QCOMPARE(row.size(), header.size());
+        const QStringList cells = row.simplified().split(QLatin1Char(' '));
+        QCOMPARE(cells.size(), 7);
+        if (i == 1) {
+            QCOMPARE(cells[0], QStringLiteral("all"));
+            allInstances = cells[2].toInt();
+        } else {
+            instances += cells[2].toInt();
+        }
+        for (int k = 3; k < 7; ++k) {
+            bool ok = false;
+            const double v = cells[k].toDouble(&ok);
+            QVERIFY2(ok && v >= 0 && v <= 1, qPrintable(row));
+        }
+    }
+    QCOMPARE(allInstances, instances);
 }
 
 QTEST_GUILESS_MAIN(TestCliBench)

@@ -3,8 +3,8 @@
 // must give LibTorch's outputs.
 #include "deploy/onnx_export.h"
 #include "deploy/opencv_runner.h"
-#include "deploy/protobuf_writer.h"
 #include "model/model_io.h"
+#include "util/protobuf_writer.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -2,6 +2,7 @@
 // The trainer on a real (tiny) detector and data set: gradient checkpointing through TrainStep,
 // an end-to-end run with its run folder, resume equivalence, and OOM recovery.
 #include "cpu_budget_guard.h"
+#include "tfevents_reader.h"
 
 #include "config/train_config.h"
 #include "data/batch.h"
@@ -12,6 +13,8 @@
 #include "model/detection_model.h"
 #include "model/model_builder.h"
 #include "model/model_io.h"
+#include "results/result_plots.h"
+#include "results/results_files.h"
 #include "runs/run_store.h"
 #include "train/run_folder.h"
 #include "train/train_step.h"
@@ -20,11 +23,13 @@
 
 #include <torch/torch.h>
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <atomic>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -174,6 +179,7 @@ private slots:
 
 private:
     hr::TrainConfig tinyConfig(const QString& project, const QString& name) const;
+    void checkResultFiles(const std::string& dir, const hr::RunRecord& run);
     QTemporaryDir m_dir;
     std::string m_data;
 };
@@ -379,6 +385,45 @@ void TestTrainRun::endToEndRunFolder() {
     const auto listed = hr::RunStore::list(config.project);
     QCOMPARE(int(listed.size()), 1);
     QCOMPARE(listed[0].epochsDone, 2);
+    checkResultFiles(dir, *run);
+}
+
+// What the last validation found, as CSV and Ultralytics' plots, and the TensorBoard log.
+void TestTrainRun::checkResultFiles(const std::string& dir, const hr::RunRecord& run) {
+    hr::ValidationTables tables;
+    std::string error;
+    QVERIFY2(hr::loadValidationTables(dir, tables, &error), error.c_str());
+    QCOMPARE(tables.perClass.front().name, std::string("all"));
+    QVERIFY(std::abs(tables.perClass.front().ap - run.epochs.back().map) < 1e-5);
+    QCOMPARE(tables.confusion.names.back(), std::string("background"));
+    for (const std::string& file : hr::resultPlotFiles())
+        QVERIFY2(QFile::exists(QString::fromStdString(dir + "/" + file)), file.c_str());
+    const QStringList boards = QDir(QString::fromStdString(dir))
+                                   .entryList({QStringLiteral("events.out.tfevents.*.headroom")});
+    QCOMPARE(boards.size(), 1);
+    std::vector<tfreader::Event> events;
+    QVERIFY2(tfreader::readEvents(dir + "/" + boards[0].toStdString(), events, error),
+             error.c_str());
+    QCOMPARE(events.front().fileVersion, std::string("brain.Event:2"));
+    std::map<std::pair<std::int64_t, std::string>, float> scalars;
+    int memorySamples = 0;
+    for (const auto& e : events)
+        for (const auto& [tag, value] : e.scalars) {
+            scalars[{e.step, tag}] = value;
+            memorySamples += tag == "memory/allocated_MiB";
+        }
+    // results.csv holds 6 digits: the same numbers within that.
+    const auto same = [](float a, double b) {
+        return std::abs(a - b) <= 1e-5 * std::abs(b) + 1e-9;
+    };
+    for (const hr::EpochRecord& epoch : run.epochs) {
+        const auto at = [&](const char* tag) { return scalars.at({epoch.epoch, tag}); };
+        QVERIFY(same(at("train/box_loss"), epoch.boxLoss));
+        QVERIFY(same(at("metrics/mAP50-95(B)"), epoch.map));
+        QVERIFY(same(at("lr/pg0"), epoch.lr0));
+        QVERIFY(at("memory/train_peak_MiB") > 0);
+    }
+    QCOMPARE(memorySamples, int(run.memory.size()));
 }
 
 void TestTrainRun::liveRunFolderShowsProgress() {

@@ -11,6 +11,7 @@
 #include "eval/metrics_accumulator.h"
 #include "memory/cpu_memory_tracker.h"
 #include "model/model_io.h"
+#include "results/results_files.h"
 #include "train/compute_threads.h"
 #include "train/train_step.h"
 
@@ -18,17 +19,24 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <iomanip>
 #include <iostream>
 
 namespace hr::cli {
 namespace {
 
-void printRow(const std::string& name, int images, int instances, double p, double r, double map50,
-              double map) {
-    std::cout << std::left << std::setw(18) << name << std::right << std::setw(8) << images
-              << std::setw(10) << instances << std::fixed << std::setprecision(3) << std::setw(9)
-              << p << std::setw(9) << r << std::setw(9) << map50 << std::setw(10) << map << "\n";
+/// Ultralytics' validator table: "%22s" then "%11i" x 2 and "%11.3g" x 4, a row "all" first.
+void printTable(const std::vector<PerClassRow>& rows) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%22s%11s%11s%11s%11s%11s%11s\n", "Class", "Images",
+                  "Instances", "Box(P", "R", "mAP50", "mAP50-95)");
+    std::cout << line;
+    for (const PerClassRow& r : rows) {
+        std::snprintf(line, sizeof line, "%22s%11i%11i%11.3g%11.3g%11.3g%11.3g\n", r.name.c_str(),
+                      r.images, r.instances, r.precision, r.recall, r.ap50, r.ap);
+        std::cout << line;
+    }
 }
 
 int runVal(const ParsedArgs& given) {
@@ -134,19 +142,12 @@ int runVal(const ParsedArgs& given) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const MetricsResult result = metrics.compute();
-    int instances = 0;
-    for (const ClassMetrics& c : result.perClass)
-        instances += c.instances;
-    std::cout << std::left << std::setw(18) << "class" << std::right << std::setw(8) << "images"
-              << std::setw(10) << "instances" << std::setw(9) << "P" << std::setw(9) << "R"
-              << std::setw(9) << "mAP50" << std::setw(10) << "mAP50-95"
-              << "\n";
-    printRow("all", metrics.imageCount(), instances, result.precision, result.recall, result.map50,
-             result.map);
-    for (const ClassMetrics& c : result.perClass)
-        printRow(c.cls < static_cast<int>(loaded.classNames.size()) ? loaded.classNames[c.cls]
-                                                                    : std::to_string(c.cls),
-                 c.images, c.instances, c.precision, c.recall, c.ap50, c.ap);
+    // As Ultralytics: the per-class rows only when there is more than one class.
+    std::vector<PerClassRow> rows =
+        perClassRows(result, loaded.classNames.empty() ? report->names : loaded.classNames);
+    if (nc == 1)
+        rows.resize(1);
+    printTable(rows);
     const double n = std::max(batches, 1);
     std::cout << std::fixed << std::setprecision(4) << "val losses: box " << losses[0] / n
               << " cls " << losses[1] / n << " dfl " << losses[2] / n << "\n"

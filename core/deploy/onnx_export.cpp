@@ -6,10 +6,10 @@
 
 #include "config/weights_source.h"
 #include "deploy/opencv_runner.h"
-#include "deploy/protobuf_writer.h"
 #include "model/model_builder.h"
 #include "model/model_io.h"
 #include "util/atomic_file.h"
+#include "util/protobuf_writer.h"
 #include "util/user_message.h"
 
 #include <torch/csrc/jit/frontend/tracer.h>

@@ -21,9 +21,9 @@ std::vector<double> linspace(double a, double b, int n) {
     return v;
 }
 
-/// Box filter of width 2 * round(n * f) / 2 + 1, edges padded with the end values
-/// (Ultralytics' smooth()).
-std::vector<double> smooth(const std::vector<double>& y, double fraction) {
+} // namespace
+
+std::vector<double> smoothCurve(const std::vector<double>& y, double fraction) {
     const int n = static_cast<int>(y.size());
     const int width = static_cast<int>(std::lround(n * fraction * 2)) / 2 + 1;
     const int pad = width / 2;
@@ -37,8 +37,6 @@ std::vector<double> smooth(const std::vector<double>& y, double fraction) {
         out[i] = std::accumulate(padded.begin() + i, padded.begin() + i + width, 0.0) / width;
     return out;
 }
-
-} // namespace
 
 std::array<double, kIouThresholdCount> iouThresholds() {
     std::array<double, kIouThresholdCount> t{};
@@ -63,18 +61,27 @@ double interpolate(double x, const std::vector<double>& xp, const std::vector<do
     return fp[j] + slope * (x - xp[j]);
 }
 
+PrecisionEnvelope precisionEnvelope(const std::vector<double>& recall,
+                                    const std::vector<double>& precision) {
+    PrecisionEnvelope e;
+    e.recall = {0.0};
+    e.recall.insert(e.recall.end(), recall.begin(), recall.end());
+    e.recall.push_back(1.0);
+    e.precision = {1.0};
+    e.precision.insert(e.precision.end(), precision.begin(), precision.end());
+    e.precision.push_back(0.0);
+    // The best precision at this recall or any higher one.
+    for (size_t i = e.precision.size() - 1; i-- > 0;)
+        e.precision[i] = std::max(e.precision[i], e.precision[i + 1]);
+    return e;
+}
+
 double averagePrecision(std::vector<double> recall, std::vector<double> precision) {
     if (recall.empty())
         return 0.0;
-    std::vector<double> mrec{0.0}, mpre{1.0};
-    mrec.insert(mrec.end(), recall.begin(), recall.end());
-    mrec.push_back(1.0);
-    mpre.insert(mpre.end(), precision.begin(), precision.end());
-    mpre.push_back(0.0);
-    // Precision envelope: the best precision at this recall or any higher one.
-    for (size_t i = mpre.size() - 1; i-- > 0;)
-        mpre[i] = std::max(mpre[i], mpre[i + 1]);
-
+    const PrecisionEnvelope e = precisionEnvelope(recall, precision);
+    const auto& mrec = e.recall;
+    const auto& mpre = e.precision;
     const auto x = linspace(0.0, 1.0, 101);
     double area = 0, previous = interpolate(x[0], mrec, mpre, mpre.front(), mpre.back());
     for (size_t i = 1; i < x.size(); ++i) {
@@ -84,6 +91,65 @@ double averagePrecision(std::vector<double> recall, std::vector<double> precisio
     }
     return area;
 }
+
+namespace {
+
+/// AP at each IoU threshold and the curves of one class: `mine` are its detections by falling
+/// confidence, `labels` its ground-truth boxes. A class without detections keeps zero curves,
+/// as in Ultralytics.
+std::array<double, kIouThresholdCount> classCurves(const std::vector<const ScoredDetection*>& mine,
+                                                   double labels, const std::vector<double>& grid,
+                                                   ClassCurves& curves) {
+    std::array<double, kIouThresholdCount> ap{};
+    const size_t points = grid.size();
+    curves.precision.assign(points, 0.0);
+    curves.recall.assign(points, 0.0);
+    curves.f1.assign(points, 0.0);
+    curves.prPrecision.assign(points, 0.0);
+    if (mine.empty())
+        return ap;
+    // -confidence rises along the sorted detections: the x axis of the curves.
+    std::vector<double> negConf;
+    for (const auto* d : mine)
+        negConf.push_back(-d->confidence);
+    for (int t = 0; t < kIouThresholdCount; ++t) {
+        std::vector<double> recall, precision;
+        double tp = 0, fp = 0;
+        for (const auto* d : mine) {
+            (d->correct[t] ? tp : fp) += 1;
+            recall.push_back(tp / (labels + kEps));
+            precision.push_back(tp / (tp + fp));
+        }
+        if (t == 0) {
+            for (size_t k = 0; k < points; ++k) {
+                curves.recall[k] = interpolate(-grid[k], negConf, recall, 0.0, recall.back());
+                curves.precision[k] =
+                    interpolate(-grid[k], negConf, precision, 1.0, precision.back());
+                const double p = curves.precision[k], r = curves.recall[k];
+                curves.f1[k] = 2 * p * r / (p + r + kEps);
+            }
+            const PrecisionEnvelope e = precisionEnvelope(recall, precision);
+            for (size_t k = 0; k < points; ++k)
+                curves.prPrecision[k] = interpolate(grid[k], e.recall, e.precision,
+                                                    e.precision.front(), e.precision.back());
+        }
+        ap[t] = averagePrecision(std::move(recall), std::move(precision));
+    }
+    return ap;
+}
+
+/// The mean over classes of one curve, box-smoothed when `smoothed`.
+std::vector<double> meanCurve(const std::vector<ClassCurves>& curves,
+                              std::vector<double> ClassCurves::*which, size_t points,
+                              bool smoothed) {
+    std::vector<double> mean(points, 0.0);
+    for (const auto& c : curves)
+        for (size_t k = 0; k < points; ++k)
+            mean[k] += (c.*which)[k] / double(curves.size());
+    return smoothed ? smoothCurve(mean, 0.1) : mean;
+}
+
+} // namespace
 
 MetricsResult apPerClass(std::vector<ScoredDetection> detections,
                          const std::vector<int>& targetClasses,
@@ -105,62 +171,34 @@ MetricsResult apPerClass(std::vector<ScoredDetection> detections,
                          return a.confidence > b.confidence;
                      });
 
-    const auto grid = linspace(0.0, 1.0, kCurvePoints);
+    result.curveGrid = linspace(0.0, 1.0, kCurvePoints);
     const size_t nClasses = classes.size();
-    std::vector<std::vector<double>> pCurve(nClasses, std::vector<double>(kCurvePoints, 0.0));
-    std::vector<std::vector<double>> rCurve(nClasses, std::vector<double>(kCurvePoints, 0.0));
+    result.curves.resize(nClasses);
     std::vector<std::array<double, kIouThresholdCount>> ap(nClasses);
-
     for (size_t ci = 0; ci < nClasses; ++ci) {
-        ap[ci].fill(0.0);
-        const int c = classes[ci];
         std::vector<const ScoredDetection*> mine;
         for (const auto& d : detections)
-            if (d.cls == c)
+            if (d.cls == classes[ci])
                 mine.push_back(&d);
-        if (mine.empty())
-            continue;
-        const double nLabels = instances[c];
-        // -confidence rises along the sorted detections: the x axis of the curves.
-        std::vector<double> negConf;
-        for (const auto* d : mine)
-            negConf.push_back(-d->confidence);
-        for (int t = 0; t < kIouThresholdCount; ++t) {
-            std::vector<double> recall, precision;
-            double tp = 0, fp = 0;
-            for (const auto* d : mine) {
-                (d->correct[t] ? tp : fp) += 1;
-                recall.push_back(tp / (nLabels + kEps));
-                precision.push_back(tp / (tp + fp));
-            }
-            if (t == 0) {
-                for (int k = 0; k < kCurvePoints; ++k) {
-                    rCurve[ci][k] = interpolate(-grid[k], negConf, recall, 0.0, recall.back());
-                    pCurve[ci][k] =
-                        interpolate(-grid[k], negConf, precision, 1.0, precision.back());
-                }
-            }
-            ap[ci][t] = averagePrecision(std::move(recall), std::move(precision));
-        }
+        ap[ci] = classCurves(mine, instances[classes[ci]], result.curveGrid, result.curves[ci]);
     }
 
     // Precision and recall at the confidence with the best (smoothed) mean F1.
-    std::vector<double> meanF1(kCurvePoints, 0.0);
-    for (size_t ci = 0; ci < nClasses; ++ci)
-        for (int k = 0; k < kCurvePoints; ++k) {
-            const double p = pCurve[ci][k], r = rCurve[ci][k];
-            meanF1[k] += 2 * p * r / (p + r + kEps) / nClasses;
-        }
-    const auto smoothed = smooth(meanF1, 0.1);
-    const int best = int(std::max_element(smoothed.begin(), smoothed.end()) - smoothed.begin());
+    auto& all = result.allClasses;
+    all.precision = meanCurve(result.curves, &ClassCurves::precision, kCurvePoints, true);
+    all.recall = meanCurve(result.curves, &ClassCurves::recall, kCurvePoints, true);
+    all.f1 = meanCurve(result.curves, &ClassCurves::f1, kCurvePoints, true);
+    all.prPrecision = meanCurve(result.curves, &ClassCurves::prPrecision, kCurvePoints, false);
+    const int best = int(std::max_element(all.f1.begin(), all.f1.end()) - all.f1.begin());
+    result.bestF1Confidence = result.curveGrid[best];
 
     for (size_t ci = 0; ci < nClasses; ++ci) {
         ClassMetrics m;
         m.cls = classes[ci];
         m.instances = instances[m.cls];
         m.images = m.cls < int(imagesPerClass.size()) ? imagesPerClass[m.cls] : 0;
-        m.precision = pCurve[ci][best];
-        m.recall = rCurve[ci][best];
+        m.precision = result.curves[ci].precision[best];
+        m.recall = result.curves[ci].recall[best];
         m.ap50 = ap[ci][0];
         m.ap = std::accumulate(ap[ci].begin(), ap[ci].end(), 0.0) / kIouThresholdCount;
         result.precision += m.precision / nClasses;

@@ -23,6 +23,19 @@ struct ScoredDetection {
     std::array<bool, kIouThresholdCount> correct{}; ///< true positive at each IoU threshold
 };
 
+/// A precision-recall curve closed with (0, 1) and (1, 0) and made monotone: each precision is
+/// the best at its recall or any higher one.
+struct PrecisionEnvelope {
+    std::vector<double> recall;
+    std::vector<double> precision;
+};
+PrecisionEnvelope precisionEnvelope(const std::vector<double>& recall,
+                                    const std::vector<double>& precision);
+
+/// Box filter of width 2 * round(n * fraction) / 2 + 1, the edges padded with the end values
+/// (Ultralytics' smooth()). `y` must not be empty.
+std::vector<double> smoothCurve(const std::vector<double>& y, double fraction);
+
 /// Area under a precision-recall curve: recall/precision are the cumulative values of the
 /// predictions sorted by falling confidence. The curve is closed with (0, 1) and (1, 0), made
 /// monotone (precision envelope) and integrated at 101 recall points (COCO). Perfect

@@ -23,6 +23,14 @@ struct ClassMetrics {
     double ap = 0;        ///< average precision averaged over IoU 0.50:0.05:0.95
 };
 
+/// Ultralytics' curves of one class at IoU 0.50, each sampled at `MetricsResult::curveGrid`.
+struct ClassCurves {
+    std::vector<double> precision;   ///< precision of the detections at or above each confidence
+    std::vector<double> recall;      ///< recall at each confidence
+    std::vector<double> f1;          ///< 2PR / (P + R) at each confidence
+    std::vector<double> prPrecision; ///< the precision envelope at each recall (PR curve)
+};
+
 /// Detection quality of a whole validation set, as Ultralytics' val reports it: means over the
 /// classes that have ground truth.
 struct MetricsResult {
@@ -34,6 +42,16 @@ struct MetricsResult {
     /// (nc + 1) x (nc + 1) counts indexed [predicted][true]; index nc is background (a missed
     /// box is [nc][true], a false detection is [predicted][nc]).
     std::vector<std::vector<int>> confusion;
+    int images = 0; ///< validation images seen
+    /// 1000 points from 0 to 1: the confidences of the P, R and F1 curves and the recalls of
+    /// the PR curve. Empty when no class had ground truth.
+    std::vector<double> curveGrid;
+    std::vector<ClassCurves> curves; ///< one per perClass entry, in the same order
+    /// The curves "all classes" of Ultralytics' plots: P, R and F1 are the class means
+    /// box-smoothed (fraction 0.1), the PR curve the plain mean.
+    ClassCurves allClasses;
+    /// The confidence of the best smoothed mean F1, where `precision` and `recall` are taken.
+    double bestF1Confidence = 0;
 
     double fitness() const { return hr::fitness(map50, map); }
 };

@@ -155,6 +155,7 @@ void MetricsAccumulator::addToConfusion(const std::vector<float>& det,
 MetricsResult MetricsAccumulator::compute() const {
     auto result = apPerClass(detections_, targetClasses_, imagesPerClass_, nc_);
     result.confusion = confusion_;
+    result.images = images_;
     return result;
 }
 

@@ -3,6 +3,7 @@
 
 #include "memory/memory_sampler.h"
 #include "train/event_json.h"
+#include "train/tensorboard_log.h"
 #include "util/atomic_file.h"
 #include "util/folder_lock.h"
 #include "util/text.h"
@@ -180,6 +181,9 @@ bool RunFolder::truncateResults(int epoch) {
 }
 
 bool RunFolder::addEvent(const TrainEvent& event) {
+    if (!m_board)
+        m_board = std::make_shared<TensorBoardLog>(m_path);
+    m_board->add(event);
     if (const auto* sample = std::get_if<MemorySample>(&event))
         return addMemorySample(*sample);
     m_events += eventToJson(event, unixNow()) + "\n";
@@ -204,7 +208,8 @@ bool RunFolder::flush() {
     m_lastFlush = steadyNow();
     const bool events = store("events.jsonl", m_events, m_eventsOnDisk);
     const bool memory = store("memory.csv", m_memory, m_memoryOnDisk);
-    return events && memory;
+    // The event file last, so that a failure names the file the run's readers need most.
+    return events && memory && (!m_board || m_board->flush(&m_error));
 }
 
 bool RunFolder::store(const std::string& file, std::string& pending, bool& onDisk) {

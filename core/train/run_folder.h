@@ -15,12 +15,14 @@ namespace hr {
 /// config.yaml, results.csv (Ultralytics' columns plus epoch_seconds, images_per_s,
 /// peak_memory_bytes), events.jsonl, memory.csv, oom-<n>.json and weights/. Every file is
 /// written whole through a temporary file and a rename, so a kill at any moment leaves the
-/// previous complete version, except events.jsonl and memory.csv, whose new lines are appended
+/// previous complete version, except events.jsonl, memory.csv and the TensorBoard event file
+/// (train/tensorboard_log), whose new lines and records are appended
 /// (a kill can tear their last line, which readers skip; a failed append is cut back). Methods
 /// return false and fill `error()` on I/O failure. A RunFolder holds the folder's FolderLock:
 /// one writer per run folder; create() and open() refuse a folder another process writes, and
 /// remove the temporary files an earlier writer left.
 class FolderLock;
+class TensorBoardLog;
 
 class RunFolder {
 public:
@@ -91,6 +93,7 @@ private:
     int m_ooms = 0;
     std::string m_error;
     std::shared_ptr<FolderLock> m_lock;
+    std::shared_ptr<TensorBoardLog> m_board; ///< events.out.tfevents.*, made at the first event
 };
 
 } // namespace hr

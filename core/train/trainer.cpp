@@ -5,6 +5,7 @@
 
 #include "eval/metrics_accumulator.h"
 #include "model/detection_model.h"
+#include "results/validation_results.h"
 #include "util/user_message.h"
 
 #include <filesystem>
@@ -328,6 +329,9 @@ int Trainer::Impl::runImpl() {
                 ++epoch;
                 break;
             }
+            std::string resultsError;
+            if (folder && !writeValidationResults(folder->path(), names, metrics, &resultsError))
+                throw RunError(userText(resultsError), "run_folder", {resultsError});
             result.precision = metrics.precision;
             result.recall = metrics.recall;
             result.map50 = metrics.map50;

@@ -7,9 +7,10 @@
 
 namespace hr {
 
-/// Writes Protocol Buffers wire format (the subset ONNX needs: varints, 32-bit floats and
-/// length-delimited fields). Field numbers and types are the caller's; see docs/decisions.md
-/// for why Headroom writes ONNX with this instead of the protobuf library.
+/// Writes Protocol Buffers wire format (the subset ONNX and TensorBoard's Event need: varints,
+/// 32- and 64-bit floats and length-delimited fields). Field numbers and types are the
+/// caller's; see docs/decisions.md for why Headroom writes ONNX with this instead of the
+/// protobuf library.
 class ProtobufWriter {
 public:
     void varint(int field, std::uint64_t value) {
@@ -25,6 +26,13 @@ public:
         static_assert(sizeof value == 4);
         std::memcpy(bytes, &value, 4); // little-endian hosts: the wire format's byte order
         m_data.append(bytes, 4);
+    }
+    void float64(int field, double value) {
+        tag(field, 1);
+        char bytes[8];
+        static_assert(sizeof value == 8);
+        std::memcpy(bytes, &value, 8);
+        m_data.append(bytes, 8);
     }
     void bytes(int field, const std::string& value) {
         tag(field, 2);

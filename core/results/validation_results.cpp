@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "results/validation_results.h"
+
+#include "results/result_plots.h"
+#include "results/results_files.h"
+#include "util/atomic_file.h"
+
+#include <utility>
+#include <vector>
+
+namespace hr {
+
+bool writeValidationResults(const std::string& runDir, const std::vector<std::string>& names,
+                            const MetricsResult& metrics, std::string* error) {
+    const auto perClass = perClassRows(metrics, names);
+    const auto confusion = confusionTable(metrics, names);
+    const auto curves = curveTable(metrics, names);
+    std::vector<std::pair<std::string, std::string>> files = {
+        {kPerClassCsv, perClassCsv(perClass)},
+        {kConfusionCsv, confusionCsv(confusion)},
+        {kCurvesCsv, curvesCsv(curves)},
+    };
+    const auto plots = drawResultPlots(perClass, confusion, curves);
+    for (size_t i = 0; i < plots.size(); ++i)
+        files.emplace_back(resultPlotFiles()[i], plots[i]);
+    for (const auto& [file, text] : files) {
+        const std::string path = runDir + "/" + file;
+        std::string why;
+        if (!writeFileAtomically(path, text, &why)) {
+            if (error)
+                *error = path + ": " + why;
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace hr
