@@ -4,6 +4,7 @@
 #include "compare/svg_chart.h"
 #include "util/atomic_file.h"
 #include "util/bytes.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -20,15 +21,6 @@ std::string fixed(double value, int decimals) {
     char text[48];
     std::snprintf(text, sizeof text, "%.*f", decimals, value);
     return text;
-}
-
-std::string csvField(const std::string& text) {
-    if (text.find_first_of(",\"\n\r") == std::string::npos)
-        return text;
-    std::string out = "\"";
-    for (char c : text)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
 }
 
 std::string ratioText(const std::optional<double>& ratio) {

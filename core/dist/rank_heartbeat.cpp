@@ -86,6 +86,15 @@ struct RankHeartbeat::State {
     std::atomic<std::int64_t> storeCallSince{0};
 
     void declareSilent(int who, const std::string& pidLine, std::chrono::milliseconds quiet);
+    /// A client connection of its own to rank 0's store (the training's is busy in collectives).
+    auto openStore() const {
+        c10d::TCPStoreOptions options;
+        options.port = static_cast<std::uint16_t>(port);
+        options.isServer = false;
+        options.waitWorkers = false;
+        options.timeout = timeout;
+        return compat::makeTcpStore<c10d::TCPStore>(host, options);
+    }
     void beat();
     void watchStore();
     bool sleep(std::chrono::milliseconds time) {
@@ -130,13 +139,8 @@ void RankHeartbeat::State::declareSilent(int who, const std::string& pidLine,
 void RankHeartbeat::State::beat() {
     const auto now = [] { return Clock::now().time_since_epoch().count(); };
     try {
-        c10d::TCPStoreOptions options;
-        options.port = static_cast<std::uint16_t>(port);
-        options.isServer = false;
-        options.waitWorkers = false;
-        options.timeout = timeout;
         storeCallSince = now();
-        auto store = compat::makeTcpStore<c10d::TCPStore>(host, options);
+        auto store = openStore();
         store->set(key(rank, "pid"), bytesOf(hostName() + " " + std::to_string(::getpid()) + " " +
                                              startTimeOf(::getpid())));
         storeCallSince = 0;
@@ -185,12 +189,7 @@ void RankHeartbeat::State::watchStore() {
         if (!asked && rank != 0) {
             asked = true;
             try {
-                c10d::TCPStoreOptions options;
-                options.port = static_cast<std::uint16_t>(port);
-                options.isServer = false;
-                options.waitWorkers = false;
-                options.timeout = timeout;
-                auto store = compat::makeTcpStore<c10d::TCPStore>(host, options);
+                auto store = openStore();
                 store->wait({key(0, "pid")});
                 const std::vector<std::uint8_t> who = store->get(key(0, "pid"));
                 rankZero.assign(who.begin(), who.end());

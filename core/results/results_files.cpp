@@ -2,6 +2,7 @@
 #include "results/results_files.h"
 
 #include "util/atomic_file.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,15 +14,6 @@ namespace hr {
 namespace {
 
 const char* const kCurveKinds[] = {"precision", "recall", "f1", "pr"};
-
-std::string quoted(const std::string& field) {
-    if (field.find_first_of(",\"\r\n") == std::string::npos)
-        return field;
-    std::string out = "\"";
-    for (char c : field)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
 
 /// Fields of one CSV record starting at `pos` (a quoted field may hold commas, quotes and line
 /// breaks); `pos` moves past the record's line break.
@@ -152,9 +144,9 @@ CurveTable curveTable(const MetricsResult& m, const std::vector<std::string>& na
 std::string perClassCsv(const std::vector<PerClassRow>& rows) {
     std::string out = "class,images,instances,P,R,AP50,AP50-95\n";
     for (const auto& r : rows)
-        out += quoted(r.name) + "," + std::to_string(r.images) + "," + std::to_string(r.instances) +
-               "," + number(r.precision) + "," + number(r.recall) + "," + number(r.ap50) + "," +
-               number(r.ap) + "\n";
+        out += csvField(r.name) + "," + std::to_string(r.images) + "," +
+               std::to_string(r.instances) + "," + number(r.precision) + "," + number(r.recall) +
+               "," + number(r.ap50) + "," + number(r.ap) + "\n";
     return out;
 }
 
@@ -162,10 +154,10 @@ std::string confusionCsv(const ConfusionTable& table) {
     // Ultralytics' layout: a row per predicted class, a column per true class, background last.
     std::string out = "Predicted";
     for (const auto& name : table.names)
-        out += "," + quoted(name);
+        out += "," + csvField(name);
     out += "\n";
     for (size_t i = 0; i < table.counts.size(); ++i) {
-        out += quoted(i < table.names.size() ? table.names[i] : std::to_string(i));
+        out += csvField(i < table.names.size() ? table.names[i] : std::to_string(i));
         for (int v : table.counts[i])
             out += "," + std::to_string(v);
         out += "\n";
@@ -179,7 +171,7 @@ std::string curvesCsv(const CurveTable& table) {
         out += "," + number(x);
     out += "\n";
     for (const auto& row : table.rows) {
-        out += row.kind + "," + quoted(row.name);
+        out += row.kind + "," + csvField(row.name);
         for (double v : row.values)
             out += "," + number(v);
         out += "\n";

@@ -63,6 +63,15 @@ std::vector<std::string> split(const std::string& text, char separator) {
     return parts;
 }
 
+std::string csvField(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos)
+        return text;
+    std::string out = "\"";
+    for (char c : text)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
 std::string jsonEscape(const std::string& text) {
     std::string out;
     out.reserve(text.size());

@@ -22,6 +22,10 @@ std::string trim(const std::string& text);
 /// Splits on a single character; keeps empty fields.
 std::vector<std::string> split(const std::string& text, char separator);
 
+/// A CSV field: as it is, or in double quotes (inner quotes doubled) when it holds a comma, a
+/// quote or a line break (RFC 4180).
+std::string csvField(const std::string& text);
+
 /// Escapes a string for a JSON string literal (without the quotes).
 std::string jsonEscape(const std::string& text);
 
