@@ -9,6 +9,7 @@
 // Chinese. Numbers, units, file names, model names and a short list of technical terms (AMP,
 // EMA, NMS, mAP ...) may stay as they are.
 #include "comparepage.h"
+#include "confusionmatrixview.h"
 #include "datapage.h"
 #include "datasetservice.h"
 #include "diagnosticwording.h"
@@ -22,6 +23,7 @@
 #include "memorypanel.h"
 #include "oomadvisordialog.h"
 #include "plotwidget.h"
+#include "resultsview.h"
 #include "runspage.h"
 #include "settingsform.h"
 #include "settingspage.h"
@@ -38,6 +40,8 @@
 #include "config/train_config.h"
 #include "config/yaml_read.h"
 #include "estimate/auto_fit.h"
+#include "eval/average_precision.h"
+#include "results/validation_results.h"
 #include "train/log_code.h"
 #include "util/bytes.h"
 
@@ -270,6 +274,7 @@ private slots:
     void everyPageAndDialogIsChinese();
     void advisorDialogIsChinese();
     void compareRowTooltipsAreChinese();
+    void resultsViewIsChinese();
     void strategyProblemsAreChinese();
     void runsThatRunOutOfMemoryAreChinese();
     void everyLogCodeIsChinese();
@@ -465,6 +470,46 @@ void TestUiZh::compareRowTooltipsAreChinese() {
     for (const QString& line : tip.split(QLatin1Char('\n')))
         if (looksEnglish(line, true))
             english << "compare row: " + line;
+    QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
+}
+
+void TestUiZh::resultsViewIsChinese() {
+    // A validation's files (an object of class c1 found, one of c2 taken for c1; names a user
+    // chose stay as they are): every tab of the Results view, and what a clicked cell says.
+    const QString run = m_dir.filePath("results-run");
+    QVERIFY(QDir().mkpath(run));
+    hr::ScoredDetection found{0.9, 0, {}}, dogAsCat{0.6, 0, {}};
+    found.correct.fill(true);
+    hr::MetricsResult m = hr::apPerClass({dogAsCat, found}, {0, 1}, {1, 1}, 2);
+    m.images = 1;
+    m.confusion = {{1, 1, 0}, {0, 0, 0}, {0, 0, 0}};
+    std::string error;
+    QVERIFY2(hr::writeValidationResults(run.toStdString(), {"c1", "c2"}, m, &error), error.c_str());
+    QStringList english;
+    hr::ui::ResultsView view;
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QSignalSpy loaded(&view, &hr::ui::ResultsView::loaded);
+    view.showRun(run);
+    QTRY_COMPARE(loaded.count(), 1);
+    for (int i = 0; i < view.tabs()->count(); ++i) {
+        view.tabs()->setCurrentIndex(i);
+        english << visibleStrings(&view);
+    }
+    view.curvePicker()->setCurrentIndex(hr::ui::ResultsView::F1Curve);
+    english << visibleStrings(&view);
+    for (int predicted = 0; predicted < 3; ++predicted)
+        for (int actual = 0; actual < 3; ++actual)
+            if (looksEnglish(view.confusionView()->cellText(predicted, actual)))
+                english << view.confusionView()->cellText(predicted, actual);
+    hr::ui::ResultsView empty;
+    QSignalSpy emptyLoaded(&empty, &hr::ui::ResultsView::loaded);
+    empty.showRun(m_dir.filePath("no-such-run"));
+    QTRY_COMPARE(emptyLoaded.count(), 1);
+    if (looksEnglish(empty.summaryText()))
+        english << empty.summaryText();
+    english.removeDuplicates();
     QVERIFY2(english.isEmpty(), qPrintable(englishReport(english)));
 }
 

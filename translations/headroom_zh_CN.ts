@@ -1846,6 +1846,53 @@
     </message>
 </context>
 <context>
+    <name>hr::ui::ConfusionMatrixView</name>
+    <message>
+        <source>Background against background is not counted.</source>
+        <translation>背景与背景之间不计数。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n object(s) of %1 were missed: nothing was predicted there.</source>
+        <translation>
+            <numerusform>%1 的 %n 个目标被漏检：那里没有任何预测。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n prediction(s) of %1 matched no object (false positives).</source>
+        <translation>
+            <numerusform>%1 的 %n 个预测没有匹配到任何目标（误检）。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n object(s) of %1 were found as %1.</source>
+        <translation>
+            <numerusform>%1 的 %n 个目标被正确识别为 %1。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n object(s) of %1 were predicted as %2.</source>
+        <translation>
+            <numerusform>%1 的 %n 个目标被预测为 %2。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>That is %1% of the %2 objects of %3.</source>
+        <translation>占 %3 全部 %2 个目标的 %1%。</translation>
+    </message>
+    <message>
+        <source>No confusion matrix yet.</source>
+        <translation>尚无混淆矩阵。</translation>
+    </message>
+    <message>
+        <source>True</source>
+        <translation>真实</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测</translation>
+    </message>
+</context>
+<context>
     <name>hr::ui::DataPage</name>
     <message>
         <source>error</source>
@@ -3109,6 +3156,141 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     </message>
 </context>
 <context>
+    <name>hr::ui::ResultsView</name>
+    <message>
+        <source>Open a run to see what its last validation found.</source>
+        <translation>打开一个运行，查看其最近一次验证的结果。</translation>
+    </message>
+    <message>
+        <source>Class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Images</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <source>Instances</source>
+        <translation>实例</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精确率</translation>
+    </message>
+    <message>
+        <source>Recall</source>
+        <translation>召回率</translation>
+    </message>
+    <message>
+        <source>mAP50</source>
+        <translation>mAP50</translation>
+    </message>
+    <message>
+        <source>mAP50-95</source>
+        <translation>mAP50-95</translation>
+    </message>
+    <message>
+        <source>Click a column&apos;s title to sort by it.</source>
+        <translation>点击列标题即可按该列排序。</translation>
+    </message>
+    <message>
+        <source>Per class</source>
+        <translation>按类别</translation>
+    </message>
+    <message>
+        <source>Normalised (each true class&apos;s column adds up to 1)</source>
+        <translation>归一化（每个真实类别的列之和为 1）</translation>
+    </message>
+    <message>
+        <source>Click a cell to see what it holds.</source>
+        <translation>点击单元格查看其内容。</translation>
+    </message>
+    <message>
+        <source>Confusion matrix</source>
+        <translation>混淆矩阵</translation>
+    </message>
+    <message>
+        <source>Precision against recall</source>
+        <translation>精确率-召回率</translation>
+    </message>
+    <message>
+        <source>F1 against confidence</source>
+        <translation>F1-置信度</translation>
+    </message>
+    <message>
+        <source>Precision against confidence</source>
+        <translation>精确率-置信度</translation>
+    </message>
+    <message>
+        <source>Recall against confidence</source>
+        <translation>召回率-置信度</translation>
+    </message>
+    <message>
+        <source>Curve:</source>
+        <translation>曲线：</translation>
+    </message>
+    <message>
+        <source>Class:</source>
+        <translation>类别：</translation>
+    </message>
+    <message>
+        <source>Curves</source>
+        <translation>曲线</translation>
+    </message>
+    <message>
+        <source>This run has no validation curves yet.</source>
+        <translation>此运行尚无验证曲线。</translation>
+    </message>
+    <message>
+        <source>all classes</source>
+        <translation>所有类别</translation>
+    </message>
+    <message>
+        <source>class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Reading the validation results of %1...</source>
+        <translation>正在读取 %1 的验证结果……</translation>
+    </message>
+    <message>
+        <source>%1: %2 images, %3 objects. All classes: precision %4, recall %5, mAP50 %6, mAP50-95 %7. Best F1 at confidence %8.</source>
+        <translation>%1：%2 张图像，%3 个目标。所有类别：精确率 %4，召回率 %5，mAP50 %6，mAP50-95 %7。F1 最佳时的置信度为 %8。</translation>
+    </message>
+    <message>
+        <source>All classes</source>
+        <translation>所有类别</translation>
+    </message>
+    <message>
+        <source>precision</source>
+        <translation>精确率</translation>
+    </message>
+    <message>
+        <source>F1</source>
+        <translation>F1</translation>
+    </message>
+    <message>
+        <source>recall</source>
+        <translation>召回率</translation>
+    </message>
+    <message>
+        <source>confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>best F1 at %1</source>
+        <translation>最佳 F1 于 %1</translation>
+    </message>
+    <message>
+        <source>%1 has no validation results yet (%2): they are written after each validation.</source>
+        <translation>%1 尚无验证结果（%2）：每次验证后都会写入。</translation>
+    </message>
+    <message>
+        <source>%1 of %2 is damaged and cannot be read; the next validation writes it again.</source>
+        <translation>%2 的 %1 已损坏，无法读取；下次验证会重新写入。</translation>
+    </message>
+</context>
+<context>
     <name>hr::ui::RunsPage</name>
     <message>
         <source>Compare selected</source>
@@ -3389,6 +3571,14 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
     <message>
         <source>running</source>
         <translation>训练中</translation>
+    </message>
+    <message>
+        <source>Training curves</source>
+        <translation>训练曲线</translation>
+    </message>
+    <message>
+        <source>Results</source>
+        <translation>结果</translation>
     </message>
 </context>
 <context>

@@ -4,6 +4,7 @@
 #include "bytestext.h"
 #include "failurewording.h"
 #include "plotwidget.h"
+#include "resultsview.h"
 
 #include "compare/comparison.h"
 #include "runs/run_store.h"
@@ -22,6 +23,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTreeWidget>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -167,9 +169,14 @@ RunsPage::RunsPage(QWidget* parent) : QWidget(parent) {
     grid->addWidget(m_memory, 1, 2);
     grid->setRowStretch(1, 1);
 
+    m_results = new ResultsView(this);
+    m_views = new QTabWidget(this);
+    m_views->addTab(curves, tr("Training curves"));
+    m_views->addTab(m_results, tr("Results"));
+
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_list);
-    split->addWidget(curves);
+    split->addWidget(m_views);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
@@ -476,6 +483,7 @@ bool RunsPage::openRun(const QString& runDir) {
     m_memory->setEmptyText(tr("This run recorded no memory samples."));
     for (PlotWidget* plot : {m_loss, m_map, m_memory})
         plot->resetView();
+    m_results->showRun(runDir);
     emit runOpened(runDir);
     return true;
 }

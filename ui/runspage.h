@@ -8,6 +8,7 @@
 class QLabel;
 class QMenu;
 class QPushButton;
+class QTabWidget;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -18,6 +19,7 @@ struct RunRecord;
 namespace hr::ui {
 
 class PlotWidget;
+class ResultsView;
 
 /// The Runs page: the runs under a runs folder (runs/<name>/ with results.csv) with their state
 /// (finished / stopped / failed / stopped by OOM, or running for the studio's own run, whose
@@ -25,7 +27,8 @@ class PlotWidget;
 /// model, image size, epochs done of planned, duration, the training peak against the budget
 /// and the validation peak apart as core's RunPeaks measures them (the Train page and the
 /// Compare page use the same; their bytes are the cells' UserRole data), and the best mAP.
-/// Opening one shows its curves. A context menu opens the folder, resumes the run, compares
+/// Opening one shows its curves and, under a second tab, what its last validation found
+/// (ResultsView). A context menu opens the folder, resumes the run, compares
 /// the selected runs or deletes the run after asking.
 class RunsPage : public QWidget {
     Q_OBJECT
@@ -57,6 +60,9 @@ public:
     PlotWidget* lossPlot() const { return m_loss; }
     PlotWidget* mapPlot() const { return m_map; }
     PlotWidget* memoryPlot() const { return m_memory; }
+    /// The tabs under the list: the opened run's training curves, and its Results view.
+    QTabWidget* views() const { return m_views; }
+    ResultsView* resultsView() const { return m_results; }
     /// The folders of the selected runs, in list order.
     QStringList selectedRuns() const;
     /// The row of a run folder, nullptr when it is not listed.
@@ -117,6 +123,8 @@ private:
     PlotWidget* m_loss;
     PlotWidget* m_map;
     PlotWidget* m_memory;
+    QTabWidget* m_views;
+    ResultsView* m_results;
 };
 
 /// A run state as events.jsonl names it ("finished", "stopped", "failed", "stopped_by_oom",

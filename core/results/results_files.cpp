@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 namespace hr {
@@ -253,7 +254,8 @@ bool parseCurvesCsv(const std::string& text, CurveTable& table, std::string* err
     return true;
 }
 
-bool loadValidationTables(const std::string& runDir, ValidationTables& tables, std::string* error) {
+bool loadValidationTables(const std::string& runDir, ValidationTables& tables, std::string* error,
+                          std::string* failedFile, bool* missing) {
     const struct {
         const char* file;
         bool (*parse)(const std::string&, ValidationTables&, std::string*);
@@ -268,10 +270,14 @@ bool loadValidationTables(const std::string& runDir, ValidationTables& tables, s
     for (const auto& f : files) {
         const std::string path = runDir + "/" + f.file;
         std::string text, why;
-        if (!readFile(path, text, &why))
-            return fail(error, path + ": " + why);
-        if (!f.parse(text, tables, &why))
-            return fail(error, path + ": " + why);
+        const bool read = readFile(path, text, &why);
+        if (read && f.parse(text, tables, &why))
+            continue;
+        if (failedFile)
+            *failedFile = f.file;
+        if (missing)
+            *missing = !read && !std::filesystem::exists(path);
+        return fail(error, path + ": " + why);
     }
     return true;
 }

@@ -68,12 +68,14 @@ bool parseConfusionCsv(const std::string& text, ConfusionTable& table, std::stri
 bool parseCurvesCsv(const std::string& text, CurveTable& table, std::string* error);
 
 /// The three tables of a run folder's last validation; false with `error` (the file named)
-/// when one is missing or damaged.
+/// when one is missing or damaged, and then `failedFile` (its name) and `missing` (true when
+/// it is absent rather than damaged) where given.
 struct ValidationTables {
     std::vector<PerClassRow> perClass;
     ConfusionTable confusion;
     CurveTable curves;
 };
-bool loadValidationTables(const std::string& runDir, ValidationTables& tables, std::string* error);
+bool loadValidationTables(const std::string& runDir, ValidationTables& tables, std::string* error,
+                          std::string* failedFile = nullptr, bool* missing = nullptr);
 
 } // namespace hr
