@@ -3,9 +3,12 @@
 // table sorts, the confusion matrix switches between counts and shares and says what a clicked
 // cell holds, the curves follow the pickers, and a damaged file is named.
 #include "confusionmatrixview.h"
+#include "mainwindow.h"
 #include "plotwidget.h"
 #include "resultsview.h"
 #include "runspage.h"
+#include "trainingsession.h"
+#include "trainpage.h"
 
 #include "eval/average_precision.h"
 #include "results/validation_results.h"
@@ -21,6 +24,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -66,6 +70,7 @@ private slots:
     void initTestCase();
     void runsPageShowsTheResults();
     void damagedFileIsNamed();
+    void trainPageOpensTheResultsAfterAValidation();
 
 private:
     QTemporaryDir m_dir;
@@ -175,6 +180,32 @@ void TestUiResults::damagedFileIsNamed() {
     QCOMPARE(loaded.first().at(1).toBool(), false);
     QVERIFY2(view.summaryText().contains("confusion_matrix.csv"), qPrintable(view.summaryText()));
     QCOMPARE(view.classTable()->rowCount(), 0);
+}
+
+void TestUiResults::trainPageOpensTheResultsAfterAValidation() {
+    // The session's events as a run sends them: started, then an epoch that validated.
+    hr::ui::MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.runsPage()->setRunsFolder(m_dir.filePath("runs"));
+    window.showPage(hr::ui::MainWindow::Page::Train);
+    QToolButton* results = window.trainPage()->resultsButton();
+    hr::RunStarted started;
+    started.runDir = m_run.toStdString();
+    emit window.session()->started(started);
+    QVERIFY(!results->isEnabled()); // nothing validated yet
+    hr::EpochEnd epoch;
+    epoch.epochs = 1;
+    epoch.valPeakBytes = 1 << 20;
+    emit window.session()->epochEnded(epoch);
+    QVERIFY(results->isEnabled());
+    QTest::mouseClick(results, Qt::LeftButton);
+    QVERIFY(window.runsPage()->isVisible());
+    hr::ui::ResultsView* view = window.runsPage()->resultsView();
+    QVERIFY(view->isVisible());
+    QTRY_VERIFY(view->runDir() == m_run && !view->isLoading());
+    QCOMPARE(view->classTable()->rowCount(), 3);
 }
 
 QTEST_MAIN(TestUiResults)

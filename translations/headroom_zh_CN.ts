@@ -5260,6 +5260,14 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <source>Resumed: training continues.</source>
         <translation>已恢复：训练继续。</translation>
     </message>
+    <message>
+        <source>Results</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>What the last validation found: the per-class table, the confusion matrix and the curves, on the Runs page.</source>
+        <translation>最近一次验证的结果：按类别的表格、混淆矩阵和曲线，显示在“运行”页。</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::TrainingSession</name>

@@ -11,6 +11,7 @@
 #include "interruptedrunbanner.h"
 #include "memorypanel.h"
 #include "oomadvisordialog.h"
+#include "resultsview.h"
 #include "runspage.h"
 #include "settingsform.h"
 #include "settingspage.h"
@@ -137,6 +138,11 @@ MainWindow::MainWindow(QWidget* parent)
         }
     });
     connect(m_runs, &RunsPage::resumeRequested, this, &MainWindow::resumeRun);
+    connect(m_train, &TrainPage::resultsRequested, this, [this](const QString& runDir) {
+        showPage(Page::Runs);
+        if (m_runs->openRun(runDir))
+            m_runs->views()->setCurrentWidget(m_runs->resultsView());
+    });
     connect(m_session, &TrainingSession::finished, this, [this](const hr::RunFinished& event) {
         statusBar()->showMessage(
             tr("Run %1: %2")

@@ -282,6 +282,8 @@ void RunsPage::refreshActiveRun() {
     m_list->setSortingEnabled(false);
     fillRow(item, *record);
     m_list->setSortingEnabled(true);
+    if (m_results->runDir() == m_activeRun) // a new validation may have written its files
+        m_results->showRun(m_activeRun);
 }
 
 void RunsPage::showEvent(QShowEvent* event) {

@@ -87,6 +87,14 @@ TrainPage::TrainPage(TrainingSession* session, QAction* start, QAction* pause, Q
     m_progress->setValue(0);
     m_progress->setFormat(tr("idle"));
     controls->addWidget(m_progress, 1);
+    m_results = new QToolButton(this);
+    m_results->setObjectName(QStringLiteral("showResults"));
+    m_results->setText(tr("Results"));
+    m_results->setToolTip(tr("What the last validation found: the per-class table, the confusion "
+                             "matrix and the curves, on the Runs page."));
+    m_results->setEnabled(false);
+    connect(m_results, &QToolButton::clicked, this, [this] { emit resultsRequested(m_runDir); });
+    controls->addWidget(m_results);
     layout->addLayout(controls);
 
     auto* statusRow = new QHBoxLayout;
@@ -219,6 +227,8 @@ void TrainPage::resetRunView() {
 
 void TrainPage::onStarted(const hr::RunStarted& event) {
     resetRunView();
+    m_runDir = QString::fromStdString(event.runDir);
+    m_results->setEnabled(false);
     // A data-parallel run draws one allocated curve per rank; rank 0's peak and phases.
     m_ranks = std::max(1, event.config.nproc);
     m_memory->setSeriesName(m_allocated, m_ranks > 1 ? tr("rank 0 allocated") : tr("allocated"));
@@ -298,6 +308,8 @@ void TrainPage::onPausedChanged(bool paused) {
 }
 
 void TrainPage::onEpoch(const hr::EpochEnd& event) {
+    if (event.valPeakBytes > 0) // it validated: its results files are written
+        m_results->setEnabled(!m_runDir.isEmpty());
     m_peaks.training(event.trainPeakBytes);
     m_peaks.validation(event.valPeakBytes);
     refreshMemoryStatus();

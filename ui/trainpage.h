@@ -60,6 +60,12 @@ public:
     std::int64_t trainingPeak() const { return m_peaks.trainPeak(); }
     /// How the last run ended: RunState's name ("finished", "stopped", ...); "" while running.
     QString runState() const { return m_state; }
+    /// "Results": enabled once the run has validated; asks for its Results view.
+    QToolButton* resultsButton() const { return m_results; }
+
+signals:
+    /// The user asked for what the last validation of the run in `runDir` found.
+    void resultsRequested(const QString& runDir);
 
 public slots:
     void appendLog(const QString& text, int level = 0);
@@ -116,6 +122,8 @@ private:
     std::optional<hr::MemorySample> m_lastSample; ///< of this run, for the status line
     RunPeaks m_peaks;
     QString m_state;
+    QString m_runDir;
+    QToolButton* m_results;
 };
 
 /// "1 h 05 min", "3 min 20 s", "45 s".
