@@ -2,6 +2,7 @@
 // Strategy comparison (issue 9): the strategies file, the Pareto front, and a tiny matrix run
 // end to end - one row per strategy measured from its run folder, AMP and checkpointing below
 // native's peak at the same batch, an OOM recorded as a row, the CSV and the HTML report.
+#include "compare/class_comparison.h"
 #include "compare/compare_report.h"
 #include "compare/comparison.h"
 #include "compare/measured_accuracy.h"
@@ -85,6 +86,7 @@ private slots:
     void strategiesYamlRoundTrip();
     void matrixRunEndToEnd();
     void strategiesStartFromTheSameWeights();
+    void classesSideBySide();
 
 private:
     QTemporaryDir m_dir;
@@ -668,6 +670,60 @@ void TestCompare::strategiesStartFromTheSameWeights() {
             QVERIFY2(torch::allclose(p.value(), stored[p.key()], 1e-5, 1e-6),
                      (row.strategy + " " + p.key()).c_str());
     }
+}
+
+void TestCompare::classesSideBySide() {
+    // Two run folders whose validations found different things; the second lost AP on "dog" and
+    // has a class the first never saw.
+    const auto makeRun = [&](const QString& name, const std::vector<hr::PerClassRow>& rows) {
+        const QString dir = m_dir.filePath("by-class/" + name);
+        QDir().mkpath(dir);
+        std::string error;
+        QVERIFY2(hr::writeFileAtomically((dir + "/config.yaml").toStdString(),
+                                         "model: yolov8n.yaml\nbatch: 4\n", &error),
+                 error.c_str());
+        QVERIFY2(hr::writeFileAtomically((dir + "/per_class.csv").toStdString(),
+                                         hr::perClassCsv(rows), &error),
+                 error.c_str());
+    };
+    makeRun("native", {{"all", 4, 6, 0.8, 0.7, 0.75, 0.5},
+                       {"cat", 3, 4, 0.9, 0.8, 0.85, 0.6},
+                       {"dog", 2, 2, 0.7, 0.6, 0.65, 0.4}});
+    makeRun("checkpointed", {{"all", 4, 7, 0.7, 0.6, 0.7, 0.45},
+                             {"cat", 3, 4, 0.9, 0.8, 0.85, 0.6},
+                             {"dog", 2, 2, 0.6, 0.5, 0.55, 0.3},
+                             {"bird", 1, 1, 0.5, 0.5, 0.5, 0.25}});
+    const hr::Comparison comparison =
+        hr::compareRunFolders({m_dir.filePath("by-class/native").toStdString(),
+                               m_dir.filePath("by-class/checkpointed").toStdString(),
+                               m_dir.filePath("by-class/missing").toStdString()});
+    QCOMPARE(int(comparison.rows.size()), 3);
+    QCOMPARE(int(comparison.rows[0].perClass.size()), 3);
+    const hr::ClassComparison table = hr::compareByClass(comparison);
+    QCOMPARE(int(table.runs.size()), 3);
+    QCOMPARE(table.hasResults, (std::vector<bool>{true, true, false}));
+    QCOMPARE(int(table.classes.size()), 4); // all, cat, dog, then bird
+    QCOMPARE(table.classes[0].name, std::string("all"));
+    QCOMPARE(table.classes[3].name, std::string("bird"));
+    QVERIFY(qFuzzyCompare(*table.classes[2].apChange(1), -0.1));
+    QVERIFY(qFuzzyIsNull(*table.classes[1].apChange(1)));
+    QVERIFY(!table.classes[3].apChange(1)); // the first run has no bird
+    QVERIFY(!table.classes[0].ap[2]);       // the missing run has nothing
+    QCOMPARE(*table.classes[2].instances[0], 2);
+
+    const std::string csv = hr::classComparisonCsv(table);
+    QVERIFY2(csv.rfind("class,native AP50,native AP50-95,checkpointed AP50,", 0) == 0, csv.c_str());
+    QVERIFY2(csv.find("\ndog,0.6500,0.4000,0.5500,0.3000,-0.1000,,,\n") != std::string::npos,
+             csv.c_str());
+    const std::string text = hr::classComparisonText(table);
+    QVERIFY2(text.find("(-0.100)") != std::string::npos, text.c_str());
+
+    const QString out = m_dir.filePath("by-class/report");
+    std::string error;
+    QVERIFY2(hr::writeComparison(comparison, out.toStdString(), &error), error.c_str());
+    std::string written;
+    QVERIFY(hr::readFile((out + "/compare_classes.csv").toStdString(), written));
+    QCOMPARE(written, csv);
 }
 
 QTEST_GUILESS_MAIN(TestCompare)

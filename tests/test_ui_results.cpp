@@ -2,6 +2,8 @@
 // The Runs page's Results view (issue 42), driven with clicks and keys only: the per-class
 // table sorts, the confusion matrix switches between counts and shares and says what a clicked
 // cell holds, the curves follow the pickers, and a damaged file is named.
+#include "classcomparetable.h"
+#include "comparepage.h"
 #include "confusionmatrixview.h"
 #include "mainwindow.h"
 #include "plotwidget.h"
@@ -71,10 +73,12 @@ private slots:
     void runsPageShowsTheResults();
     void damagedFileIsNamed();
     void trainPageOpensTheResultsAfterAValidation();
+    void comparePageShowsRunsClassByClass();
 
 private:
     QTemporaryDir m_dir;
     QString m_run;
+    QString m_other;
 };
 
 void TestUiResults::initTestCase() {
@@ -88,6 +92,15 @@ void TestUiResults::initTestCase() {
     config.close();
     std::string error;
     QVERIFY2(hr::writeValidationResults(m_run.toStdString(), kNames, twoImages(), &error),
+             error.c_str());
+    // A second run that missed the bird: its bird AP is 0.
+    m_other = m_dir.filePath("other/missed");
+    QVERIFY(QDir().mkpath(m_other));
+    QVERIFY(QFile::copy(m_run + "/config.yaml", m_other + "/config.yaml"));
+    hr::MetricsResult missed = hr::apPerClass({}, {0, 0, 1, 2}, {2, 1, 1, 1}, 3);
+    missed.images = 2;
+    missed.confusion = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {2, 1, 1, 0}};
+    QVERIFY2(hr::writeValidationResults(m_other.toStdString(), kNames, missed, &error),
              error.c_str());
 }
 
@@ -206,6 +219,32 @@ void TestUiResults::trainPageOpensTheResultsAfterAValidation() {
     QVERIFY(view->isVisible());
     QTRY_VERIFY(view->runDir() == m_run && !view->isLoading());
     QCOMPARE(view->classTable()->rowCount(), 3);
+}
+
+void TestUiResults::comparePageShowsRunsClassByClass() {
+    hr::ui::ComparePage page;
+    page.resize(1280, 720);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    page.compareRuns({m_run, m_other});
+    QTRY_COMPARE(page.table()->rowCount(), 2);
+    QTabBar* bar = page.views()->tabBar();
+    QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(1).center());
+    hr::ui::ClassCompareTable* table = page.byClassTable();
+    QVERIFY(table->isVisible());
+    QCOMPARE(table->rowCount(), 4);    // all classes, cat, dog, bird
+    QCOMPARE(table->columnCount(), 4); // class, fine, missed, missed's change
+    int bird = -1;
+    for (int r = 0; r < table->rowCount(); ++r)
+        if (table->item(r, 0)->text() == "bird")
+            bird = r;
+    QVERIFY(bird >= 0);
+    const double first = table->item(bird, 1)->data(Qt::UserRole).toDouble();
+    QVERIFY(first > 0.5);
+    QCOMPARE(table->item(bird, 2)->text(), QString("0.000"));
+    QVERIFY2(table->item(bird, 3)->text().startsWith("-"),
+             qPrintable(table->item(bird, 3)->text()));
+    QVERIFY(table->horizontalHeaderItem(3)->text().contains("missed"));
 }
 
 QTEST_MAIN(TestUiResults)

@@ -1512,6 +1512,33 @@
     </message>
 </context>
 <context>
+    <name>hr::ui::ClassCompareTable</name>
+    <message>
+        <source>Class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>%1 AP50-95</source>
+        <translation>%1 AP50-95</translation>
+    </message>
+    <message>
+        <source>%1 change</source>
+        <translation>%1 变化</translation>
+    </message>
+    <message>
+        <source>AP50-95 of %1 minus that of %2, the first run</source>
+        <translation>%1 的 AP50-95 减去第一个运行 %2 的</translation>
+    </message>
+    <message>
+        <source>all classes</source>
+        <translation>所有类别</translation>
+    </message>
+    <message>
+        <source>%1 objects; AP50 %2</source>
+        <translation>%1 个目标；AP50 %2</translation>
+    </message>
+</context>
+<context>
     <name>hr::ui::ComparePage</name>
     <message>
         <source>Add runs…</source>
@@ -1528,10 +1555,6 @@
     <message>
         <source>Export report…</source>
         <translation>导出报告…</translation>
-    </message>
-    <message>
-        <source>Writes compare.csv and a self-contained compare.html</source>
-        <translation>写出 compare.csv 和独立的 compare.html</translation>
     </message>
     <message>
         <source>Strategy</source>
@@ -1836,6 +1859,22 @@
     <message>
         <source>Runs</source>
         <translation>运行</translation>
+    </message>
+    <message>
+        <source>Writes compare.csv, a self-contained compare.html and, when the runs have validated, compare_classes.csv (AP50-95 by class)</source>
+        <translation>写入 compare.csv、独立的 compare.html，以及（运行已验证时）compare_classes.csv（按类别的 AP50-95）</translation>
+    </message>
+    <message>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>By class</source>
+        <translation>按类别</translation>
+    </message>
+    <message>
+        <source>Each run&apos;s last validation class by class, with the change from the first run: what a memory fix cost per class.</source>
+        <translation>各运行最近一次验证的逐类别结果，以及相对第一个运行的变化：显存修复在每个类别上的代价。</translation>
     </message>
 </context>
 <context>

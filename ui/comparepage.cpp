@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "comparepage.h"
 
+#include "classcomparetable.h"
+#include "compare/class_comparison.h"
 #include "compare/compare_report.h"
 #include "comparisonsession.h"
 #include "oomadvisordialog.h"
@@ -23,6 +25,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -63,7 +66,8 @@ ComparePage::ComparePage(QWidget* parent)
                          "out-of-memory failure is recorded, not fixed."));
     m_stop = new QPushButton(tr("Stop"), this);
     m_export = new QPushButton(tr("Export report…"), this);
-    m_export->setToolTip(tr("Writes compare.csv and a self-contained compare.html"));
+    m_export->setToolTip(tr("Writes compare.csv, a self-contained compare.html and, when the "
+                            "runs have validated, compare_classes.csv (AP50-95 by class)"));
     top->addWidget(m_status, 1);
     for (QPushButton* b : {m_add, m_run, m_stop, m_export})
         top->addWidget(b);
@@ -107,9 +111,15 @@ ComparePage::ComparePage(QWidget* parent)
     m_legend->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_legend->setMargin(6);
     grid->addWidget(m_legend, 1, 2);
+    m_byClass = new ClassCompareTable(this);
+    m_views = new QTabWidget(this);
+    m_views->addTab(plots, tr("Charts"));
+    m_views->addTab(m_byClass, tr("By class"));
+    m_views->setTabToolTip(1, tr("Each run's last validation class by class, with the change "
+                                 "from the first run: what a memory fix cost per class."));
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_table);
-    split->addWidget(plots);
+    split->addWidget(m_views);
     split->setStretchFactor(1, 2);
     auto* matrix = new QGroupBox(tr("Strategy matrix"), this);
     auto* matrixLayout = new QVBoxLayout(matrix);
@@ -334,6 +344,7 @@ void ComparePage::showComparison(const hr::Comparison& comparison) {
             dirs << QString::fromStdString(row.runDir);
     QSettings().setValue(kSavedRunsKey, dirs);
     fillTable();
+    m_byClass->setComparison(compareByClass(m_comparison));
     const auto& rows = m_comparison.rows;
 
     // One series per row in every chart; the plots are rebuilt because series cannot be removed.

@@ -11,10 +11,12 @@
 
 class QLabel;
 class QPushButton;
+class QTabWidget;
 class QTableWidget;
 
 namespace hr::ui {
 
+class ClassCompareTable;
 class ComparisonSession;
 class PlotWidget;
 class StrategyEditor;
@@ -57,6 +59,9 @@ public:
     /// The one legend of the five charts: each compared run's colour and name.
     QLabel* legendLabel() const { return m_legend; }
     QTableWidget* table() const { return m_table; }
+    /// The tabs under the table: the charts, and the runs class by class.
+    QTabWidget* views() const { return m_views; }
+    ClassCompareTable* byClassTable() const { return m_byClass; }
     QPushButton* runButton() const { return m_run; }
     PlotWidget* memoryPlot() const { return m_memory; }
     PlotWidget* mapEpochPlot() const { return m_mapEpochs; }
@@ -90,6 +95,8 @@ private:
     QPushButton* m_stop;
     QPushButton* m_export;
     QTableWidget* m_table;
+    QTabWidget* m_views;
+    ClassCompareTable* m_byClass;
     PlotWidget* m_memory;
     PlotWidget* m_mapEpochs;
     PlotWidget* m_mapTime;

@@ -4,6 +4,7 @@
 #include "command.h"
 #include "common.h"
 
+#include "compare/class_comparison.h"
 #include "compare/compare_report.h"
 #include "compare/strategy_runner.h"
 #include "config/train_rules.h"
@@ -77,12 +78,18 @@ private:
 
 int finish(Comparison& comparison, const std::string& out) {
     std::cout << "\n" << comparisonText(comparison);
+    const ClassComparison classes = compareByClass(comparison);
+    if (!classes.classes.empty())
+        std::cout << "\n" << classComparisonText(classes);
     std::string error;
     if (!writeComparison(comparison, out, &error)) {
         std::cerr << "compare: " << error << "\n";
         return ExitFailure;
     }
-    std::cout << "wrote " << out << "/compare.csv and " << out << "/compare.html\n";
+    std::cout << "Wrote " << out << "/compare.csv and " << out << "/compare.html";
+    if (!classes.classes.empty())
+        std::cout << " and " << out << "/" << kClassComparisonCsv;
+    std::cout << "\n";
     for (const ComparisonRow& row : comparison.rows)
         if (row.status == "failed" || row.status == "invalid" || row.status == "not run")
             return ExitFailure;

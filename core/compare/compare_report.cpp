@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "compare/compare_report.h"
 
+#include "compare/class_comparison.h"
 #include "compare/svg_chart.h"
 #include "util/atomic_file.h"
 #include "util/bytes.h"
@@ -289,8 +290,13 @@ bool writeComparison(const Comparison& comparison, const std::string& dir, std::
             *error = "cannot create " + dir + ": " + ec.message();
         return false;
     }
-    return writeFileAtomically(dir + "/compare.csv", comparisonCsv(comparison), error) &&
-           writeFileAtomically(dir + "/compare.html", comparisonHtml(comparison), error);
+    if (!writeFileAtomically(dir + "/compare.csv", comparisonCsv(comparison), error) ||
+        !writeFileAtomically(dir + "/compare.html", comparisonHtml(comparison), error))
+        return false;
+    const ClassComparison classes = compareByClass(comparison);
+    if (classes.classes.empty())
+        return true; // no run has validated: no class to compare
+    return writeFileAtomically(dir + "/" + kClassComparisonCsv, classComparisonCsv(classes), error);
 }
 
 } // namespace hr

@@ -20,8 +20,8 @@ std::string comparisonText(const Comparison& comparison);
 /// peaks apart), and the training peak vs mAP with the Pareto front marked.
 std::string comparisonHtml(const Comparison& comparison);
 
-/// Writes `dir`/compare.csv and `dir`/compare.html (creating `dir`). Returns false and fills
-/// `error` on failure.
+/// Writes `dir`/compare.csv and `dir`/compare.html (creating `dir`), and compare_classes.csv
+/// when a run has validated. Returns false and fills `error` on failure.
 bool writeComparison(const Comparison& comparison, const std::string& dir, std::string* error);
 
 } // namespace hr

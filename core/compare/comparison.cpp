@@ -2,6 +2,7 @@
 #include "compare/comparison.h"
 
 #include "config/train_rules.h"
+#include "util/atomic_file.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -100,6 +101,13 @@ ComparisonRow rowFromRun(const RunRecord& run, const Strategy* strategy) {
         if (!row.checkpointing.empty() && row.checkpointing != "none")
             row.description += " + checkpointing " + row.checkpointing;
     }
+    // A damaged or missing per_class.csv leaves the row without classes, as a run that never
+    // validated.
+    std::string text;
+    if (!run.summary.path.empty() &&
+        readFile((std::filesystem::path(run.summary.path) / kPerClassCsv).string(), text))
+        if (!parsePerClassCsv(text, row.perClass, nullptr))
+            row.perClass.clear();
     const RunPeaks peaks = runPeaks(run);
     row.trainPeakBytes = peaks.trainPeak();
     row.valPeakBytes = peaks.valPeak();

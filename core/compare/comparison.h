@@ -3,6 +3,7 @@
 
 #include "compare/strategy.h"
 #include "memory/phase.h"
+#include "results/results_files.h"
 #include "runs/run_store.h"
 
 #include <algorithm>
@@ -67,6 +68,9 @@ struct ComparisonRow {
 
     std::optional<PublishedClaim> claim;
     RunRecord run; ///< the folder's curves (epochs, memory timeline, events)
+    /// The last validation's per-class rows ("all" first) from per_class.csv; empty when the
+    /// run has none.
+    std::vector<PerClassRow> perClass;
 
     /// mAP@0.5:0.95 against wall time since the run started: (seconds, map) per epoch. Uses the
     /// epoch_end event times when there are events, else cumulative epoch_seconds.
