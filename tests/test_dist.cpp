@@ -137,6 +137,7 @@ private slots:
     void lostRankEndsTheOthers();
     void launcherEndsWorkersAfterAFailure();
     void lastLinesOfOutput();
+    void libraryLinesAreRecognised();
 };
 
 void TestDist::launchEnvironment() {
@@ -571,6 +572,22 @@ void TestDist::launcherEndsWorkersAfterAFailure() {
     QCOMPARE(refused.exitCode, 2);
     QVERIFY2(refused.summary.find("need --master-port") != std::string::npos,
              refused.summary.c_str());
+}
+
+void TestDist::libraryLinesAreRecognised() {
+    // glog's format (Debian 12's LibTorch), c10's own without glog (Debian 13's), and the
+    // backtrace c10 prints under a warning; Headroom's own lines are none of these.
+    QVERIFY(hr::isLibraryLogLine("E20261207 20:55:53.988090 30207 socket.cpp:860] [c10d] x\n"));
+    QVERIFY(hr::isLibraryLogLine("[E1208 02:19:46.837287552 socket.cpp:1023] [c10d] The client "
+                                 "socket has timed out\n"));
+    QVERIFY(hr::isLibraryLogLine("[W1208 02:19:46.837447391 TCPStore.cpp:330] [c10d] retrying\n"));
+    QVERIFY(hr::isLibraryLogLine("WARNING: Logging before InitGoogleLogging() is written to STDERR\n"));
+    QVERIFY(!hr::isLibraryLogLine("rank 1 of 2 cannot join the run at 127.0.0.1:29500: timeout\n"));
+    QVERIFY(!hr::isLibraryLogLine("[headroom] epoch 1/2\n"));
+    QVERIFY(hr::continuesLibraryEntry("Exception raised from throwTimeoutError at socket.cpp:1025\n"));
+    QVERIFY(hr::continuesLibraryEntry("frame #7: c10d::TCPStore::TCPStore(...) + 0x239\n"));
+    QVERIFY(hr::continuesLibraryEntry("\n"));
+    QVERIFY(!hr::continuesLibraryEntry("train: rank 1 of 2 cannot join the run\n"));
 }
 
 void TestDist::lastLinesOfOutput() {

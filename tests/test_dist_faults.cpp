@@ -43,9 +43,12 @@ qint64 rankProcess(qint64 parent, int rank) {
 
 /// A glog line as c10d writes it: "E20261207 20:55:53.988090 30207 socket.cpp:860] [c10d] ...".
 bool hasLibraryLine(const QString& text) {
+    // glog's lines, c10's own ("[E1208 02:19:46.837287552 socket.cpp:1023] ..."), and the
+    // backtraces c10 puts under them.
     static const QRegularExpression glog(
-        R"((^|\n)[IWEF]\d{4,8} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] )");
-    return text.contains(glog) || text.contains("InitGoogleLogging");
+        R"((^|\n)\[?[IWEF]\d{4,8} \d\d:\d\d:\d\d\.\d+ +(\d+ )?\S+:\d+\] )");
+    return text.contains(glog) || text.contains("InitGoogleLogging") ||
+           text.contains("frame #") || text.contains("Exception raised from");
 }
 
 } // namespace

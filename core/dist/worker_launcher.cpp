@@ -45,6 +45,9 @@ struct Child {
     std::string tail;
     std::string partial; ///< the start of a line not yet ended
     int status = -1;     ///< exitCodeOf() once it has ended
+    /// The last line went to the library log: the backtrace c10 prints under a warning
+    /// ("Exception raised from ...", "frame #N: ...", a blank line) follows it there.
+    bool inLibraryEntry = false;
 };
 
 void writeAll(int fd, const char* data, size_t size) {
@@ -89,7 +92,9 @@ struct LibraryLog {
 /// Passes one line of a worker's stderr on: glog's lines (c10d, Gloo) to the library log,
 /// the rest to this process's stderr and the worker's kept tail.
 void passLine(Child& child, const std::string& line, LibraryLog& log) {
-    if (isLibraryLogLine(line)) {
+    child.inLibraryEntry =
+        isLibraryLogLine(line) || (child.inLibraryEntry && continuesLibraryEntry(line));
+    if (child.inLibraryEntry) {
         log.write(child.rank, line);
         return;
     }
@@ -156,10 +161,20 @@ std::string endedHow(int code) {
 
 bool isLibraryLogLine(const std::string& line) {
     // glog: "E20261207 20:55:53.988090 30207 socket.cpp:860] [c10d] ...", and the notice glog
-    // prints before its first line when nothing initialised it.
+    // prints before its first line when nothing initialised it. A c10 built without glog
+    // (Debian 13's 2.6) writes "[E1208 02:19:46.837287552 socket.cpp:1023] [c10d] ...".
     static const std::regex glog(R"(^[IWEF]\d{4,8} \d\d:\d\d:\d\d\.\d+ +\d+ [^ \]]+:\d+\] )");
+    static const std::regex c10(R"(^\[[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ (\d+ )?[^ \]]+:\d+\] )");
     return line.rfind("WARNING: Logging before InitGoogleLogging()", 0) == 0 ||
-           std::regex_search(line, glog);
+           std::regex_search(line, glog) || std::regex_search(line, c10);
+}
+
+bool continuesLibraryEntry(const std::string& line) {
+    const std::size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '\n' || line[start] == '\r')
+        return true; // the blank line that ends c10's backtrace
+    const std::string text = line.substr(start);
+    return text.rfind("Exception raised from ", 0) == 0 || text.rfind("frame #", 0) == 0;
 }
 
 std::string lastLines(const std::string& text, int lines, const std::string& indent) {

@@ -50,6 +50,9 @@ WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace);
 
 /// True for a line of glog's format (what c10d and Gloo log), which is not for a user's eyes.
 bool isLibraryLogLine(const std::string& line);
+/// True for a line that belongs to the library line before it: the backtrace c10 prints under
+/// a warning, and the blank line after it.
+bool continuesLibraryEntry(const std::string& line);
 
 /// The last `lines` non-empty lines of `text`, each indented by `indent`.
 std::string lastLines(const std::string& text, int lines, const std::string& indent);
