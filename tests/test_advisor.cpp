@@ -117,6 +117,8 @@ private slots:
     void chunkedAssignmentForCrowdedLossOom();
     void scalingPredictorPerRank();
     void nothingFitsGivesNoFixes();
+    void smallestBatchIsTriedWhenPredictionsRunOut();
+    void cpuHostOomInAStepGetsDeviceFixes();
     void underestimatedPredictionsAreScaled();
     void scalingPredictorFollowsBatchAndImageSize();
     void describeMentionsPhaseBatchImageAndSizes();
@@ -383,13 +385,80 @@ void TestAdvisor::scalingPredictorPerRank() {
 void TestAdvisor::nothingFitsGivesNoFixes() {
     FakeModel model;
     model.weightsMiB = 1000; // resident 5000 MiB; even yolov8n's 1500 + activations pass 900
-    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1000 * MiB);
+    hr::OomReport r = reportFor(model, hr::Phase::Backward, 1000 * MiB);
     QVERIFY(hr::suggestFixes(r, model.predictor(), {}).empty());
-    // A predictor that knows nothing gives nothing either.
+    // A predictor that knows nothing gives nothing either: the smallest batch, judged from
+    // the failed step's breakdown then, leaves the resident 5000 MiB.
+    r.breakdown.weights = r.breakdown.gradients = r.breakdown.ema = 1000 * MiB;
+    r.breakdown.optimizerState = 2000 * MiB;
+    r.breakdown.activations = r.breakdown.total - 5000 * MiB;
     hr::PeakPredictor unknown = [](const hr::TrainConfig&) -> std::optional<std::int64_t> {
         return std::nullopt;
     };
     QVERIFY(hr::suggestFixes(r, unknown, {}).empty());
+}
+
+void TestAdvisor::smallestBatchIsTriedWhenPredictionsRunOut() {
+    // Issue 45: nc 100000 at batch 8 under 2 GiB, on_oom=auto: the probe steps of the first
+    // prediction used up the seconds (or failed), so no candidate had a figure and the
+    // advisor said nothing fits, yet batch 1 trains there. Needs 1460 MiB, budget 1229 MiB.
+    FakeModel model;
+    const hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    const int nominal = r.config.batch * hr::accumulateSteps(r.config);
+    int calls = 0;
+    hr::PeakPredictor failing = [&calls](const hr::TrainConfig&) -> std::optional<std::int64_t> {
+        ++calls; // a calibration that failed
+        return std::nullopt;
+    };
+    hr::AdvisorOptions late;
+    late.predictionSeconds = 1e-9; // spent before the first prediction
+    for (const auto& [predictor, options] :
+         {std::make_pair(failing, hr::AdvisorOptions{}), std::make_pair(model.predictor(), late)}) {
+        const auto fixes = hr::suggestFixes(r, predictor, options);
+        QCOMPARE(ids(fixes), QStringList({"batch"}));
+        const hr::FixSuggestion& f = fixes.front();
+        QCOMPARE(f.config.batch, 1);
+        QCOMPARE(f.config.batch * hr::accumulateSteps(f.config), nominal);
+        QVERIFY(f.fits);
+        // From the failed step alone: weights, EMA, gradients, AdamW's state and 1/16 of
+        // the 960 MiB the batch of 16 added.
+        QCOMPARE(f.predictedPeak, (100 + 100 + 100 + 200 + 60) * MiB);
+        QCOMPARE(f.memoryBasis.parts.front().kind, std::string("report_scaling"));
+        QCOMPARE(f.predictionScale, 1.0);
+        // And on_oom=auto applies it.
+        const hr::OomDecision d =
+            hr::makeAdvisorHandler(hr::OomPolicy::Auto, predictor, {}, options)(r);
+        QVERIFY(!d.stop);
+        QCOMPARE(d.config.batch, 1);
+    }
+    QCOMPARE(model.calls, 0); // the late search asked the predictor nothing
+    QVERIFY(calls > 0);
+}
+
+void TestAdvisor::cpuHostOomInAStepGetsDeviceFixes() {
+    // std::bad_alloc in a CPU step: host RAM is the device's memory there, so the batch (and
+    // the other device levers) free it, ahead of the host fixes.
+    FakeModel model;
+    hr::OomReport r = reportFor(model, hr::Phase::Backward, 1229 * MiB);
+    r.hostMemory = true;
+    r.config.workers = 8;
+    const auto fixes = hr::suggestFixes(r, model.predictor(), {});
+    QVERIFY(model.calls > 0);
+    QVERIFY(!fixes.empty());
+    QVERIFY(!fixes.front().hostFix);
+    QCOMPARE(fixes.front().id, std::string("batch"));
+    QVERIFY(ids(fixes).contains("host_workers"));
+    const hr::OomDecision d = hr::makeAdvisorHandler(hr::OomPolicy::Auto, model.predictor(), {})(r);
+    QVERIFY(!d.stop);
+    QVERIFY(d.config.batch < r.config.batch);
+    const std::string text = hr::describeOom(r);
+    QVERIFY2(text.find("help as well") != std::string::npos, text.c_str());
+    // On a GPU the same failure is host RAM beside the device: host fixes only.
+    r.device = "cuda:0";
+    model.calls = 0;
+    for (const auto& f : hr::suggestFixes(r, model.predictor(), {}))
+        QVERIFY(f.hostFix);
+    QCOMPARE(model.calls, 0);
 }
 
 void TestAdvisor::underestimatedPredictionsAreScaled() {

@@ -4,6 +4,7 @@
 #include "cpu_budget_guard.h"
 #include "tfevents_reader.h"
 
+#include "advisor/oom_policy.h"
 #include "config/train_config.h"
 #include "data/batch.h"
 #include "data/synthetic_dataset.h"
@@ -16,6 +17,7 @@
 #include "results/result_plots.h"
 #include "results/results_files.h"
 #include "runs/run_store.h"
+#include "train/log_code.h"
 #include "train/run_folder.h"
 #include "train/train_step.h"
 #include "train/trainer.h"
@@ -175,6 +177,9 @@ private slots:
     void damagedCheckpointFallsBackToBackup();
     void unwritableProjectIsOneLine();
     void stopEndsWithStoppedState();
+    void stopDuringValidationKeepsTheEpoch();
+    void hostAllocationFailureKeepsTheEpoch_data();
+    void hostAllocationFailureKeepsTheEpoch();
     void liveSamplesArriveDuringAStep();
 
 private:
@@ -714,6 +719,116 @@ void TestTrainRun::stopEndsWithStoppedState() {
     QFile events(QString::fromStdString(log.ends[0].runDir + "/events.jsonl"));
     QVERIFY(events.open(QIODevice::ReadOnly));
     QVERIFY(events.readAll().contains("\"state\":\"stopped\""));
+}
+
+void TestTrainRun::stopDuringValidationKeepsTheEpoch() {
+    // A stop after an epoch's last step reaches validation: the epoch's training is complete,
+    // so its row and last.pt are kept (without metrics, as with val=false).
+    hr::TrainConfig config = tinyConfig("valstop", "run");
+    EventLog log;
+    {
+        hr::Trainer* self = nullptr;
+        hr::EventSink inner = log.sink();
+        hr::Trainer trainer(config, [&](const hr::TrainEvent& event) {
+            inner(event);
+            const auto* end = std::get_if<hr::BatchEnd>(&event);
+            if (end && end->batchIndex + 1 == end->batchesPerEpoch && !log.stopSent) {
+                log.stopSent = true;
+                self->requestStop();
+            }
+        });
+        self = &trainer;
+        QCOMPARE(trainer.run(), 0);
+    } // its run folder's lock goes with it
+    QCOMPARE(int(log.ends.size()), 1);
+    QCOMPARE(int(log.ends[0].state), int(hr::RunState::Stopped));
+    QCOMPARE(log.ends[0].epochsDone, 1);
+    bool skipped = false;
+    for (const hr::LogMessage& m : log.logs)
+        skipped = skipped || m.code == hr::toString(hr::LogCode::ValidationSkipped);
+    QVERIFY(skipped);
+    QCOMPARE(int(log.epochs.size()), 1);
+    QCOMPARE(log.epochs[0].map, 0.0);
+    const std::string dir = log.ends[0].runDir;
+    auto run = hr::RunStore::load(dir);
+    QVERIFY(run);
+    QCOMPARE(int(run->epochs.size()), 1);
+
+    // The resume goes on with the second epoch and validates it.
+    config.resume = true;
+    EventLog second;
+    {
+        hr::Trainer resumed(config, second.sink());
+        const int resumedRc = resumed.run();
+        QVERIFY2(resumedRc == 0, second.failure.c_str());
+    }
+    QCOMPARE(int(second.epochs.size()), 1);
+    QCOMPARE(second.epochs[0].epoch, 1);
+    run = hr::RunStore::load(dir);
+    QVERIFY(run);
+    QCOMPARE(int(run->epochs.size()), 2);
+}
+
+void TestTrainRun::hostAllocationFailureKeepsTheEpoch_data() {
+    QTest::addColumn<QString>("fault");
+    QTest::addColumn<bool>("autoFix");
+    QTest::addColumn<int>("rc");
+    QTest::addColumn<int>("rows"); // results.csv rows after the run
+    // In a step on the CPU: host RAM is the device's memory there, so auto takes a smaller
+    // batch (no host fix applies: no workers, no cache, no mosaic).
+    QTest::newRow("forward, auto") << QString("forward:2") << true << 0 << 2;
+    // Writing last.pt: the write is tried again after freeing the validation loader, even
+    // without a fix.
+    QTest::newRow("checkpoint") << QString("checkpoint:1") << false << 0 << 2;
+    // Validating, with no fix chosen: the finished epoch keeps its row and last.pt.
+    QTest::newRow("validation") << QString("validation:1") << false << 1 << 1;
+}
+
+void TestTrainRun::hostAllocationFailureKeepsTheEpoch() {
+    QFETCH(QString, fault);
+    QFETCH(bool, autoFix);
+    QFETCH(int, rc);
+    QFETCH(int, rows);
+    hr::TrainConfig config = tinyConfig("hostfault", QString(fault).replace(':', '_'));
+    config.mosaic = 0.0;
+    EventLog log;
+    {
+        qputenv("HEADROOM_TEST_HOST_ALLOC_FAIL", fault.toUtf8());
+        hr::Trainer trainer(config, log.sink());
+        qunsetenv("HEADROOM_TEST_HOST_ALLOC_FAIL");
+        if (autoFix)
+            trainer.setOomHandler(hr::makeAdvisorHandler(hr::OomPolicy::Auto, {}, {}));
+        QCOMPARE(trainer.run(), rc);
+    } // its run folder's lock goes with it
+    QCOMPARE(int(log.ooms.size()), 1);
+    const hr::OomReport& report = log.ooms[0].report;
+    QVERIFY(report.hostMemory);
+    QCOMPARE(QString(hr::toString(report.phase)), fault.section(':', 0, 0));
+    if (autoFix) {
+        QCOMPARE(int(log.fixes.size()), 1);
+        QVERIFY2(log.fixes[0].config.batch < config.batch, log.fixes[0].description.c_str());
+    }
+    QCOMPARE(int(log.ends.size()), 1);
+    const std::string dir = log.ends[0].runDir;
+    const auto run = hr::RunStore::load(dir);
+    QVERIFY(run);
+    QCOMPARE(int(run->epochs.size()), rows);
+    QCOMPARE(int(log.epochs.size()), rows);
+    QVERIFY(QFile::exists(QString::fromStdString(dir + "/weights/last.pt")));
+    if (rc == 0)
+        return;
+    QCOMPARE(int(log.ends[0].state), int(hr::RunState::StoppedByOom));
+    checkUserText(log.ends[0].reason);
+    // last.pt holds the finished epoch: the resume trains the second one only.
+    config.resume = true;
+    EventLog second;
+    {
+        hr::Trainer resumed(config, second.sink());
+        const int resumedRc = resumed.run();
+        QVERIFY2(resumedRc == 0, second.failure.c_str());
+    }
+    QCOMPARE(int(second.epochs.size()), 1);
+    QCOMPARE(second.epochs[0].epoch, 1);
 }
 
 void TestTrainRun::liveSamplesArriveDuringAStep() {

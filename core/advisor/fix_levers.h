@@ -42,6 +42,24 @@ inline std::int64_t observedNeed(const OomReport& r) {
     return std::max(r.peakBytes, r.allocatedBytes + r.requestedBytes);
 }
 
+/// A host allocation that failed inside a training or validation step on the CPU: there host
+/// RAM is the device's memory, so the device levers free it as well as the host ones.
+inline bool hostFailureInCpuStep(const OomReport& r) {
+    if (!r.hostMemory || isCuda(r.device))
+        return false;
+    switch (r.phase) {
+    case Phase::Forward:
+    case Phase::Loss:
+    case Phase::Backward:
+    case Phase::Optimizer:
+    case Phase::Ema:
+    case Phase::Validation:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /// The device levers for an OOM in `phase`, in the decision flow's order (ARCHITECTURE.md),
 /// which breaks ties in the ranking.
 std::vector<Lever> deviceLevers(const TrainConfig& c, bool cuda, Phase phase, int objectsPerImage,

@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace hr {
@@ -101,7 +102,7 @@ public:
         const auto it = m_sources.find(cacheKey(config));
         if (it != m_sources.end())
             b = it->second;
-        if (m_correction > 1.0) {
+        if (corrected(config)) {
             char note[120];
             std::snprintf(note, sizeof note, "scaled by %.2f to what the failed step needed",
                           m_correction);
@@ -110,6 +111,51 @@ public:
             b.add("scaled_to_failed_step", {factor}, note);
         }
         return b;
+    }
+
+    /// False for a figure scaled from the failed step (smallestBatch()): it is not the
+    /// predictor's, so the predictor's correction does not apply to it.
+    bool corrected(const TrainConfig& config) const {
+        return m_correction > 1.0 && m_fromFailedStep.count(cacheKey(config)) == 0;
+    }
+
+    /// The predictor's correction of `f`'s figure, in its reason and predictionScale.
+    void noteCorrection(FixSuggestion& f) const {
+        const bool scaled = corrected(f.config);
+        f.predictionScale = scaled ? m_correction : 1.0;
+        if (!scaled)
+            return;
+        char note[160];
+        std::snprintf(note, sizeof note,
+                      " Predictions scaled by %.2f: the estimator predicted less than the "
+                      "failed step needed.",
+                      m_correction);
+        f.reason += note;
+    }
+
+    /// The smallest batch of `lever` ("batch": accumulation keeps the nominal batch) alone,
+    /// when it fits. It is predicted as any candidate; when that gives no figure (the
+    /// prediction seconds are spent, or the predictor cannot tell), it is scaled from the
+    /// failed step's measured breakdown: one measurement, no probe steps.
+    std::optional<std::pair<Candidate, std::int64_t>> smallestBatch(const Lever& lever) {
+        if (m_budget <= 0 || lever.steps.empty())
+            return std::nullopt;
+        const Candidate c = makeCandidate({&lever}, {lever.steps.size() - 1});
+        const TrainConfig config = configOf(c);
+        std::optional<std::int64_t> peak = predict(config);
+        if (!peak && !m_ended) {
+            peak = reportScalingPredictor(m_report)(config);
+            if (peak) {
+                m_fromFailedStep.insert(cacheKey(config));
+                m_sources[cacheKey(config)] = figureBasis(
+                    FigureSource::Assumption, "report_scaling", {},
+                    "scaled from the failed step's measured breakdown by the batch (the "
+                    "predictor had no figure for it in time)");
+            }
+        }
+        if (!peak || *peak > limit())
+            return std::nullopt;
+        return std::make_pair(c, *peak);
     }
 
     /// The corrected prediction, or nothing (unknown, or the prediction budget is spent).
@@ -210,6 +256,7 @@ private:
     std::chrono::steady_clock::time_point m_started = std::chrono::steady_clock::now();
     std::map<std::string, std::optional<std::int64_t>> m_cache;
     std::map<std::string, FigureBasis> m_sources;
+    std::set<std::string> m_fromFailedStep; ///< configs whose figure smallestBatch() scaled
 };
 
 std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
@@ -400,13 +447,22 @@ std::vector<std::vector<const Lever*>> subsetsOfSize(const std::vector<const Lev
     return subsets;
 }
 
-/// The device levers for an OOM in `phase`, in the decision flow's order (ARCHITECTURE.md),
+/// What `predictor`'s figures are: probe steps, or (none given) the failed step scaled.
+FigureBasis predictorBasisOf(const PeakPredictor& predictor) {
+    if (predictor)
+        return figureBasis(FigureSource::MeasuredHere, "probe_steps", {},
+                           "the estimator's probe steps on this machine");
+    return figureBasis(FigureSource::Assumption, "report_scaling", {},
+                       "scaled from the failed step's measured breakdown by batch x image size; "
+                       "AMP assumed to keep 60% (one CPU bf16 test)");
+}
+
 } // namespace
 
 std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredictor& predictor,
                                         const AdvisorOptions& options,
                                         const FixProgress& progress) {
-    if (report.hostMemory) {
+    if (report.hostMemory && !advisor::hostFailureInCpuStep(report)) {
         std::vector<FixSuggestion> host = hostFixes(report);
         if (progress)
             progress({host, 1, 1, true});
@@ -429,14 +485,8 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
     bool going = !progress || progress(state);
     if (!going)
         return {};
-    const FigureBasis predictorBasis =
-        predictor ? figureBasis(FigureSource::MeasuredHere, "probe_steps", {},
-                                "the estimator's probe steps on this machine")
-                  : figureBasis(FigureSource::Assumption, "report_scaling", {},
-                                "scaled from the failed step's measured breakdown by batch x "
-                                "image size; AMP assumed to keep 60% (one CPU bf16 test)");
-    Search search(report, predictor ? predictor : reportScalingPredictor(report), predictorBasis,
-                  options);
+    Search search(report, predictor ? predictor : reportScalingPredictor(report),
+                  predictorBasisOf(predictor), options);
 
     if (progress)
         search.setBeforePrediction([&] { return progress(state); });
@@ -466,15 +516,7 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
                 going = !progress || progress(state);
                 return going;
             });
-            f.predictionScale = search.correction();
-            if (search.correction() > 1.0) {
-                char note[160];
-                std::snprintf(note, sizeof note,
-                              " Predictions scaled by %.2f: the estimator predicted less than "
-                              "the failed step needed.",
-                              search.correction());
-                f.reason += note;
-            }
+            search.noteCorrection(f);
             out.push_back(std::move(f));
         }
         return out;
@@ -513,8 +555,20 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
         }
     }
 
+    // Before saying that nothing fits: the smallest batch, even when the prediction seconds
+    // ran out before the search reached it.
+    if (going && !search.ended() && std::none_of(found.begin(), found.end(), continues))
+        for (const Lever* lever : usable)
+            if (lever->id == "batch")
+                if (auto smallest = search.smallestBatch(*lever))
+                    found.push_back(std::move(*smallest));
+
     timingStart = std::chrono::steady_clock::now();
     std::vector<FixSuggestion> out = ranked(true);
+    // Host RAM that ran out in a CPU step: the device fixes above free it, and so do these.
+    if (advisor::hostFailureInCpuStep(report))
+        for (FixSuggestion& host : hostFixes(report))
+            out.push_back(std::move(host));
     if (progress && going) {
         state.fixes = out;
         state.planned = state.checked;

@@ -2,6 +2,7 @@
 #include "advisor/oom_diagnosis.h"
 
 #include "advisor/fix_advisor.h"
+#include "advisor/fix_levers.h"
 #include "config/train_rules.h"
 #include "util/bytes.h"
 #include "util/text.h"
@@ -87,8 +88,12 @@ std::string describeOom(const OomReport& r) {
             << " loader workers with their prefetched batches, and mosaic";
         if (c.mixup > 0.0)
             out << "/mixup";
-        out << " canvases. Device settings (batch, AMP, checkpointing) would not help; host "
-               "fixes would.";
+        if (advisor::hostFailureInCpuStep(r))
+            out << " canvases. On the CPU host RAM also holds the step's tensors, so device "
+                   "settings (batch, AMP, checkpointing) help as well as host fixes.";
+        else
+            out << " canvases. Device settings (batch, AMP, checkpointing) would not help; host "
+                   "fixes would.";
         return out.str();
     }
 

@@ -10,6 +10,9 @@
 #include "util/text.h"
 #include "util/user_message.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #ifdef HEADROOM_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
@@ -52,6 +55,18 @@ OomFailure oomFailureOfCurrentException() {
     } catch (const std::bad_alloc& e) {
         return OomFailure{std::string("host memory exhausted: ") + e.what(), true};
     }
+}
+
+HostFault HostFault::fromEnvironment() {
+    HostFault fault;
+    const char* text = std::getenv("HEADROOM_TEST_HOST_ALLOC_FAIL");
+    if (!text || !*text)
+        return fault;
+    const std::string value(text);
+    const std::size_t colon = value.find(':');
+    if (colon != std::string::npos && parsePhase(value.substr(0, colon), fault.phase))
+        fault.left = std::max(0, std::atoi(value.c_str() + colon + 1));
+    return fault;
 }
 
 void Trainer::Impl::fillSnapshot(OomReport& report, const OomFailure& failure) {

@@ -19,29 +19,24 @@ namespace fs = std::filesystem;
 } // namespace
 
 Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& result) {
-    int nb = batchesPerEpoch();
-    int batchSize = config.batch;
-    // Per-batch loss items, so a redone group replaces its entries.
-    std::vector<std::array<double, 3>> items;
-    std::int64_t images = 0;
-    double trainSeconds = 0;
+    EpochProgress progress;
+    progress.batches = batchesPerEpoch();
+    progress.batchSize = config.batch;
     trainLoader->startEpoch(epoch);
-    int index = 0;      // next batch of this epoch
-    int groupStart = 0; // first batch of the open accumulation group
-    bool positioned = true;
     const auto epochStart = Clock::now();
-    while (index < nb) {
+    while (progress.index < progress.batches) {
         waitWhilePaused();
         throwIfAborted();
         throwIfWriteFailed();
         if (stopAgreed())
             return EpochOutcome::Stopped;
-        if (!positioned) {
+        if (!progress.positioned) {
             // Restart the epoch's batch order at `index` (same order, seed + epoch); the
             // batches before it are not built again.
-            trainLoader->startEpoch(epoch, index);
-            positioned = true;
+            trainLoader->startEpoch(epoch, progress.index);
+            progress.positioned = true;
         }
+        const int index = progress.index;
         const LrSchedule::Point point = schedule->at(epoch, index);
         step->setSchedule({point.lr, point.momentum, point.accumulate});
         const auto t0 = Clock::now();
@@ -57,7 +52,6 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
             failure = OomFailure{trainLoader->error(), true};
             failedPhase = Phase::Loader;
         }
-        const double waitSeconds = secondsSince(t0);
         StepOutput out;
         if (!failure) {
             failedBatchBytes = batch.bytes();
@@ -73,68 +67,27 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
         }
         if (failure) {
             batch = Batch{};
-            if (!recover(*failure, failedPhase, epoch, index)) {
-                releaseBudget();
-                if (folder)
-                    saveCheckpoint(folder->lastWeights(), epoch);
-                const std::string weights =
-                    folder ? folder->lastWeights() : std::string("rank 0's run");
-                throw OomStop("out of memory in the " + std::string(toString(failedPhase)) +
-                                  " phase of epoch " + std::to_string(epoch + 1) + ", batch " +
-                                  std::to_string(index + 1) + " (" + userText(failure->message) +
-                                  "); no fix was chosen. The last weights are in " + weights +
-                                  "; lower batch or imgsz, or set on_oom=auto, and resume.",
-                              "oom_no_fix",
-                              {toString(failedPhase), std::to_string(epoch + 1),
-                               std::to_string(index + 1), weights});
-            }
-            // Redo the broken accumulation group, at the new batch size when it changed.
-            const int restart = static_cast<int>(static_cast<std::int64_t>(groupStart) * batchSize /
-                                                 std::max(config.batch, 1));
-            nb = batchesPerEpoch();
-            batchSize = config.batch;
-            items.resize(std::min<size_t>(items.size(), static_cast<size_t>(restart)));
-            index = restart;
-            groupStart = restart;
-            positioned = false;
+            redoAfterFailure(*failure, failedPhase, epoch, progress);
             continue;
         }
         oomsWithoutProgress = 0;
         notePeak();
         if (out.optimizerStepped)
-            groupStart = index + 1;
-        if (items.size() <= static_cast<size_t>(index))
-            items.resize(static_cast<size_t>(index) + 1);
-        items[static_cast<size_t>(index)] = out.items;
-        images += out.images;
+            progress.groupStart = index + 1;
+        if (progress.items.size() <= static_cast<size_t>(index))
+            progress.items.resize(static_cast<size_t>(index) + 1);
+        progress.items[static_cast<size_t>(index)] = out.items;
+        progress.images += out.images;
         const double stepSeconds = secondsSince(t0);
-        trainSeconds += stepSeconds;
+        progress.trainSeconds += stepSeconds;
         noteStepTime(stepSeconds, out.images);
         secondsPerBatch =
             secondsPerBatch == 0 ? stepSeconds : 0.9 * secondsPerBatch + 0.1 * stepSeconds;
-        ++index;
+        ++progress.index;
         ++globalStep;
-        (void)waitSeconds;
 
         drainSamples();
-        BatchEnd end;
-        end.epoch = epoch;
-        end.batchIndex = index - 1;
-        end.batchesPerEpoch = nb;
-        end.step = globalStep;
-        std::array<double, 3> sum{0, 0, 0};
-        for (const auto& it : items)
-            for (int k = 0; k < 3; ++k)
-                sum[k] += it[k];
-        const double n = static_cast<double>(std::max<size_t>(items.size(), 1));
-        end.boxLoss = sum[0] / n;
-        end.clsLoss = sum[1] / n;
-        end.dflLoss = sum[2] / n;
-        end.lr = point.lr[0];
-        end.imagesPerSecond = trainSeconds > 0 ? images / trainSeconds : 0;
-        const double remaining = (nb - index) + static_cast<double>(config.epochs - epoch - 1) * nb;
-        end.etaSeconds = remaining * secondsPerBatch;
-        end.peakBytes = epochPeak;
+        const BatchEnd end = batchEndEvent(epoch, progress, point.lr[0]);
         emit(end);
         result.boxLoss = end.boxLoss;
         result.clsLoss = end.clsLoss;
@@ -145,8 +98,59 @@ Trainer::Impl::EpochOutcome Trainer::Impl::trainEpoch(int epoch, EpochEnd& resul
     result.lr1 = lr[1];
     result.lr2 = lr[2];
     const double seconds = secondsSince(epochStart);
-    result.imagesPerSecond = seconds > 0 ? images / seconds : 0;
+    result.imagesPerSecond = seconds > 0 ? progress.images / seconds : 0;
     return EpochOutcome::Done;
+}
+
+void Trainer::Impl::redoAfterFailure(const OomFailure& failure, Phase phase, int epoch,
+                                     EpochProgress& progress) {
+    const int index = progress.index;
+    if (!recover(failure, phase, epoch, index)) {
+        releaseBudget();
+        if (folder)
+            saveCheckpoint(folder->lastWeights(), epoch);
+        const std::string weights = folder ? folder->lastWeights() : std::string("rank 0's run");
+        throw OomStop(
+            "out of memory in the " + std::string(toString(phase)) + " phase of epoch " +
+                std::to_string(epoch + 1) + ", batch " + std::to_string(index + 1) + " (" +
+                userText(failure.message) + "); no fix was chosen. The last weights are in " +
+                weights + "; lower batch or imgsz, or set on_oom=auto, and resume.",
+            "oom_no_fix",
+            {toString(phase), std::to_string(epoch + 1), std::to_string(index + 1), weights});
+    }
+    // Redo the broken accumulation group, at the new batch size when it changed.
+    const int restart = static_cast<int>(static_cast<std::int64_t>(progress.groupStart) *
+                                         progress.batchSize / std::max(config.batch, 1));
+    progress.batches = batchesPerEpoch();
+    progress.batchSize = config.batch;
+    progress.items.resize(std::min<size_t>(progress.items.size(), static_cast<size_t>(restart)));
+    progress.index = restart;
+    progress.groupStart = restart;
+    progress.positioned = false;
+}
+
+BatchEnd Trainer::Impl::batchEndEvent(int epoch, const EpochProgress& progress, double lr) const {
+    const int nb = progress.batches;
+    BatchEnd end;
+    end.epoch = epoch;
+    end.batchIndex = progress.index - 1;
+    end.batchesPerEpoch = nb;
+    end.step = globalStep;
+    std::array<double, 3> sum{0, 0, 0};
+    for (const auto& it : progress.items)
+        for (int k = 0; k < 3; ++k)
+            sum[k] += it[k];
+    const double n = static_cast<double>(std::max<size_t>(progress.items.size(), 1));
+    end.boxLoss = sum[0] / n;
+    end.clsLoss = sum[1] / n;
+    end.dflLoss = sum[2] / n;
+    end.lr = lr;
+    end.imagesPerSecond = progress.trainSeconds > 0 ? progress.images / progress.trainSeconds : 0;
+    const double remaining =
+        (nb - progress.index) + static_cast<double>(config.epochs - epoch - 1) * nb;
+    end.etaSeconds = remaining * secondsPerBatch;
+    end.peakBytes = epochPeak;
+    return end;
 }
 
 void Trainer::Impl::nameUnreadableImages(const DataLoader& loader) {
@@ -219,7 +223,7 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
             valLoader->stop();
             if (!recover(*failure, failedPhase, epoch, batches)) {
                 releaseBudget();
-                saveCheckpoint(folder->lastWeights(), epoch + 1);
+                recordWithoutMetrics(epoch, result);
                 throw OomStop("out of memory during validation of epoch " +
                                   std::to_string(epoch + 1) + " (" + userText(failure->message) +
                                   "); no fix was chosen. Lower val_batch and resume.",
@@ -234,6 +238,49 @@ MetricsResult Trainer::Impl::validate(int epoch, EpochEnd& result) {
         result.valDflLoss = sum[2] / n;
         return metrics.compute();
     }
+}
+
+bool Trainer::Impl::scoreEpoch(int epoch, EpochEnd& result) {
+    MetricsResult metrics;
+    try {
+        metrics = validate(epoch, result);
+        if (validationSkipped)
+            return false;
+        std::string resultsError;
+        if (folder && !writeValidationResults(folder->path(), names, metrics, &resultsError))
+            throw RunError(userText(resultsError), "run_folder", {resultsError});
+    } catch (const std::bad_alloc& e) {
+        // Validation's steps go to the advisor; this is what came after them.
+        if (completedEpochs <= epoch)
+            recordWithoutMetrics(epoch, result);
+        throw OomStop("host memory ran out while scoring the validation of epoch " +
+                          std::to_string(epoch + 1) + " (" + e.what() +
+                          "); the epoch is kept without its metrics. Free host memory (fewer "
+                          "workers, cache=none) or lower val_batch, and resume.",
+                      "oom_validation_no_fix", {std::to_string(epoch + 1)});
+    }
+    result.precision = metrics.precision;
+    result.recall = metrics.recall;
+    result.map50 = metrics.map50;
+    result.map = metrics.map;
+    const double fitness = metrics.fitness();
+    if (fitness >= bestFitness) {
+        bestFitness = fitness;
+        bestEpoch = epoch;
+        bestMap50 = metrics.map50;
+        bestMap = metrics.map;
+        result.best = true;
+    }
+    return true;
+}
+
+void Trainer::Impl::recordWithoutMetrics(int epoch, EpochEnd& result) {
+    result.precision = result.recall = result.map50 = result.map = 0;
+    result.valBoxLoss = result.valClsLoss = result.valDflLoss = 0;
+    result.valPeakBytes = 0;
+    result.best = false;
+    result.epochSeconds = secondsSince(epochStarted);
+    recordEpoch(epoch, result);
 }
 
 void Trainer::Impl::logGradientBuckets() {
@@ -311,7 +358,7 @@ int Trainer::Impl::runImpl() {
         epochPeak = 0;
         if (probe)
             probe->resetPeak();
-        const auto start = Clock::now();
+        epochStarted = Clock::now();
         if (trainEpoch(epoch, result) == EpochOutcome::Stopped) {
             // The epoch is incomplete: last.pt keeps the previous epoch's end.
             finished.stoppedByUser = true;
@@ -320,32 +367,17 @@ int Trainer::Impl::runImpl() {
         notePeak();
         result.trainPeakBytes = epochPeak;
         const bool finalEpoch = epoch + 1 == config.epochs;
-        if ((config.val || finalEpoch) && leader()) { // rank 0 validates
-            const MetricsResult metrics = validate(epoch, result);
-            if (validationSkipped) {
-                if (folder)
-                    saveCheckpoint(folder->lastWeights(), epoch + 1);
-                finished.stoppedByUser = true;
-                ++epoch;
-                break;
-            }
-            std::string resultsError;
-            if (folder && !writeValidationResults(folder->path(), names, metrics, &resultsError))
-                throw RunError(userText(resultsError), "run_folder", {resultsError});
-            result.precision = metrics.precision;
-            result.recall = metrics.recall;
-            result.map50 = metrics.map50;
-            result.map = metrics.map;
-            const double fitness = metrics.fitness();
-            if (fitness >= bestFitness) {
-                bestFitness = fitness;
-                bestEpoch = epoch;
-                bestMap50 = metrics.map50;
-                bestMap = metrics.map;
-                result.best = true;
-            }
+        // Stopped during validation: the epoch's training is complete and is kept without
+        // metrics (rank 0 validates).
+        const bool validationStopped =
+            (config.val || finalEpoch) && leader() && !scoreEpoch(epoch, result);
+        if (validationStopped) {
+            recordWithoutMetrics(epoch, result);
+            finished.stoppedByUser = true;
+            ++epoch;
+            break;
         }
-        result.epochSeconds = secondsSince(start);
+        result.epochSeconds = secondsSince(epochStarted);
         if (group) {
             if (epoch == startEpoch)
                 logGradientBuckets();

@@ -74,6 +74,7 @@ void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs,
                 sampler->setPhase(Phase::Checkpoint);
             // Serialising is host work (on a GPU it copies to host RAM): outside the budget.
             HostAllocationScope host;
+            hostFault.enter(Phase::Checkpoint);
             writeCheckpoint(path, completedEpochs, bestPath);
             if (sampler)
                 sampler->setPhase(Phase::Idle);
@@ -86,10 +87,13 @@ void Trainer::Impl::saveCheckpoint(const std::string& path, int completedEpochs,
         } catch (const std::bad_alloc& e) {
             failure = OomFailure{std::string("host memory exhausted: ") + e.what(), true};
         }
-        // Host RAM ran out while writing: the advisor may free some (cache, workers); then
-        // the write is tried once more.
-        if (attempt == 0 && !recover(*failure, Phase::Checkpoint, completedEpochs - 1, 0))
-            break;
+        // Host RAM ran out while writing: the validation loader's batches (rebuilt at the next
+        // validation) are freed, the advisor may free more (cache, workers), and the write is
+        // tried once more even without a fix: the finished epoch is worth the try.
+        if (attempt == 0) {
+            valLoader.reset();
+            recover(*failure, Phase::Checkpoint, completedEpochs - 1, 0);
+        }
     }
     throw OomStop("out of memory while writing " + path + " (" + failure->message +
                       "); the previous checkpoint is kept. Free host memory (fewer workers, "

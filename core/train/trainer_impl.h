@@ -22,6 +22,7 @@
 #include "train/train_step.h"
 #include "util/user_message.h"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -29,6 +30,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -86,6 +88,19 @@ bool isOomMessage(const std::string& message);
 /// Called from a catch block: the exception in flight as an out-of-memory failure. Anything
 /// that is not an out-of-memory error is thrown on unchanged.
 OomFailure oomFailureOfCurrentException();
+
+/// A test's host allocation failure: HEADROOM_TEST_HOST_ALLOC_FAIL="phase:n" (read when the
+/// trainer is made) makes the run's n-th entry into that phase throw std::bad_alloc, as an
+/// allocation that failed there would.
+struct HostFault {
+    Phase phase = Phase::Idle;
+    int left = 0; ///< entries until the failure; 0 = none
+    static HostFault fromEnvironment();
+    void enter(Phase entered) {
+        if (left > 0 && entered == phase && --left == 0)
+            throw std::bad_alloc();
+    }
+};
 
 /// How long a rank waits in a collective for the others (HEADROOM_DIST_TIMEOUT seconds,
 /// default 600): rank 0 validates while the others wait, and a rank that died ends the rest
@@ -196,6 +211,7 @@ struct Trainer::Impl {
     void noteStepTime(double seconds, std::int64_t images);
 
     Impl(TrainConfig c, EventSink s) : config(std::move(c)), sink(std::move(s)) {}
+    HostFault hostFault = HostFault::fromEnvironment();
 
     void emit(const TrainEvent& event) {
         if (folder && !folder->addEvent(event) && writeFailure.empty())
@@ -251,7 +267,13 @@ struct Trainer::Impl {
 
     // --- set-up (trainer_setup.cpp, trainer_resume.cpp) ------------------------------------
     void setUp();
+    /// This process's place among the ranks, and the group of a data-parallel run.
+    void connectRanks();
     void loadData();
+    /// The pretrained weights a new run starts from (none on resume), logged as transferred.
+    void loadStartingWeights(DetectionModel& model);
+    /// The step's phase callback: the sampler's phase, a stop within the step, a test's fault.
+    void onPhase(Phase phase);
     /// For scanDataset: logs how far the scan of `split` is, once a second after its first
     /// second (a large data set's first scan takes a while and a person should see it move).
     std::function<bool(int, int)> scanProgress(const std::string& split);
@@ -280,7 +302,35 @@ struct Trainer::Impl {
     // --- the loop -------------------------------------------------------------------------
     enum class EpochOutcome { Done, Stopped };
     EpochOutcome trainEpoch(int epoch, EpochEnd& result);
+    /// Where an epoch's training loop stands.
+    struct EpochProgress {
+        int batches = 0;   ///< batches of this epoch at the current batch size
+        int batchSize = 0; ///< the batch size those batches have
+        /// Per-batch loss items, so a redone group replaces its entries.
+        std::vector<std::array<double, 3>> items;
+        std::int64_t images = 0;
+        double trainSeconds = 0;
+        int index = 0;          ///< next batch of this epoch
+        int groupStart = 0;     ///< first batch of the open accumulation group
+        bool positioned = true; ///< the loader's order is at `index`
+    };
+    /// After a failed batch: applies the advisor's fix and rewinds `progress` to redo the
+    /// broken accumulation group. Throws OomStop, with the last weights saved, when no fix
+    /// was chosen.
+    void redoAfterFailure(const OomFailure& failure, Phase phase, int epoch,
+                          EpochProgress& progress);
+    /// The event for the batch just finished (progress.index - 1), trained at `lr`.
+    BatchEnd batchEndEvent(int epoch, const EpochProgress& progress, double lr) const;
     MetricsResult validate(int epoch, EpochEnd& result);
+    /// Validates the epoch and fills its metrics into `result` (best or not included). False
+    /// when the person stopped during validation: the epoch then has no metrics, as with
+    /// val=false. Host RAM that runs out outside the validation steps (the metrics, their
+    /// files) keeps the epoch without metrics and throws OomStop.
+    bool scoreEpoch(int epoch, EpochEnd& result);
+    /// An epoch whose training is complete but whose validation is not: its row and last.pt,
+    /// as for an epoch with val=false (a resume goes on with the next epoch).
+    void recordWithoutMetrics(int epoch, EpochEnd& result);
+    Clock::time_point epochStarted; ///< when the current epoch's training began
     /// Returns true when a fix was applied (continue), false to stop the run.
     bool recover(const OomFailure& failure, Phase phase, int epoch, int batchIndex);
     void applyFix(const OomDecision& decision, int epoch, int batchIndex);

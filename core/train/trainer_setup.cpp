@@ -73,7 +73,7 @@ void Trainer::Impl::loadData() {
     valData = val;
 }
 
-void Trainer::Impl::setUp() {
+void Trainer::Impl::connectRanks() {
     std::string launchError;
     const std::optional<LaunchEnv> env =
         launchOverride ? launchOverride : readLaunchEnv(&launchError);
@@ -108,6 +108,49 @@ void Trainer::Impl::setUp() {
                 {std::to_string(config.batch), std::to_string(launch.worldSize),
                  std::to_string(rankBatch(config.batch, launch.worldSize))});
     }
+}
+
+void Trainer::Impl::loadStartingWeights(DetectionModel& model) {
+    const std::string weights = startingWeights(config);
+    if (weights.empty() || config.resume)
+        return;
+    std::string error;
+    WeightTransfer transfer;
+    if (!loadWeightsInto(model, weights, &error, &transfer))
+        throw RunError(error, "weights_load", {weights, error});
+    const std::string file = std::filesystem::path(weights).filename().string();
+    log(LogMessage::Level::Info, transfer.summary, LogCode::Transferred,
+        {std::to_string(transfer.transferred), std::to_string(transfer.total), file});
+    if (transfer.transferred * 2 < transfer.total)
+        log(LogMessage::Level::Warning,
+            "most tensors did not transfer (" + transfer.summary +
+                "): the weights were made for another architecture than " +
+                model->architectureName(),
+            LogCode::TransferMostlyFailed,
+            {std::to_string(transfer.transferred), std::to_string(transfer.total), file,
+             model->architectureName()});
+    if (const std::string w = classNamesMismatch(transfer.classNames, names); !w.empty())
+        log(LogMessage::Level::Warning,
+            w + "; the class layers learn the data set's classes from scratch where the "
+                "counts differ, and keep the checkpoint's meaning where they agree",
+            LogCode::ClassNamesDiffer,
+            {classNamesPreview(transfer.classNames), classNamesPreview(names)});
+}
+
+void Trainer::Impl::onPhase(Phase phase) {
+    if (sampler)
+        sampler->setPhase(phase);
+    hostFault.enter(phase);
+    // Stop ends within the running step: the forward/backward part of it is dropped (the
+    // optimizer and EMA parts are short and leave the weights consistent). Ranks of a
+    // data-parallel run must stop at the same step, so they keep the between-steps check.
+    if (!group && stopRequested.load() &&
+        (phase == Phase::Forward || phase == Phase::Loss || phase == Phase::Backward))
+        throw StopNow{};
+}
+
+void Trainer::Impl::setUp() {
+    connectRanks();
 
     // Stored absolute, so that a resume from any folder finds the same files.
     makePathsAbsolute(config);
@@ -154,44 +197,13 @@ void Trainer::Impl::setUp() {
     if (!build.model)
         throw RunError(formatDiagnostics(build.diagnostics), "model_build",
                        argsWithDiagnostics({config.model}, build.diagnostics));
-    if (const std::string weights = startingWeights(config); !weights.empty() && !config.resume) {
-        std::string error;
-        WeightTransfer transfer;
-        if (!loadWeightsInto(build.model, weights, &error, &transfer))
-            throw RunError(error, "weights_load", {weights, error});
-        const std::string file = std::filesystem::path(weights).filename().string();
-        log(LogMessage::Level::Info, transfer.summary, LogCode::Transferred,
-            {std::to_string(transfer.transferred), std::to_string(transfer.total), file});
-        if (transfer.transferred * 2 < transfer.total)
-            log(LogMessage::Level::Warning,
-                "most tensors did not transfer (" + transfer.summary +
-                    "): the weights were made for another architecture than " +
-                    build.model->architectureName(),
-                LogCode::TransferMostlyFailed,
-                {std::to_string(transfer.transferred), std::to_string(transfer.total), file,
-                 build.model->architectureName()});
-        if (const std::string w = classNamesMismatch(transfer.classNames, names); !w.empty())
-            log(LogMessage::Level::Warning,
-                w + "; the class layers learn the data set's classes from scratch where the "
-                    "counts differ, and keep the checkpoint's meaning where they agree",
-                LogCode::ClassNamesDiffer,
-                {classNamesPreview(transfer.classNames), classNamesPreview(names)});
-    }
+    loadStartingWeights(build.model);
     makeTrainLoader();
     const std::int64_t iterations =
         plannedIterations(config, static_cast<std::int64_t>(trainData->images.size()));
     step = std::make_unique<TrainStep>(config, build.model, nc, device, iterations);
     step->setDataParallel(group.get());
-    step->setPhaseCallback([this](Phase phase) {
-        if (sampler)
-            sampler->setPhase(phase);
-        // Stop ends within the running step: the forward/backward part of it is dropped (the
-        // optimizer and EMA parts are short and leave the weights consistent). Ranks of a
-        // data-parallel run must stop at the same step, so they keep the between-steps check.
-        if (!group && stopRequested.load() &&
-            (phase == Phase::Forward || phase == Phase::Loss || phase == Phase::Backward))
-            throw StopNow{};
-    });
+    step->setPhaseCallback([this](Phase phase) { onPhase(phase); });
     const OptimizerChoice& choice = step->optimizerChoice();
     schedule =
         std::make_unique<LrSchedule>(config, choice.lr, choice.warmupBiasLr, batchesPerEpoch());
