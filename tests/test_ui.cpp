@@ -490,6 +490,15 @@ void TestUi::advisorDialogAppliesChosenFix() {
 
     const QString text = hr::ui::OomAdvisorDialog::describe(report);
     QVERIFY2(text.contains("backward") && text.contains("1.00 GiB"), qPrintable(text));
+    // Host RAM that ran out inside a CPU step: device settings help there; in the loader not.
+    hr::OomReport host = report;
+    host.hostMemory = true;
+    host.device = "cpu";
+    const QString inStep = hr::ui::OomAdvisorDialog::describe(host);
+    QVERIFY2(inStep.contains("free it as well as the host fixes"), qPrintable(inStep));
+    host.phase = hr::Phase::Data;
+    const QString inLoader = hr::ui::OomAdvisorDialog::describe(host);
+    QVERIFY2(inLoader.contains("do not free device memory"), qPrintable(inLoader));
 
     hr::ui::OomAdvisorDialog dialog(report, fixes);
     // Every figure on a card names its source in the tooltip; a figure without one says so.

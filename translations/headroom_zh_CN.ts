@@ -3170,6 +3170,10 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <source>Why: %1</source>
         <translation>原因：%1</translation>
     </message>
+    <message>
+        <source>Host memory (RAM) ran out during the %1 of epoch %2, batch %3. On the CPU the step&apos;s tensors live in host memory too, so the device settings below (batch, AMP, checkpointing) free it as well as the host fixes.</source>
+        <translation>第 %2 轮第 %3 批在%1时主机内存（RAM）不足。在 CPU 上，训练步的张量也位于主机内存中，因此下面的设备设置（批大小、AMP、检查点）与主机修复一样可以释放内存。</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::PlotWidget</name>

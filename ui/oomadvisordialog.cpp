@@ -6,6 +6,8 @@
 #include "fixwording.h"
 #include "plotwidget.h"
 
+#include "advisor/oom_diagnosis.h"
+
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFrame>
@@ -73,6 +75,13 @@ QString accuracyWords(int cost) {
 } // namespace
 
 QString OomAdvisorDialog::describe(const OomReport& r) {
+    if (hr::hostFailureInCpuStep(r))
+        return tr("Host memory (RAM) ran out during the %1 of epoch %2, batch %3. On the CPU the "
+                  "step's tensors live in host memory too, so the device settings below (batch, "
+                  "AMP, checkpointing) free it as well as the host fixes.")
+            .arg(phaseName(r.phase))
+            .arg(r.epoch + 1)
+            .arg(r.batchIndex + 1);
     if (r.hostMemory)
         return tr("Host memory (RAM) ran out during the %1 of epoch %2, batch %3; the device was "
                   "not the limit. The fixes below lower host memory use: they do not free device "

@@ -4,6 +4,7 @@
 
 #include "advisor/fix_advisor.h"
 #include "advisor/fix_cost_model.h"
+#include "advisor/oom_diagnosis.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -40,24 +41,6 @@ bool isCuda(const std::string& device);
 /// The peak the failed step needed at least.
 inline std::int64_t observedNeed(const OomReport& r) {
     return std::max(r.peakBytes, r.allocatedBytes + r.requestedBytes);
-}
-
-/// A host allocation that failed inside a training or validation step on the CPU: there host
-/// RAM is the device's memory, so the device levers free it as well as the host ones.
-inline bool hostFailureInCpuStep(const OomReport& r) {
-    if (!r.hostMemory || isCuda(r.device))
-        return false;
-    switch (r.phase) {
-    case Phase::Forward:
-    case Phase::Loss:
-    case Phase::Backward:
-    case Phase::Optimizer:
-    case Phase::Ema:
-    case Phase::Validation:
-        return true;
-    default:
-        return false;
-    }
 }
 
 /// The device levers for an OOM in `phase`, in the decision flow's order (ARCHITECTURE.md),

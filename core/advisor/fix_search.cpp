@@ -462,7 +462,7 @@ FigureBasis predictorBasisOf(const PeakPredictor& predictor) {
 std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredictor& predictor,
                                         const AdvisorOptions& options,
                                         const FixProgress& progress) {
-    if (report.hostMemory && !advisor::hostFailureInCpuStep(report)) {
+    if (report.hostMemory && !hostFailureInCpuStep(report)) {
         std::vector<FixSuggestion> host = hostFixes(report);
         if (progress)
             progress({host, 1, 1, true});
@@ -566,7 +566,7 @@ std::vector<FixSuggestion> suggestFixes(const OomReport& report, const PeakPredi
     timingStart = std::chrono::steady_clock::now();
     std::vector<FixSuggestion> out = ranked(true);
     // Host RAM that ran out in a CPU step: the device fixes above free it, and so do these.
-    if (advisor::hostFailureInCpuStep(report))
+    if (hostFailureInCpuStep(report))
         for (FixSuggestion& host : hostFixes(report))
             out.push_back(std::move(host));
     if (progress && going) {

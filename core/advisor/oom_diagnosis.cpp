@@ -73,6 +73,22 @@ int anchorsAt(int imgsz) {
 
 } // namespace
 
+bool hostFailureInCpuStep(const OomReport& r) {
+    if (!r.hostMemory || advisor::isCuda(r.device))
+        return false;
+    switch (r.phase) {
+    case Phase::Forward:
+    case Phase::Loss:
+    case Phase::Backward:
+    case Phase::Optimizer:
+    case Phase::Ema:
+    case Phase::Validation:
+        return true;
+    default:
+        return false;
+    }
+}
+
 std::string describeOom(const OomReport& r) {
     const TrainConfig& c = r.config;
     std::ostringstream out;
@@ -88,7 +104,7 @@ std::string describeOom(const OomReport& r) {
             << " loader workers with their prefetched batches, and mosaic";
         if (c.mixup > 0.0)
             out << "/mixup";
-        if (advisor::hostFailureInCpuStep(r))
+        if (hostFailureInCpuStep(r))
             out << " canvases. On the CPU host RAM also holds the step's tensors, so device "
                    "settings (batch, AMP, checkpointing) help as well as host fixes.";
         else

@@ -22,6 +22,10 @@ std::string describeOom(const OomReport& report);
 /// (train/event_json.h, oomReportToJson); this is what the advisor adds to it.
 std::string adviceToJson(const OomReport& report, const std::vector<FixSuggestion>& fixes);
 
+/// A host allocation that failed inside a training or validation step on the CPU: there host
+/// RAM is the device's memory, so the device settings free it as well as the host fixes.
+bool hostFailureInCpuStep(const OomReport& report);
+
 /// How close the chosen fix's prediction was: "predicted 2.10 GiB, measured 2.02 GiB (-4%)".
 std::string describeFixCheck(const FixChecked& check);
 
