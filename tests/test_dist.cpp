@@ -12,6 +12,7 @@
 #include "dist/data_parallel_group.h"
 #include "dist/gradient_sync.h"
 #include "dist/launch_env.h"
+#include "dist/stderr_library_log.h"
 #include "dist/sync_batch_norm.h"
 #include "dist/worker_launcher.h"
 #include "dist/zero_sharding.h"
@@ -21,8 +22,12 @@
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/torch.h>
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
@@ -137,6 +142,7 @@ private slots:
     void lostRankEndsTheOthers();
     void launcherEndsWorkersAfterAFailure();
     void lastLinesOfOutput();
+    void ownStderrLibraryLinesGoToTheLog();
 };
 
 void TestDist::launchEnvironment() {
@@ -577,6 +583,46 @@ void TestDist::lastLinesOfOutput() {
     QCOMPARE(hr::lastLines("a\n\nb  \r\nc\n", 2, "> "), std::string("> b\n> c\n"));
     QCOMPARE(hr::lastLines("only", 3, ""), std::string("only\n"));
     QCOMPARE(hr::lastLines("\n\n", 3, ""), std::string());
+}
+
+void TestDist::ownStderrLibraryLinesGoToTheLog() {
+    // The studio trains as rank 0 in its own process: its c10d lines go to network.log, its
+    // other stderr lines stay where they went (a file here, standing in for the terminal).
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string shown = dir.filePath("terminal.txt").toStdString();
+    const std::string logPath = dir.filePath("runs/network.log").toStdString();
+    std::fflush(stderr);
+    const int terminal = ::dup(STDERR_FILENO);
+    const int file = ::open(shown.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    QVERIFY(terminal >= 0 && file >= 0);
+    ::dup2(file, STDERR_FILENO);
+    ::close(file);
+    const std::string glog = "W20261208 01:02:03.456789  4242 socket.cpp:755] [c10d] The client "
+                             "socket has failed to connect to [localhost]:29500\n";
+    bool active = false;
+    long lines = 0;
+    {
+        hr::StderrLibraryLog log(logPath, 0);
+        active = log.active();
+        std::fputs("a line of the studio's own\n", stderr);
+        std::fflush(stderr);
+        QVERIFY(::write(STDERR_FILENO, glog.data(), glog.size()) == ssize_t(glog.size()));
+        std::fputs("the end, without a newline", stderr);
+        std::fflush(stderr);
+        QTRY_COMPARE_WITH_TIMEOUT(log.lines(), 1L, 10000);
+        lines = log.lines();
+    }
+    ::dup2(terminal, STDERR_FILENO);
+    ::close(terminal);
+    QVERIFY(active);
+    QCOMPARE(lines, 1L);
+    const auto read = [](const std::string& path) {
+        QFile f(QString::fromStdString(path));
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    };
+    QCOMPARE(read(logPath), "rank 0: " + QString::fromStdString(glog));
+    QCOMPARE(read(shown), QString("a line of the studio's own\nthe end, without a newline\n"));
 }
 
 QTEST_GUILESS_MAIN(TestDist)
