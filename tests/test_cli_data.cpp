@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // headroom-cli data-check as a user runs it: the header check by default, --deep decoding every
-// image, and a label cache written by the one that does not answer the other.
+// image, and a label cache written by the one that does not answer the other; what train says
+// of the same data set (binary labels, a scan past the file limit, the machine on --resume).
 #include "cli_run.h"
 #include "image_fixtures.h"
 
@@ -41,6 +42,9 @@ private slots:
     void deepFindsWhatTheHeaderPasses();
     void trainingNamesWhatOnlyDecodingFinds();
     void crashSignalsStayWithTheSystem();
+    void largeScanNeedsYes();
+    void resumeChecksTheMachine();
+    void trainingWarnsOfBinaryLabels();
 
 private:
     QTemporaryDir m_dir;
@@ -164,6 +168,100 @@ void TestCliData::crashSignalsStayWithTheSystem() {
     for (const int signal : {SIGILL, SIGBUS, SIGFPE, SIGSEGV})
         QVERIFY2((caught & (quint64(1) << (signal - 1))) == 0,
                  qPrintable(QStringLiteral("signal %1 is caught").arg(signal)));
+}
+
+void TestCliData::largeScanNeedsYes() {
+    // `path: /` walks the whole machine: past the file limit (12 here through the variable only
+    // tests set; 100000 otherwise) data-check and train refuse in one sentence, --yes scans.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    for (int i = 0; i < 20; ++i)
+        QVERIFY(writeBytes(dir.filePath(QString("wide/misc/f%1.bin").arg(i)), "x"));
+    QVERIFY(writeBytes(dir.filePath("wide/pictures/a.jpg"), fixtures::jpeg(64, 48)));
+    const QString root = dir.filePath("wide");
+    const QString yaml = dir.filePath("wide.yaml");
+    QVERIFY(writeBytes(yaml, ("path: " + root + "\ntrain: .\nval: .\nnames: ['a']\n").toUtf8()));
+    qputenv("HEADROOM_SCAN_FILE_LIMIT", "12");
+    const CliResult check = runCli({"data-check", "--data", yaml});
+    const CliResult train =
+        runCli({"train", "--data", yaml, "--model", "yolov8n.yaml", "--epochs", "1", "imgsz=64",
+                "workers=0", "project=" + dir.filePath("runs")});
+    const CliResult confirmed = runCli({"data-check", "--data", yaml, "--yes"});
+    qunsetenv("HEADROOM_SCAN_FILE_LIMIT");
+
+    const QString sentence = yaml + ": error: 'path': '" + root +
+                             "' holds more than 12 files, so the scan stopped there; pass --yes "
+                             "to scan them all, or point path at the data set's own folder";
+    QCOMPARE(check.exitCode, 2);
+    QCOMPARE(check.errText().trimmed(), "data-check: " + sentence);
+    QVERIFY2(!check.outText().contains("split 'train'"), qPrintable(check.outText()));
+    QCOMPARE(train.exitCode, 1);
+    QVERIFY2(train.errText().contains("training failed: " + sentence + "\n"),
+             qPrintable(train.errText()));
+    QVERIFY2(!train.outText().contains("run folder"), qPrintable(train.outText()));
+    QCOMPARE(confirmed.exitCode, 0);
+    QVERIFY2(confirmed.outText().contains("split 'train': 1 usable images"),
+             qPrintable(confirmed.outText()));
+
+    for (const char* command : {"data-check", "train"}) {
+        const CliResult help = runCli({command, "--help"});
+        QVERIFY2(help.outText().contains("\n  --yes ") &&
+                     help.outText().contains("more than 100000 files (path: /)"),
+                 qPrintable(help.outText()));
+    }
+}
+
+void TestCliData::resumeChecksTheMachine() {
+    // --resume is checked against the machine as a fresh run is, before any worker starts
+    // (its stored settings once the trainer has read them).
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QStringList resume = {
+        "train", "--resume", "--nproc", "64", "project=" + dir.filePath("runs"), "name=none"};
+    const CliResult refused = runCli(resume);
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.errText().contains("this machine: error: 'nproc': nproc 64 starts 64 "
+                                        "training processes, but this machine has") &&
+                 refused.errText().contains("or add --force"),
+             qPrintable(refused.errText()));
+    QVERIFY2(!refused.outText().contains("starting 64 worker processes"),
+             qPrintable(refused.outText()));
+    // Within the machine the resume goes on, to the run it cannot find.
+    const CliResult fits =
+        runCli({"train", "--resume", "project=" + dir.filePath("runs"), "name=none"});
+    QVERIFY2(fits.exitCode != 0 && !fits.errText().contains("'nproc'") &&
+                 fits.errText().contains("resume: no run with weights/last.pt"),
+             qPrintable(fits.errText()));
+}
+
+void TestCliData::trainingWarnsOfBinaryLabels() {
+    // data-check's label_binary warning, once at training's start (not once an epoch), naming
+    // the first file and how many more there are.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QByteArray good = fixtures::jpeg(64, 48);
+    for (const char* name : {"a", "b", "c", "d"}) {
+        QVERIFY(writeBytes(dir.filePath(QString("images/train/%1.jpg").arg(name)), good));
+        QVERIFY(writeBytes(dir.filePath(QString("labels/train/%1.txt").arg(name)),
+                           "0 0.5 0.5 0.25 0.25\n"));
+    }
+    QVERIFY(writeBytes(dir.filePath("labels/train/b.txt"), "0 0.5 0.5 0.2 0.2\n\x01\x02\xff"));
+    QVERIFY(writeBytes(dir.filePath("labels/train/c.txt"), good.left(64)));
+    const QString yaml = dir.filePath("data.yaml");
+    QVERIFY(writeBytes(yaml, "path: .\ntrain: images/train\nval: images/train\nnames: ['a']\n"));
+    const CliResult r =
+        runCli({"train", "--data", yaml, "--model", "yolov8n.yaml", "--epochs", "2", "imgsz=64",
+                "batch=2", "workers=0", "threads=1", "project=" + dir.filePath("runs"), "name=t"});
+    QCOMPARE(r.exitCode, 0);
+    const QString b = dir.filePath("labels/train/b.txt");
+    const QString warning =
+        "warning: " + b +
+        ":2: the label file holds binary data, not text (from line 2): used "
+        "the image as a background image (fix: replace it with a text file of 'class cx cy w h' "
+        "lines, or delete it); 1 more label files hold binary data too (headroom-cli data-check "
+        "lists them)\n";
+    QVERIFY2(r.errText().contains(warning), qPrintable(r.errText()));
+    QCOMPARE(r.errText().count("holds binary data"), 1);
 }
 
 #include "test_cli_data.moc"

@@ -12,6 +12,7 @@
 #include "dist/data_parallel_group.h"
 #include "dist/gradient_sync.h"
 #include "dist/launch_env.h"
+#include "dist/stderr_library_log.h"
 #include "dist/sync_batch_norm.h"
 #include "dist/worker_launcher.h"
 #include "dist/zero_sharding.h"
@@ -21,8 +22,12 @@
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/torch.h>
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
@@ -138,6 +143,7 @@ private slots:
     void launcherEndsWorkersAfterAFailure();
     void lastLinesOfOutput();
     void libraryLinesAreRecognised();
+    void ownStderrLibraryLinesGoToTheLog();
 };
 
 void TestDist::launchEnvironment() {
@@ -594,6 +600,56 @@ void TestDist::lastLinesOfOutput() {
     QCOMPARE(hr::lastLines("a\n\nb  \r\nc\n", 2, "> "), std::string("> b\n> c\n"));
     QCOMPARE(hr::lastLines("only", 3, ""), std::string("only\n"));
     QCOMPARE(hr::lastLines("\n\n", 3, ""), std::string());
+}
+
+void TestDist::ownStderrLibraryLinesGoToTheLog() {
+    // The studio trains as rank 0 in its own process: its c10d lines go to network.log, its
+    // other stderr lines stay where they went (a file here, standing in for the terminal).
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string shown = dir.filePath("terminal.txt").toStdString();
+    const std::string logPath = dir.filePath("runs/network.log").toStdString();
+    std::fflush(stderr);
+    const int terminal = ::dup(STDERR_FILENO);
+    const int file = ::open(shown.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    QVERIFY(terminal >= 0 && file >= 0);
+    ::dup2(file, STDERR_FILENO);
+    ::close(file);
+    const std::string glog = "W20261208 01:02:03.456789  4242 socket.cpp:755] [c10d] The client "
+                             "socket has failed to connect to [localhost]:29500\n";
+    // c10's own format without glog (Debian 13), with the backtrace it prints under a warning.
+    const std::string c10 = "[W1208 02:19:46.837447391 TCPStore.cpp:330] [c10d] retrying\n"
+                            "Exception raised from throwTimeoutError at socket.cpp:1025\n"
+                            "frame #0: c10::Error::Error(...) + 0x92\n"
+                            "\n";
+    bool active = false;
+    long lines = 0;
+    {
+        hr::StderrLibraryLog log(logPath, 0);
+        active = log.active();
+        std::fputs("a line of the studio's own\n", stderr);
+        std::fflush(stderr);
+        QVERIFY(::write(STDERR_FILENO, glog.data(), glog.size()) == ssize_t(glog.size()));
+        QVERIFY(::write(STDERR_FILENO, c10.data(), c10.size()) == ssize_t(c10.size()));
+        std::fputs("the end, without a newline", stderr);
+        std::fflush(stderr);
+        QTRY_COMPARE_WITH_TIMEOUT(log.lines(), 5L, 10000);
+        lines = log.lines();
+    }
+    ::dup2(terminal, STDERR_FILENO);
+    ::close(terminal);
+    QVERIFY(active);
+    QCOMPARE(lines, 5L);
+    const auto read = [](const std::string& path) {
+        QFile f(QString::fromStdString(path));
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    };
+    QString logged = "rank 0: " + QString::fromStdString(glog);
+    for (const QString& line : QString::fromStdString(c10).split('\n', Qt::SkipEmptyParts))
+        logged += "rank 0: " + line + "\n";
+    logged += "rank 0: \n";
+    QCOMPARE(read(logPath), logged);
+    QCOMPARE(read(shown), QString("a line of the studio's own\nthe end, without a newline\n"));
 }
 
 QTEST_GUILESS_MAIN(TestDist)

@@ -9,6 +9,7 @@
 #include "data/synthetic_dataset.h"
 #include "datapage.h"
 #include "datasetservice.h"
+#include "ui_test_env.h"
 
 #include <QDialog>
 #include <QDir>
@@ -69,6 +70,7 @@ private slots:
     void problemTableShowsCoreEnglish();
     void problemTableIsBounded();
     void unusableYamlClearsTheCharts();
+    void largeScanAsksFirst();
 
 private:
     QTemporaryDir m_dir;
@@ -209,6 +211,47 @@ void TestUiData::unusableYamlClearsTheCharts() {
     QTRY_VERIFY(pageText(page).contains("This data.yaml cannot be used"));
     QVERIFY(page.classChart()->showsEmptyText());
     QVERIFY(page.sizeChart()->showsEmptyText());
+}
+
+void TestUiData::largeScanAsksFirst() {
+    // Past the file limit (5 here, through the variable only tests set; 100000 otherwise) the
+    // scan stops off the GUI thread and the page asks: No shows the stop in the problem table,
+    // Yes scans them all.
+    const QString root = m_dir.filePath("wide");
+    hr::SyntheticOptions options;
+    options.train = 8;
+    options.val = 1;
+    options.imgsz = 64;
+    std::string error;
+    QVERIFY2(hr::makeSyntheticDataset(root.toStdString(), options, &error), error.c_str());
+    const hr::testing::ScopedEnv limit("HEADROOM_SCAN_FILE_LIMIT", "5");
+    hr::ui::DatasetService service;
+    hr::ui::DataPage page(&service);
+    const auto stopRow = [&page] {
+        for (int i = 0; i < page.problemList()->topLevelItemCount(); ++i)
+            if (page.problemList()->topLevelItem(i)->text(4).contains("holds more than 5 files"))
+                return page.problemList()->topLevelItem(i)->text(4) + " (" +
+                       page.problemList()->topLevelItem(i)->text(5) + ")";
+        return QString();
+    };
+    QString asked;
+    hr::testing::answerWhenAsked("confirmLargeScan", QMessageBox::No, &asked);
+    QVERIFY(page.openPath(root + "/data.yaml"));
+    QTRY_VERIFY_WITH_TIMEOUT(!stopRow().isEmpty(), 30000);
+    QVERIFY2(asked.contains(root + "/data.yaml") && asked.contains("holds more than 5 files"),
+             qPrintable(asked));
+    QVERIFY2(stopRow().contains("path: '" + root +
+                                "' holds more than 5 files, so the scan "
+                                "stopped there (point 'path' at the data set's own folder"),
+             qPrintable(stopRow()));
+    QCOMPARE(page.imageList()->model()->rowCount(), 0);
+
+    asked.clear();
+    hr::testing::answerWhenAsked("confirmLargeScan", QMessageBox::Yes, &asked);
+    QVERIFY(page.openPath(root + "/data.yaml"));
+    QTRY_VERIFY_WITH_TIMEOUT(page.imageList()->model()->rowCount() == 8, 30000);
+    QVERIFY(!asked.isEmpty());
+    QVERIFY2(stopRow().isEmpty(), qPrintable(stopRow()));
 }
 
 QTEST_MAIN(TestUiData)

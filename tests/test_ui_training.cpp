@@ -37,12 +37,18 @@
 #include <QTreeWidget>
 #include <QtTest>
 
+#include <QStatusBar>
+
 #include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <random>
+#include <sched.h>
 
 using hr::TrainConfig;
+
+using hr::testing::answerWhenAsked;
+using hr::testing::ScopedEnv;
 
 class TestUiTraining : public QObject {
     Q_OBJECT
@@ -59,6 +65,8 @@ private slots:
     void startLeavesTheScanToTheTrainerThread();
     void fixCheckIsLogged();
     void stopInTheFirstEpochClaimsNoMap();
+    void largeScanAsksAtStart();
+    void processesPastTheCoresAskBeforeWorkers();
 
 private:
     TrainConfig tinyConfig(const QString& name) const;
@@ -571,6 +579,91 @@ void TestUiTraining::stopInTheFirstEpochClaimsNoMap() {
     QCOMPARE(page->trainingPeak(), std::int64_t(0));
     window.stopAction()->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 60000);
+}
+
+void TestUiTraining::largeScanAsksAtStart() {
+    // A data.yaml whose path holds more files than the scan's limit (6 here, through the
+    // variable only tests set; 100000 otherwise): the run stops at the scan, on the trainer
+    // thread, and the studio asks. No says why and starts nothing; Yes starts the same
+    // settings with the scan confirmed.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    std::string error;
+    const QString yaml = hr::testing::makeTinyDataset(dir, 8, 4, &error);
+    QVERIFY2(!yaml.isEmpty(), error.c_str());
+    const ScopedEnv limit("HEADROOM_SCAN_FILE_LIMIT", "6");
+    hr::ui::MainWindow window;
+    window.show();
+    TrainConfig config = tinyConfig("large-scan");
+    config.data = yaml.toStdString();
+    config.epochs = 1;
+    window.settingsPage()->form()->setConfig(config);
+    hr::ui::TrainingSession* session = window.session();
+    QSignalSpy started(session, &hr::ui::TrainingSession::started);
+
+    QString asked;
+    answerWhenAsked("confirmLargeScan", QMessageBox::No, &asked);
+    QVERIFY(window.startTraining());
+    QTRY_VERIFY_WITH_TIMEOUT(!asked.isEmpty(), 60000);
+    QVERIFY2(asked.contains(yaml) && asked.contains("holds more than 6 files"), qPrintable(asked));
+    QTRY_VERIFY(!session->isRunning());
+    QVERIFY(started.isEmpty());
+    QVERIFY2(window.statusBar()->currentMessage().startsWith("Not scanned:"),
+             qPrintable(window.statusBar()->currentMessage()));
+    QVERIFY(window.trainPage()->log()->toPlainText().contains("Not scanned:"));
+    QVERIFY(!QFileInfo::exists(QString::fromStdString(config.project + "/large-scan")));
+
+    asked.clear();
+    answerWhenAsked("confirmLargeScan", QMessageBox::Yes, &asked);
+    QVERIFY(window.startTraining());
+    QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty(), 120000);
+    QVERIFY(!asked.isEmpty());
+    session->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 60000);
+}
+
+void TestUiTraining::processesPastTheCoresAskBeforeWorkers() {
+    // Two processes on one core (this thread's affinity is what the check reads): Start asks
+    // before any worker starts, in the studio's words. No starts nothing; Yes goes on as
+    // --force does, to the workers' start (here a program that does not exist).
+    cpu_set_t before;
+    QCOMPARE(sched_getaffinity(0, sizeof before, &before), 0);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &before)) {
+            CPU_SET(cpu, &one);
+            break;
+        }
+    QCOMPARE(sched_setaffinity(0, sizeof one, &one), 0);
+    const ScopedEnv program("HEADROOM_CLI", "/nonexistent/headroom-cli");
+    hr::ui::MainWindow window;
+    window.show();
+    TrainConfig config = tinyConfig("two-on-one");
+    config.nproc = 2;
+    window.settingsPage()->form()->setConfig(config);
+    hr::ui::TrainingSession* session = window.session();
+    QSignalSpy failed(session, &hr::ui::TrainingSession::failed);
+
+    QString asked;
+    answerWhenAsked("confirmMachineLimits", QMessageBox::No, &asked);
+    const bool startedNo = window.startTraining();
+    QString askedYes;
+    answerWhenAsked("confirmMachineLimits", QMessageBox::Yes, &askedYes);
+    window.startTraining();
+    sched_setaffinity(0, sizeof before, &before);
+
+    QVERIFY(!startedNo);
+    QVERIFY2(asked.contains("2 processes each train a copy of the model, but this machine has 1 "
+                            "CPU cores") &&
+                 asked.contains("set Processes to 1 or less"),
+             qPrintable(asked));
+    QCOMPARE(askedYes, asked);
+    // Yes went past the check: what stopped it is the missing worker program.
+    QTRY_VERIFY(!failed.isEmpty());
+    QVERIFY2(failed.first().first().toString().contains("/nonexistent/headroom-cli"),
+             qPrintable(failed.first().first().toString()));
+    QTRY_VERIFY(!session->isRunning());
 }
 
 QTEST_MAIN(TestUiTraining)

@@ -27,6 +27,7 @@
 #include "runspage.h"
 #include "settingsform.h"
 #include "settingspage.h"
+#include "startquestion.h"
 #include "strategyeditor.h"
 #include "trainingsession.h"
 #include "trainpage.h"
@@ -724,13 +725,19 @@ void TestUiZh::failuresOnTheStatusLineAreChinese() {
 
     // Every code a failure can carry, with a detail that is a path: Chinese framing.
     QStringList english;
-    for (const char* code :
-         {"data_config", "no_train_images", "launch_env", "rank_connect", "device", "model_build",
-          "weights_load", "run_folder", "resume_config", "fix_broadcast", "unexpected"}) {
+    for (const char* code : {"data_config", "no_train_images", "launch_env", "rank_connect",
+                             "device", "model_build", "weights_load", "run_folder", "resume_config",
+                             "fix_broadcast", "unexpected", "machine_limits", "scan_too_large"}) {
         const QString text =
             hr::ui::FailureWording::reason(code, {"/tmp/x.yaml", "/tmp/y.pt"}, "ENGLISH");
         if (text == QLatin1String("ENGLISH") || !hasChinese(text) || looksEnglish(text, true))
             english << QString("%1: %2").arg(code, text);
+    }
+    // What the studio says after a No to the question such a failure asks.
+    for (const char* code : {"machine_limits", "scan_too_large"}) {
+        const QString text = hr::ui::StartQuestion::declined(code);
+        if (!hasChinese(text) || looksEnglish(text, true))
+            english << QString("declined %1: %2").arg(code, text);
     }
     QVERIFY2(english.isEmpty(), qPrintable(english.join('\n')));
 }

@@ -4,10 +4,15 @@
 
 #include "data/synthetic_dataset.h"
 
+#include <QAbstractButton>
+#include <QApplication>
 #include <QCoreApplication>
+#include <QMessageBox>
 #include <QSettings>
 #include <QString>
 #include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
 
 #include <string>
 
@@ -33,5 +38,32 @@ inline QString makeTinyDataset(const QTemporaryDir& dir, int train, int val, std
         return {};
     return dir.filePath("data/data.yaml");
 }
+
+/// Answers the modal QMessageBox named `name` with `button` when it shows (from inside its own
+/// event loop), once; `text` gets what it asked.
+inline void answerWhenAsked(const QString& name, QMessageBox::StandardButton button,
+                            QString* text) {
+    auto* poll = new QTimer;
+    poll->setInterval(20);
+    QObject::connect(poll, &QTimer::timeout, [=] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box || box->objectName() != name)
+            return;
+        *text = box->text();
+        poll->stop();
+        poll->deleteLater();
+        QTest::mouseClick(box->button(button), Qt::LeftButton);
+    });
+    poll->start();
+}
+
+/// An environment variable for one test, removed however the test ends.
+struct ScopedEnv {
+    const char* name;
+    ScopedEnv(const char* n, const QByteArray& value) : name(n) { qputenv(name, value); }
+    ~ScopedEnv() { qunsetenv(name); }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+};
 
 } // namespace hr::testing

@@ -4,6 +4,38 @@
 <context>
     <name>DiagnosticWording</name>
     <message>
+        <source>&apos;%1&apos; holds more than %2 files, so the scan stopped there</source>
+        <translation>“%1”下的文件超过 %2 个，扫描已在此停止</translation>
+    </message>
+    <message>
+        <source>point &apos;path&apos; at the data set&apos;s own folder, or confirm the scan when Start asks</source>
+        <translation>请把 data.yaml 中的根路径指向数据集自己的文件夹，或在开始训练询问时确认扫描</translation>
+    </message>
+    <message>
+        <source>%1 processes each train a copy of the model, but this machine has %2 CPU cores</source>
+        <translation>%1 个进程各自训练一份模型副本，但本机只有 %2 个 CPU 核心</translation>
+    </message>
+    <message>
+        <source>set Processes to %1 or less (one per device)</source>
+        <translation>请把进程数设为 %1 或更少（每个设备一个）</translation>
+    </message>
+    <message>
+        <source>the run needs at least %1 of memory, most of it for the scores of %4 classes, but this machine has %2 available of %3</source>
+        <translation>本次训练至少需要 %1 内存，其中大部分用于 %4 个类别的得分，但本机 %3 内存中只有 %2 可用</translation>
+    </message>
+    <message>
+        <source>lower the number of classes, the batch or the image size</source>
+        <translation>请减少类别数、批大小或图像尺寸</translation>
+    </message>
+    <message>
+        <source>the run needs at least %1 of memory, but this machine has %2 available of %3</source>
+        <translation>本次训练至少需要 %1 内存，但本机 %3 内存中只有 %2 可用</translation>
+    </message>
+    <message>
+        <source>lower the batch or the image size (the memory panel shows the peak)</source>
+        <translation>请减小批大小或图像尺寸（内存面板显示峰值）</translation>
+    </message>
+    <message>
         <source>nothing</source>
         <translation>空值</translation>
     </message>
@@ -678,6 +710,18 @@
 </context>
 <context>
     <name>FailureWording</name>
+    <message>
+        <source>The settings ask for more than this machine has:
+%1
+Lower them, or start again and choose to go on anyway.</source>
+        <translation>这些设置超出了本机的能力：
+%1
+请调低设置，或重新开始并选择仍然继续。</translation>
+    </message>
+    <message>
+        <source>The data set %1 names &apos;%2&apos; as its path, which holds more than %3 files, so the scan stopped. Point path at the data set&apos;s own folder, or start again and confirm the scan.</source>
+        <translation>数据集 %1 的根路径是“%2”，其下的文件超过 %3 个，因此扫描已停止。请把根路径指向数据集自己的文件夹，或重新开始并确认扫描。</translation>
+    </message>
     <message>
         <source>Out of memory in the %1 of epoch %2, batch %3, and no fix was chosen. The last weights are in %4; lower batch or image size, or set &quot;on out of memory&quot; to apply the best fix, and resume.</source>
         <translation>第 %2 轮第 %3 批在%1时内存不足，且未选择修复。最后的权重保存在 %4；请降低批大小或图像尺寸，或将“内存不足时”设为自动应用最佳修复，然后继续训练。</translation>
@@ -1384,6 +1428,14 @@
 <context>
     <name>LogWording</name>
     <message>
+        <source>The label file %1 holds binary data, not text (from line %2): its image trains as a background image. Replace it with a text file of &apos;class cx cy w h&apos; lines, or delete it.</source>
+        <translation>标注文件 %1 含有二进制数据而非文本（自第 %2 行起）：其图像作为背景图像参与训练。请换成每行为“类别 中心x 中心y 宽 高”的文本文件，或删除它。</translation>
+    </message>
+    <message>
+        <source>The label file %1 holds binary data, not text (from line %2), and %3 more label files do too: their images train as background images. Replace them with text files of &apos;class cx cy w h&apos; lines, or delete them (headroom-cli data-check lists them all).</source>
+        <translation>标注文件 %1 含有二进制数据而非文本（自第 %2 行起），另有 %3 个标注文件也是如此：它们的图像作为背景图像参与训练。请换成每行为“类别 中心x 中心y 宽 高”的文本文件，或删除它们（headroom-cli data-check 会全部列出）。</translation>
+    </message>
+    <message>
         <source>Scanning the validation images: %1 of %2</source>
         <translation>正在扫描验证图像：%1 / %2</translation>
     </message>
@@ -1486,6 +1538,43 @@
     <message>
         <source>Cannot read %1: %2. Training goes on with a grey image without objects in its place; headroom-cli data-check --deep finds such files before training.</source>
         <translation>无法读取 %1：%2。训练继续进行，用一张没有目标的灰色图像代替它；训练前运行 headroom-cli data-check --deep 可找出这类文件。</translation>
+    </message>
+</context>
+<context>
+    <name>StartQuestion</name>
+    <message>
+        <source>Scan a large folder?</source>
+        <translation>扫描一个很大的文件夹？</translation>
+    </message>
+    <message>
+        <source>The data set %1 names &apos;%2&apos; as its path, which holds more than %3 files. Scanning them all reads every folder below it and can take long.
+
+Scan them all?</source>
+        <translation>数据集 %1 的根路径是“%2”，其下的文件超过 %3 个。全部扫描会读取其下的每个文件夹，可能需要很长时间。
+
+全部扫描吗？</translation>
+    </message>
+    <message>
+        <source>More than this machine has</source>
+        <translation>超出本机能力</translation>
+    </message>
+    <message>
+        <source>These settings ask for more than this machine has:
+%1
+
+The run may be very slow or run out of memory. Start anyway?</source>
+        <translation>这些设置超出了本机的能力：
+%1
+
+训练可能非常慢或内存耗尽。仍然开始吗？</translation>
+    </message>
+    <message>
+        <source>Not scanned: the data set&apos;s path holds more files than a data set should. Point path in data.yaml at the data set&apos;s own folder.</source>
+        <translation>未扫描：数据集根路径下的文件多得不像一个数据集。请把 data.yaml 中的根路径指向数据集自己的文件夹。</translation>
+    </message>
+    <message>
+        <source>Not started: the settings ask for more than this machine has. Lower them, or start again and choose to go on anyway.</source>
+        <translation>未开始：这些设置超出了本机的能力。请调低设置，或重新开始并选择仍然继续。</translation>
     </message>
 </context>
 <context>
@@ -5314,6 +5403,10 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
 </context>
 <context>
     <name>hr::ui::TrainingSession</name>
+    <message>
+        <source>%1 lines of the network library&apos;s log (c10d, Gloo) are in %2.</source>
+        <translation>网络库日志（c10d、Gloo）的 %1 行在 %2 中。</translation>
+    </message>
     <message>
         <source>Out of memory again: applying the best fix, %1</source>
         <translation>再次显存不足：应用最佳修复，%1</translation>

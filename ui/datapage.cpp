@@ -4,6 +4,7 @@
 #include "barchart.h"
 #include "diagnosticwording.h"
 #include "imageview.h"
+#include "startquestion.h"
 
 #include <QAbstractListModel>
 #include <QCheckBox>
@@ -457,7 +458,21 @@ void DataPage::dropEvent(QDropEvent* event) {
     }
 }
 
+bool DataPage::askToScanAll(const DatasetScan& scan) {
+    const Diagnostic* large = largeScanProblem(scan.train);
+    if (!large)
+        large = largeScanProblem(scan.val);
+    if (!large || large->args.size() < 2 ||
+        !StartQuestion::ask(this, large->code, {large->file, large->args[0], large->args[1]}))
+        return false;
+    setBusy(tr("Reading %1…").arg(QDir::toNativeSeparators(scan.yamlPath)));
+    m_service->scan(scan.yamlPath, true);
+    return true;
+}
+
 void DataPage::showScan(std::shared_ptr<const DatasetScan> scanned) {
+    if (askToScanAll(*scanned))
+        return;
     m_progress->hide();
     m_imageModel->setImages(nullptr); // its rows belong to the scan replaced here
     m_scan = std::move(scanned);

@@ -53,6 +53,9 @@ protected:
 
 private:
     void showScan(std::shared_ptr<const DatasetScan> scanned);
+    /// A scan that stopped at its file limit: asks, and on Yes scans again, confirmed (true:
+    /// that scan's result follows; on No this one is shown, its stop in the problem table).
+    bool askToScanAll(const DatasetScan& scan);
     void showLayout(const QString& path, const hr::FolderLayout& layout);
     void askToConvert(const hr::FolderLayout& layout);
     void askToWriteDataYaml(const hr::FolderLayout& layout);

@@ -85,15 +85,15 @@ QString DatasetService::resolveDataYaml(const QString& path) {
     return {};
 }
 
-void DatasetService::scan(const QString& dataYaml) {
-    launch(dataYaml, false);
+void DatasetService::scan(const QString& dataYaml, bool largeScanConfirmed) {
+    launch(dataYaml, false, largeScanConfirmed);
 }
 
 void DatasetService::scanBuiltin() {
     launch(QString(), true);
 }
 
-void DatasetService::launch(const QString& dataYaml, bool builtin) {
+void DatasetService::launch(const QString& dataYaml, bool builtin, bool largeScanConfirmed) {
     if (m_cancel)
         m_cancel->store(true);
     auto cancel = std::make_shared<std::atomic<bool>>(false);
@@ -101,7 +101,8 @@ void DatasetService::launch(const QString& dataYaml, bool builtin) {
     const int generation = ++m_generation;
     QThread* previous = m_thread;
 
-    QThread* thread = QThread::create([this, dataYaml, builtin, cancel, generation, previous] {
+    QThread* thread = QThread::create([this, dataYaml, builtin, largeScanConfirmed, cancel,
+                                       generation, previous] {
         // One scan at a time: the cancelled one stops at its next progress call.
         if (previous)
             previous->wait();
@@ -132,6 +133,7 @@ void DatasetService::launch(const QString& dataYaml, bool builtin) {
         result.data = loaded.config;
         if (result.data) {
             ScanOptions options;
+            options.largeScanConfirmed = largeScanConfirmed;
             options.progress = [this, cancel, generation](int done, int total) {
                 if (cancel->load())
                     return false;

@@ -37,8 +37,9 @@ public:
     explicit DatasetService(QObject* parent = nullptr);
     ~DatasetService() override;
 
-    /// Scans the data set described by `dataYaml`.
-    void scan(const QString& dataYaml);
+    /// Scans the data set described by `dataYaml`. A scan whose folders hold more files than
+    /// the limit stops there (`scan_too_large`) unless `largeScanConfirmed`.
+    void scan(const QString& dataYaml, bool largeScanConfirmed = false);
     /// Generates the built-in sample once (see hr::ensureBuiltinDataset) and scans it.
     void scanBuiltin();
     bool isBusy() const { return m_thread != nullptr; }
@@ -65,7 +66,7 @@ signals:
     void converted(const hr::ConvertReport& report);
 
 private:
-    void launch(const QString& dataYaml, bool builtin);
+    void launch(const QString& dataYaml, bool builtin, bool largeScanConfirmed = false);
     void threadFinished(QThread* thread);
 
     /// Runs `work` on its own thread; the destructor waits for it.

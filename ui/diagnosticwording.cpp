@@ -137,6 +137,36 @@ struct Worded {
     QString what, fix;
 };
 
+/// The checks a run's start makes besides the data set's lines: the scan's file limit and the
+/// settings against this machine (core/config/machine_limits.cpp).
+Worded wordStartCheck(const Diagnostic& d) {
+    const std::string& code = d.code;
+    if (code == "scan_too_large")
+        return {DiagnosticWording::tr("'%1' holds more than %2 files, so the scan stopped there")
+                    .arg(arg(d, 0), arg(d, 1)),
+                DiagnosticWording::tr("point 'path' at the data set's own folder, or confirm "
+                                      "the scan when Start asks")};
+    if (code == "nproc_cores")
+        return {
+            DiagnosticWording::tr("%1 processes each train a copy of the model, but this "
+                                  "machine has %2 CPU cores")
+                .arg(arg(d, 0), arg(d, 1)),
+            DiagnosticWording::tr("set Processes to %1 or less (one per device)").arg(arg(d, 1))};
+    if (code == "memory_classes")
+        return {DiagnosticWording::tr("the run needs at least %1 of memory, most of it for the "
+                                      "scores of %4 classes, but this machine has %2 available "
+                                      "of %3")
+                    .arg(arg(d, 0), arg(d, 1), arg(d, 2), arg(d, 3)),
+                DiagnosticWording::tr("lower the number of classes, the batch or the image size")};
+    if (code == "memory_machine")
+        return {DiagnosticWording::tr("the run needs at least %1 of memory, but this machine has "
+                                      "%2 available of %3")
+                    .arg(arg(d, 0), arg(d, 1), arg(d, 2)),
+                DiagnosticWording::tr(
+                    "lower the batch or the image size (the memory panel shows the peak)")};
+    return {};
+}
+
 Worded wordDataProblem(const Diagnostic& d) {
     const std::string& code = d.code;
     if (code == "label_columns")
@@ -347,7 +377,7 @@ Worded wordDataProblem(const Diagnostic& d) {
         return {DiagnosticWording::tr("class ids must run 0..N-1 without gaps; id %1 is missing")
                     .arg(arg(d, 0)),
                 DiagnosticWording::tr("renumber the classes or add class %1").arg(arg(d, 0))};
-    return {};
+    return wordStartCheck(d);
 }
 
 } // namespace

@@ -148,6 +148,19 @@ QString FailureWording::reason(const std::string& code, const std::vector<std::s
     if (code == "fix_broadcast")
         return tr("Rank 0's fix could not be read by this rank:\n%1")
             .arg(diagnosticLines(args, 0, false));
+    if (code == "machine_limits") {
+        QStringList lines;
+        for (const Diagnostic& d : diagnosticsFromArgs(args, 0))
+            lines << DiagnosticWording::message(d);
+        return tr("The settings ask for more than this machine has:\n%1\nLower them, or start "
+                  "again and choose to go on anyway.")
+            .arg(lines.isEmpty() ? arg(0).trimmed() : lines.join(QLatin1Char('\n')));
+    }
+    if (code == "scan_too_large")
+        return tr("The data set %1 names '%2' as its path, which holds more than %3 files, so the "
+                  "scan stopped. Point path at the data set's own folder, or start again and "
+                  "confirm the scan.")
+            .arg(arg(0), arg(1), arg(2));
     if (code == "unexpected")
         return tr("The run stopped on an unexpected error: %1").arg(arg(0));
     if (code == "aborted")

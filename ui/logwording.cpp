@@ -92,6 +92,17 @@ QString LogWording::line(const std::string& code, const std::vector<std::string>
     case LogCode::OptimizerShardMissing:
         return tr("Rank %1 has no optimizer shard %2; its optimizer state starts afresh")
             .arg(arg(0), arg(1));
+    case LogCode::LabelBinary:
+        if (arg(2) == QLatin1String("0"))
+            return tr("The label file %1 holds binary data, not text (from line %2): its image "
+                      "trains as a background image. Replace it with a text file of 'class cx cy "
+                      "w h' lines, or delete it.")
+                .arg(arg(0), arg(1));
+        return tr("The label file %1 holds binary data, not text (from line %2), and %3 more "
+                  "label files do too: their images train as background images. Replace them "
+                  "with text files of 'class cx cy w h' lines, or delete them (headroom-cli "
+                  "data-check lists them all).")
+            .arg(arg(0), arg(1), arg(2));
     }
     return QString::fromStdString(english);
 }

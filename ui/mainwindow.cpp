@@ -18,6 +18,8 @@
 #include "trainingsession.h"
 #include "trainpage.h"
 
+#include "config/machine_limits.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -33,9 +35,11 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace hr::ui {
 
@@ -135,6 +139,8 @@ MainWindow::MainWindow(QWidget* parent)
         if (!running) {
             m_runs->setActiveRun(QString());
             m_runs->refresh();
+            if (!m_refusalCode.empty()) // asked once the signal is done: a new start may follow
+                QTimer::singleShot(0, this, &MainWindow::askAboutRefusal);
         }
     });
     connect(m_runs, &RunsPage::resumeRequested, this, &MainWindow::resumeRun);
@@ -144,6 +150,10 @@ MainWindow::MainWindow(QWidget* parent)
             m_runs->views()->setCurrentWidget(m_runs->resultsView());
     });
     connect(m_session, &TrainingSession::finished, this, [this](const hr::RunFinished& event) {
+        if (event.state == RunState::Failed && StartQuestion::asksAbout(event.reasonCode)) {
+            m_refusalCode = event.reasonCode;
+            m_refusalArgs = event.reasonArgs;
+        }
         statusBar()->showMessage(
             tr("Run %1: %2")
                 .arg(QString::fromStdString(event.runDir),
@@ -207,10 +217,43 @@ bool MainWindow::startTraining() {
     }
     m_train->log()->clear();
     showPage(Page::Train);
-    if (!m_session->start(config))
+    if (!startRun(config, {}))
         return false;
     clearAdvisorMarks();
     return true;
+}
+
+bool MainWindow::startRun(const TrainConfig& config, StartConsent consent) {
+    if (config.nproc > 1 && !consent.machineLimits) {
+        // Constant work (the cores); the memory needs the data set, so the trainer checks it.
+        const Diagnostics problems = hr::checkMachineLimits(config, 0, hr::machineFacts(), {});
+        if (hasErrors(problems)) {
+            if (!StartQuestion::askMachineLimits(this, problems)) {
+                statusBar()->showMessage(StartQuestion::declined("machine_limits"));
+                return false;
+            }
+            consent.machineLimits = true;
+        }
+    }
+    m_startConfig = config;
+    m_startConsent = consent;
+    m_refusalCode.clear();
+    return m_session->start(config, consent);
+}
+
+void MainWindow::askAboutRefusal() {
+    const std::string code = std::exchange(m_refusalCode, std::string());
+    if (code.empty() || m_session->isRunning())
+        return;
+    if (!StartQuestion::ask(this, code, m_refusalArgs)) {
+        const QString why = StartQuestion::declined(code);
+        statusBar()->showMessage(why);
+        m_train->appendLog(why);
+        return;
+    }
+    StartConsent consent = m_startConsent;
+    StartQuestion::asksAbout(code, &consent);
+    startRun(m_startConfig, consent);
 }
 
 bool MainWindow::resumeRun(const QString& runDir) {
@@ -225,7 +268,7 @@ bool MainWindow::resumeRun(const QString& runDir) {
     config.resume = true;
     m_train->log()->clear();
     showPage(Page::Train);
-    return m_session->start(config);
+    return startRun(config, {});
 }
 
 bool MainWindow::confirmBuiltinSample(const TrainConfig& config) {

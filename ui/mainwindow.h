@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "startquestion.h"
+
 #include "config/train_config.h"
 
 #include <QMainWindow>
 
+#include <string>
 #include <vector>
 
 class QAction;
@@ -97,6 +100,12 @@ private:
     void chooseLanguage(const QString& language);
     /// Start with no data set: asks before training on the built-in sample; true to go on.
     bool confirmBuiltinSample(const TrainConfig& config);
+    /// Starts `config` with what the person agreed to; nproc past this machine's cores is
+    /// asked about here, before any worker starts.
+    bool startRun(const TrainConfig& config, StartConsent consent);
+    /// After a run refused for what the person may still want (StartQuestion): asks, and
+    /// starts the same settings again on Yes.
+    void askAboutRefusal();
 
     TrainingSession* m_session;
     DatasetService* m_datasets;
@@ -125,6 +134,11 @@ private:
     QMenu* m_recentMenu = nullptr;
     QList<QAction*> m_pageActions;  ///< View → one per page, in tab order
     QList<QWidget*> m_advisorMarks; ///< Settings widgets marked as changed by the advisor
+    // The last start, for a refusal the person overrides (GUI thread).
+    TrainConfig m_startConfig;
+    StartConsent m_startConsent;
+    std::string m_refusalCode; ///< set when the run ended so, until asked
+    std::vector<std::string> m_refusalArgs;
 };
 
 } // namespace hr::ui

@@ -10,8 +10,10 @@
 
 #include "advisor/oom_policy.h"
 #include "compare/measured_accuracy.h"
+#include "dist/stderr_library_log.h"
 #include "dist/worker_launcher.h"
 #include "estimate/auto_fit.h"
+#include "estimate/host_memory.h"
 #include "estimate/memory_estimator.h"
 
 #include <QMetaObject>
@@ -137,7 +139,7 @@ void TrainingSession::maybeAllEnded() {
     emit runningChanged(false);
 }
 
-bool TrainingSession::start(const TrainConfig& config) {
+bool TrainingSession::start(const TrainConfig& config, StartConsent consent) {
     if (isRunning())
         return false;
     {
@@ -159,11 +161,12 @@ bool TrainingSession::start(const TrainConfig& config) {
     const bool dataParallel = config.nproc > 1;
     if (dataParallel) {
         QString why;
-        if (!m_workers->start(config, launch, &why)) {
+        if (!m_workers->start(config, launch, &why, consent.largeScan)) {
             emit failed(tr("Cannot start the data-parallel run: %1").arg(why));
             return false;
         }
         m_processes = config.nproc;
+        m_networkLog = std::make_unique<StderrLibraryLog>(config.project + "/network.log", 0);
     }
     // The sink runs on the trainer thread: copy the event into a queued call so that signals
     // are always emitted on the GUI thread. Queued calls die with `this`.
@@ -172,6 +175,9 @@ bool TrainingSession::start(const TrainConfig& config) {
             this, [this, event] { dispatch(event); }, Qt::QueuedConnection);
     });
     trainer->setOomHandler(makeOomHandler(config));
+    trainer->confirmLargeScan(consent.largeScan);
+    if (!consent.machineLimits)
+        trainer->setMachineCheck(hr::machineLimitProblems); // on the trainer thread
     // Samples straight from the sampler's thread: the curve moves during a long step and while
     // the advisor waits for a choice (the event stream's copies are for the run folder).
     trainer->setLiveSampleSink([this](const MemorySample& sample) {
@@ -487,6 +493,12 @@ void TrainingSession::threadDone() {
                 return;
             m_thread->deleteLater();
             m_thread = nullptr;
+            if (m_networkLog && m_networkLog->lines() > 0)
+                emit logMessage(int(LogMessage::Level::Info),
+                                tr("%1 lines of the network library's log (c10d, Gloo) are in %2.")
+                                    .arg(m_networkLog->lines())
+                                    .arg(QString::fromStdString(m_networkLog->path())));
+            m_networkLog.reset(); // the trainer, and its process group, have ended
             if (m_workers->running() > 0)
                 m_workers->endAfter(kWorkerGrace);
             maybeAllEnded();

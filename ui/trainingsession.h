@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "startquestion.h"
+
 #include "advisor/fix_advisor.h"
 #include "advisor/fix_suggestion.h"
 #include "config/train_config.h"
@@ -19,6 +21,10 @@
 #include <vector>
 
 class QThread;
+
+namespace hr {
+class StderrLibraryLog;
+}
 
 namespace hr::ui {
 
@@ -53,8 +59,10 @@ public:
 
     /// Starts a run on a new thread (and its worker processes when nproc > 1). Returns false
     /// when one is already running, or (after emitting failed()) when the workers cannot be
-    /// started.
-    bool start(const TrainConfig& config);
+    /// started. The trainer checks the settings against this machine (estimate's
+    /// machineLimitProblems) and stops a scan past the file limit, failing the run with
+    /// `machine_limits` or `scan_too_large`, unless `consent` says the person agreed.
+    bool start(const TrainConfig& config, StartConsent consent = {});
     bool isRunning() const;
     /// Processes of the running (or last) run: nproc when workers were started, else 1.
     int processCount() const { return m_processes; }
@@ -132,6 +140,8 @@ private:
     int m_processes = 1;
     bool m_rankZeroStarted = false;           ///< RunStarted arrived: rank 0 has joined every rank
     std::vector<MemorySample> m_earlySamples; ///< live samples taken before RunStarted arrived
+    /// This process's own c10d and Gloo lines go to <project>/network.log while rank 0 runs.
+    std::unique_ptr<StderrLibraryLog> m_networkLog;
     bool m_failureReported = false;           ///< failRun() has emitted failed() for this run
     QString m_failureMessage;                 ///< what failRun() reported (the run's reason)
 

@@ -81,7 +81,8 @@ QString WorkerProcesses::program() const {
     return QCoreApplication::applicationDirPath() + QStringLiteral("/headroom-cli");
 }
 
-bool WorkerProcesses::start(const TrainConfig& config, LaunchEnv& rank0, QString* why) {
+bool WorkerProcesses::start(const TrainConfig& config, LaunchEnv& rank0, QString* why,
+                            bool largeScan) {
     const QString program = this->program();
     const QFileInfo info(program);
     if (!info.isFile() || !info.isExecutable()) {
@@ -132,7 +133,10 @@ bool WorkerProcesses::start(const TrainConfig& config, LaunchEnv& rank0, QString
         worker->process->setProcessEnvironment(env);
         worker->process->setProcessChannelMode(QProcess::MergedChannels);
         worker->process->setProgram(program);
-        worker->process->setArguments({QStringLiteral("train"), QStringLiteral("--config"), file});
+        QStringList arguments = {QStringLiteral("train"), QStringLiteral("--config"), file};
+        if (largeScan)
+            arguments << QStringLiteral("--yes");
+        worker->process->setArguments(arguments);
         connect(worker->process, &QProcess::finished, this,
                 [this, rank](int code, QProcess::ExitStatus status) {
                     ended(rank, code, status == QProcess::CrashExit);

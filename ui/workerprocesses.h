@@ -36,8 +36,9 @@ public:
 
     /// Starts ranks 1..config.nproc-1 and fills `rank0` with rank 0's variables (rendezvous on
     /// a free loopback port). False when any cannot start: those started are ended again and
-    /// `why` says what went wrong (translated).
-    bool start(const TrainConfig& config, LaunchEnv& rank0, QString* why);
+    /// `why` says what went wrong (translated). With `largeScan` they scan a data set past the
+    /// file limit too (`--yes`: the person agreed).
+    bool start(const TrainConfig& config, LaunchEnv& rank0, QString* why, bool largeScan = false);
     /// Workers still running.
     int running() const { return m_running; }
     /// True while start() launches them (an end then is start()'s failure, not the run's).

@@ -77,6 +77,7 @@ int runDataCheck(const ParsedArgs& args) {
     ScanOptions options;
     options.useCache = !args.has("--no-cache");
     options.deep = args.has("--deep");
+    options.largeScanConfirmed = args.has("--yes");
     const bool tty = ::isatty(STDERR_FILENO);
     int usable = 0;
     std::cout << "data set: " << yaml << " (" << data.nc() << " classes)\n";
@@ -92,6 +93,10 @@ int runDataCheck(const ParsedArgs& args) {
                 return true;
             };
         const DatasetReport report = scanDataset(data, split, options);
+        if (const Diagnostic* large = largeScanProblem(report)) {
+            std::cerr << "data-check: " << large->toString() << "\n";
+            return ExitUsage;
+        }
         std::cout << formatReport(report);
         usable += static_cast<int>(report.images.size());
     }
@@ -109,7 +114,7 @@ Command dataCheckCommand() {
         "data-check", runDataCheck,
         "Check a YOLO data set: every problem with file and line, and statistics",
         "headroom-cli data-check [--data data.yaml|DIR] [--split train|val|test|all] "
-        "[--deep] [--no-cache] [--datasets-dir DIR]",
+        "[--deep] [--no-cache] [--yes] [--datasets-dir DIR]",
         "Checks every image and every label line: unreadable, truncated or empty images, "
         "malformed lines, class ids outside names, coordinates outside [0, 1], zero-area boxes, "
         "duplicate rows, labels without images. An image is checked by its header (a JPEG's "
@@ -120,15 +125,17 @@ Command dataCheckCommand() {
         "(skips the image, drops the line, clips the box). Then: images, objects and images per "
         "class, box and image size distributions, and the largest number of objects in one "
         "image. Results are cached by file size and time, so a second check is fast (--deep "
-        "uses only the cached checks of decoded images). Exits non-zero only when no image is "
-        "usable.");
+        "uses only the cached checks of decoded images). A scan whose folders hold more than "
+        "100000 files (path: / in data.yaml) stops unless --yes is given. Exits non-zero "
+        "only when no image is usable or such a scan stopped.");
     c.options = {{"--data", "FILE", "data.yaml or its folder (default: the built-in data set)"},
                  {"--datasets-dir", "DIR",
                   "where a relative 'path' not beside data.yaml is looked for (default: "
                   "$HEADROOM_DATASETS_DIR, else Ultralytics' datasets_dir)"},
                  {"--split", "NAME", "train, val, test or all (default all)"},
                  {"--deep", "", "decode every image, not only its header (slower)"},
-                 {"--no-cache", "", "ignore and do not write the label cache"}};
+                 {"--no-cache", "", "ignore and do not write the label cache"},
+                 {"--yes", "", "scan even when the folders hold more than 100000 files (path: /)"}};
     return c;
 }
 

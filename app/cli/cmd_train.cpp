@@ -204,17 +204,17 @@ private:
 };
 
 /// nproc and the memory the run needs against this machine (before any worker starts);
-/// prints the errors.
+/// prints the errors. A resumed run's settings are in its checkpoint: here only nproc is
+/// checked, the trainer checks the rest (Trainer::setMachineCheck).
 bool fitsThisMachine(const TrainConfig& config) {
-    int nc = 0;
-    if (config.single_cls)
+    int nc = 0; // 0: the memory is not checked
+    if (config.single_cls && !config.resume)
         nc = 1;
-    else if (!config.data.empty())
+    else if (!config.resume && !config.data.empty())
         if (const DataConfigResult data = loadDataConfig(config.data); data.config)
             nc = data.config->nc();
     // An unreadable data set is named by the run's own start; the built-in one is small.
-    const RunMemoryNeed need = nc > 0 ? hostMemoryNeed(config, nc) : RunMemoryNeed{};
-    const Diagnostics problems = checkMachineLimits(config, nc, machineFacts(), need);
+    const Diagnostics problems = machineLimitProblems(config, nc);
     std::cerr << formatDiagnostics(problems);
     return !hasErrors(problems);
 }
@@ -285,8 +285,7 @@ int runTrain(const ParsedArgs& args) {
         std::cerr << "train: " << launchError << "\n";
         return ExitUsage;
     }
-    if (!launch->distributed() && !config.resume && !args.has("--force") &&
-        !fitsThisMachine(config))
+    if (!launch->distributed() && !args.has("--force") && !fitsThisMachine(config))
         return ExitUsage;
     if (!launch->distributed() && (config.nproc > 1 || args.has("--nnodes")))
         return launchWorkers(args, config);
@@ -299,6 +298,7 @@ int runTrain(const ParsedArgs& args) {
                      log && log->level == LogMessage::Level::Error)
                 std::cerr << "rank " << rank << ": " << log->text << "\n";
         });
+        worker.confirmLargeScan(args.has("--yes"));
         g_running = &worker;
         std::signal(SIGINT, onInterrupt);
         std::signal(SIGTERM, onTerminate);
@@ -330,6 +330,9 @@ int runTrain(const ParsedArgs& args) {
     });
     // Fixes are ranked with the estimator's predicted peaks (calibrated once, then cached).
     trainer.setOomHandler(makeOomHandler(config, predictPeak));
+    if (config.resume && !args.has("--force"))
+        trainer.setMachineCheck(machineLimitProblems); // the stored settings, once read
+    trainer.confirmLargeScan(args.has("--yes"));
     trainer.setMinimumBudget(smallestWorkingBudget);
     g_running = &trainer;
     std::signal(SIGINT, onInterrupt);
@@ -356,7 +359,9 @@ Command makeTrainCommand() {
         "resume=true) continues the newest PROJECT/NAME* run from its last.pt.\n"
         "On an out-of-memory error on_oom=auto applies the advisor's top fix and continues, "
         "ask prompts, stop saves and exits non-zero. Ctrl-C (SIGINT) or SIGTERM stops after the "
-        "current step (exit code 130 or 143; the run's state is stopped).\n"
+        "current step (exit code 130 or 143; the run's state is stopped). A data set whose "
+        "folders hold more than 100000 files (path: / in data.yaml) is scanned only with "
+        "--yes.\n"
         "--nproc N starts N data-parallel worker processes (c10d, Gloo): batch is the total, "
         "each process reads its own share of every epoch, gradients are averaged, rank 0 "
         "writes the run folder and validates; zero=1 shards the optimizer state. The "
@@ -366,6 +371,8 @@ Command makeTrainCommand() {
         {"--resume", "", "continue the newest run PROJECT/NAME* from last.pt"},
         {"--nproc", "N", "data-parallel worker processes on this machine"},
         {"--force", "", "start even when nproc or the memory needed exceeds this machine"},
+        {"--yes", "",
+         "scan the data set even when its folders hold more than 100000 files (path: /)"},
         {"--nnodes", "N", "machines in a multi-machine run (default 1)"},
         {"--node-rank", "I", "this machine's index, 0 to nnodes-1"},
         {"--master-addr", "HOST", "address of rank 0's machine (127.0.0.1)"},

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <set>
@@ -239,12 +240,25 @@ std::string absolutePath(const fs::path& p) {
     return (ec ? p : a).lexically_normal().string();
 }
 
+/// A walked entry that is a regular file; a broken link is not, and does not end the walk.
+bool isRegularEntry(const fs::directory_entry& entry, std::error_code ec = {}) {
+    return entry.is_regular_file(ec);
+}
+
+std::int64_t fileLimit(const ScanOptions& options) {
+    const char* env = std::getenv("HEADROOM_SCAN_FILE_LIMIT"); // set by tests only
+    const long long fromEnv = env ? std::atoll(env) : 0;
+    return options.fileLimit > 0 ? options.fileLimit : fromEnv > 0 ? fromEnv : kLargeScanFiles;
+}
+
 /// Collects image paths from the split's sources; problems for sources that do not exist.
 std::vector<std::string> collectImages(const std::vector<std::string>& sources,
-                                       const DataConfig& data, Diagnostics& problems,
-                                       std::vector<std::string>& imageDirs) {
+                                       const DataConfig& data, const ScanOptions& options,
+                                       Diagnostics& problems, std::vector<std::string>& imageDirs) {
     std::vector<std::string> images;
     const std::string yaml = data.yamlPath;
+    const std::int64_t limit = options.largeScanConfirmed ? -1 : fileLimit(options);
+    std::int64_t walked = 0;
     for (const std::string& source : sources) {
         std::error_code ec;
         const fs::path p(source);
@@ -254,7 +268,17 @@ std::vector<std::string> collectImages(const std::vector<std::string>& sources,
             for (auto it = fs::recursive_directory_iterator(
                      p, fs::directory_options::skip_permission_denied, ec);
                  !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-                if (it->is_regular_file(ec) && isImageFile(it->path().string()))
+                if (limit >= 0 && ++walked > limit) {
+                    const std::string n = std::to_string(limit);
+                    problems.push_back(problem(
+                        Severity::Error, yaml, 0, "scan_too_large", {data.root, n},
+                        "'" + data.root + "' holds more than " + n +
+                            " files, so the scan stopped there; pass --yes to scan them all, "
+                            "or point path at the data set's own folder"));
+                    problems.back().key = "path";
+                    return {};
+                }
+                if (isRegularEntry(*it) && isImageFile(it->path().string()))
                     found.push_back(absolutePath(it->path()));
             }
             std::sort(found.begin(), found.end());
@@ -313,8 +337,8 @@ void findOrphanLabels(const std::vector<std::string>& imageDirs,
                  labels, fs::directory_options::skip_permission_denied, ec);
              !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
             const fs::path& f = it->path();
-            if (f.extension() == ".txt" && f.filename() != "classes.txt" &&
-                it->is_regular_file(ec) && !expected.count(absolutePath(f)))
+            if (f.extension() == ".txt" && f.filename() != "classes.txt" && isRegularEntry(*it) &&
+                !expected.count(absolutePath(f)))
                 orphans.push_back(absolutePath(f));
         }
         std::sort(orphans.begin(), orphans.end());
@@ -414,7 +438,11 @@ DatasetReport scanDataset(const DataConfig& data, Split split, const ScanOptions
     }
 
     std::vector<std::string> imageDirs;
-    std::vector<std::string> images = collectImages(sources, data, report.problems, imageDirs);
+    auto images = collectImages(sources, data, options, report.problems, imageDirs);
+    if (largeScanProblem(report)) {
+        computeStats(report);
+        return report;
+    }
     findOrphanLabels(imageDirs, images, report.problems);
     if (options.fraction < 1.0) {
         const auto keep =
@@ -516,6 +544,12 @@ DatasetReport scanDataset(const DataConfig& data, Split split, const ScanOptions
     computeStats(report);
     report.stats.skipped = skipped;
     return report;
+}
+
+const Diagnostic* largeScanProblem(const DatasetReport& report) {
+    const auto it = std::find_if(report.problems.begin(), report.problems.end(),
+                                 [](const Diagnostic& d) { return d.code == "scan_too_large"; });
+    return it == report.problems.end() ? nullptr : &*it;
 }
 
 std::string formatReport(const DatasetReport& report) {

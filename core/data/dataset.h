@@ -6,6 +6,7 @@
 #include "util/diagnostic.h"
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -43,6 +44,10 @@ struct DatasetStats {
     int minWidth = 0, maxWidth = 0, minHeight = 0, maxHeight = 0;
 };
 
+/// Files a scan walks in the split's folders before it stops unless confirmed: `path: /` in a
+/// data.yaml would otherwise walk the whole machine without a word.
+constexpr std::int64_t kLargeScanFiles = 100000;
+
 struct ScanOptions {
     bool singleCls = false; ///< every class becomes class 0 ("item")
     double fraction = 1.0;  ///< use the first round(n * fraction) images, like Ultralytics
@@ -51,6 +56,11 @@ struct ScanOptions {
     /// finds files whose coded data is damaged before training does. A deep scan takes from the
     /// label cache only the checks of images that were decoded.
     bool deep = false;
+    /// The person asked for a scan past the file limit (`--yes`, the studio's question). Without
+    /// it such a scan stops with the error `scan_too_large` (largeScanProblem()).
+    bool largeScanConfirmed = false;
+    /// The file limit; 0 is kLargeScanFiles, or $HEADROOM_SCAN_FILE_LIMIT, which only tests set.
+    std::int64_t fileLimit = 0;
     /// Called now and then with (images done, total); return false to cancel the scan.
     std::function<bool(int done, int total)> progress;
 };
@@ -76,6 +86,10 @@ struct DatasetReport {
 /// the labels folder, or under the Headroom cache folder when that is read-only), keyed by the
 /// size and modification time of each image and label file, so a second scan is fast.
 DatasetReport scanDataset(const DataConfig& data, Split split, const ScanOptions& options = {});
+
+/// The scan's `scan_too_large` error (its folders hold more files than ScanOptions allows
+/// unconfirmed), or nullptr. It names data.yaml's `path` and says to pass --yes.
+const Diagnostic* largeScanProblem(const DatasetReport& report);
 
 /// The report as text for `headroom-cli data-check`: counts, statistics, then every problem.
 std::string formatReport(const DatasetReport& report);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "dist/worker_launcher.h"
 
+#include "dist/stderr_library_log.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -45,9 +47,7 @@ struct Child {
     std::string tail;
     std::string partial; ///< the start of a line not yet ended
     int status = -1;     ///< exitCodeOf() once it has ended
-    /// The last line went to the library log: the backtrace c10 prints under a warning
-    /// ("Exception raised from ...", "frame #N: ...", a blank line) follows it there.
-    bool inLibraryEntry = false;
+    LibraryLineFilter library; ///< its stderr's library lines and their backtraces
 };
 
 void writeAll(int fd, const char* data, size_t size) {
@@ -62,39 +62,10 @@ void writeAll(int fd, const char* data, size_t size) {
     }
 }
 
-/// The log file of the network library's lines (WorkerPlan::libraryLog), opened at the first.
-struct LibraryLog {
-    std::string path;
-    int fd = -1;
-    long lines = 0;
-    void write(int rank, const std::string& line) {
-        if (path.empty())
-            return;
-        if (fd < 0) {
-            std::error_code ec;
-            std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-            fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-            if (fd < 0) {
-                path.clear(); // nowhere to keep them: they are dropped, not shown
-                return;
-            }
-        }
-        const std::string text = "rank " + std::to_string(rank) + ": " + line;
-        writeAll(fd, text.data(), text.size());
-        ++lines;
-    }
-    ~LibraryLog() {
-        if (fd >= 0)
-            ::close(fd);
-    }
-};
-
 /// Passes one line of a worker's stderr on: glog's lines (c10d, Gloo) to the library log,
 /// the rest to this process's stderr and the worker's kept tail.
-void passLine(Child& child, const std::string& line, LibraryLog& log) {
-    child.inLibraryEntry =
-        isLibraryLogLine(line) || (child.inLibraryEntry && continuesLibraryEntry(line));
-    if (child.inLibraryEntry) {
+void passLine(Child& child, const std::string& line, LibraryLogFile& log) {
+    if (child.library.isLibrary(line)) {
         log.write(child.rank, line);
         return;
     }
@@ -107,7 +78,7 @@ void passLine(Child& child, const std::string& line, LibraryLog& log) {
 /// Passes on what the worker has written to stderr, a line at a time (the last one also
 /// when its output ends without a newline). Returns false once the output has ended (the pipe
 /// is closed then).
-bool pump(Child& child, LibraryLog& log) {
+bool pump(Child& child, LibraryLogFile& log) {
     if (child.errorPipe < 0)
         return false;
     char buffer[4096];
@@ -320,8 +291,7 @@ WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace) {
     ignore.sa_handler = SIG_IGN;
     ::sigaction(SIGINT, &ignore, &previous);
 
-    LibraryLog libraryLog;
-    libraryLog.path = plan.libraryLog;
+    LibraryLogFile libraryLog(plan.libraryLog);
     size_t running = children.size();
     auto deadline = std::chrono::steady_clock::time_point::max();
     bool killed = false;
@@ -392,7 +362,7 @@ WorkerOutcome runWorkers(const WorkerPlan& plan, std::chrono::seconds grace) {
         outcome.errorTails.push_back(lastLines(child.tail, kTailLines, ""));
     }
     outcome.summary += later;
-    outcome.libraryLogLines = libraryLog.lines;
+    outcome.libraryLogLines = libraryLog.lines();
     ::sigaction(SIGINT, &previous, nullptr);
     return outcome;
 }

@@ -54,6 +54,19 @@ bool isLibraryLogLine(const std::string& line);
 /// a warning, and the blank line after it.
 bool continuesLibraryEntry(const std::string& line);
 
+/// Sorts one stream's lines, in order: true for the library's lines and the backtraces under
+/// them (one rule for the launcher's workers and a process's own stderr).
+class LibraryLineFilter {
+public:
+    bool isLibrary(const std::string& line) {
+        m_inEntry = isLibraryLogLine(line) || (m_inEntry && continuesLibraryEntry(line));
+        return m_inEntry;
+    }
+
+private:
+    bool m_inEntry = false;
+};
+
 /// The last `lines` non-empty lines of `text`, each indented by `indent`.
 std::string lastLines(const std::string& text, int lines, const std::string& indent);
 

@@ -66,4 +66,9 @@ RunMemoryNeed hostMemoryNeed(const TrainConfig& config, int nc) {
     return need;
 }
 
+Diagnostics machineLimitProblems(const TrainConfig& config, int nc) {
+    const RunMemoryNeed need = nc > 0 ? hostMemoryNeed(config, nc) : RunMemoryNeed{};
+    return checkMachineLimits(config, nc, machineFacts(), need);
+}
+
 } // namespace hr

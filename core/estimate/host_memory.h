@@ -14,4 +14,9 @@ namespace hr {
 /// queued batches. A lower bound: a run refused on it would not have fitted.
 RunMemoryNeed hostMemoryNeed(const TrainConfig& config, int nc);
 
+/// checkMachineLimits() for `config` with `nc` classes on this machine, with hostMemoryNeed()
+/// (nc 0: unknown, nproc alone is checked). The check of `headroom-cli train` before it starts
+/// workers, and the trainer's MachineCheck (a resumed run, the studio's Start).
+Diagnostics machineLimitProblems(const TrainConfig& config, int nc);
+
 } // namespace hr

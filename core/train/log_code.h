@@ -23,6 +23,7 @@ enum class LogCode {
     ResultsWrite,         ///< detail
     UnreadableImages,     ///< count
     UnreadableImage,      ///< file, error (core's English detail)
+    LabelBinary,          ///< file, line, how many more such label files
     StoppingEarly,        ///< patience, best epoch
     NoProbe,              ///< device, detail
     Transferred,          ///< done, total, file
@@ -50,6 +51,7 @@ inline constexpr LogCode kLogCodes[] = {LogCode::Scanning,
                                         LogCode::ResultsWrite,
                                         LogCode::UnreadableImages,
                                         LogCode::UnreadableImage,
+                                        LogCode::LabelBinary,
                                         LogCode::StoppingEarly,
                                         LogCode::NoProbe,
                                         LogCode::Transferred,
@@ -114,6 +116,8 @@ inline const char* toString(LogCode code) {
         return "optimizer_shard_write";
     case LogCode::OptimizerShardMissing:
         return "optimizer_shard_missing";
+    case LogCode::LabelBinary:
+        return "label_binary";
     }
     return "";
 }

@@ -521,6 +521,14 @@ void Trainer::setMinimumBudget(MinimumBudget minimum) {
     d->minimumBudget = std::move(minimum);
 }
 
+void Trainer::setMachineCheck(MachineCheck check) {
+    d->machineCheck = std::move(check);
+}
+
+void Trainer::confirmLargeScan(bool confirmed) {
+    d->largeScanConfirmed = confirmed;
+}
+
 void Trainer::setLaunch(const LaunchEnv& launch) {
     d->launchOverride = launch;
 }

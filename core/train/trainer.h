@@ -40,6 +40,10 @@ using OomHandler = std::function<OomDecision(const OomReport&)>;
 /// when a run cannot go on for lack of memory.
 using MinimumBudget = std::function<std::int64_t(const TrainConfig&)>;
 
+/// The errors of `config` (with `nc` classes) against the machine it starts on, none when it
+/// fits (estimate's machineLimitProblems).
+using MachineCheck = std::function<Diagnostics(const TrainConfig&, int nc)>;
+
 /// A complete training run: data, model, loss, optimizer, validation, the run folder.
 /// The header is LibTorch-free so that the GUI adapter can own a Trainer without pulling in
 /// torch. Every method except run() may be called from any thread.
@@ -85,6 +89,15 @@ public:
     /// With one, a run that stops for lack of memory at a budget nothing fits ends with one
     /// sentence naming the smallest budget that works. Call before run().
     void setMinimumBudget(MinimumBudget minimum);
+
+    /// The run's settings, a resumed run's stored ones included, are checked against this
+    /// machine once the data set is scanned, before the model is built: errors fail the run
+    /// with `machine_limits` and their diagnostics. Without a check nothing is. Before run().
+    void setMachineCheck(MachineCheck check);
+    /// The person asked for a data-set scan past its file limit (ScanOptions::
+    /// largeScanConfirmed); without it such a run fails with the code `scan_too_large`. Call
+    /// before run().
+    void confirmLargeScan(bool confirmed);
 
     /// This process's place in a data-parallel run, instead of RANK, WORLD_SIZE, ... from the
     /// environment (the studio trains as rank 0 and starts the other ranks itself). Call

@@ -112,6 +112,8 @@ struct Trainer::Impl {
     EventSink sink;
     OomHandler oomHandler;
     MinimumBudget minimumBudget;
+    MachineCheck machineCheck;
+    bool largeScanConfirmed = false;
     std::atomic<bool> paused{false};
     std::atomic<bool> stopRequested{false};
     // abort(): the reason (under abortMutex), or only the signal from abortFromSignal().

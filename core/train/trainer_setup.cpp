@@ -12,9 +12,32 @@
 #include "util/user_message.h"
 
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 
 namespace hr {
+
+namespace {
+
+/// The scan's `label_binary` warnings of both splits, each file once.
+std::vector<const Diagnostic*> binaryLabels(const DatasetReport& train, const DatasetReport& val) {
+    std::vector<const Diagnostic*> out;
+    std::set<std::string> seen;
+    for (const DatasetReport* report : {&train, &val})
+        for (const Diagnostic& d : report->problems)
+            if (d.code == "label_binary" && seen.insert(d.file).second)
+                out.push_back(&d);
+    return out;
+}
+
+/// A scan that stopped at its file limit, unconfirmed, ends the run with its one sentence.
+void failOnLargeScan(const DatasetReport& report) {
+    if (const Diagnostic* large = largeScanProblem(report))
+        throw RunError(large->toString(), "scan_too_large",
+                       {large->file, large->args.at(0), large->args.at(1)});
+}
+
+} // namespace
 
 std::function<bool(int, int)> Trainer::Impl::scanProgress(const std::string& split) {
     const auto started = Clock::now();
@@ -50,22 +73,46 @@ void Trainer::Impl::loadData() {
     ScanOptions scan;
     scan.singleCls = config.single_cls;
     scan.fraction = config.fraction;
+    scan.largeScanConfirmed = largeScanConfirmed;
     scan.progress = scanProgress("training");
     auto train = std::make_shared<DatasetReport>(scanDataset(*loaded.config, Split::Train, scan));
+    failOnLargeScan(*train);
     if (!train->usable())
         throw RunError("the training split has no usable image:\n" +
                            formatDiagnostics(train->problems),
                        "no_train_images", diagnosticArgs(train->problems));
     ScanOptions valScan;
     valScan.singleCls = config.single_cls;
+    valScan.largeScanConfirmed = largeScanConfirmed;
     valScan.progress = scanProgress("validation");
     auto val = std::make_shared<DatasetReport>(scanDataset(*loaded.config, Split::Val, valScan));
+    failOnLargeScan(*val);
     if (!val->usable()) {
         log(LogMessage::Level::Warning,
             "the data set has no usable validation images; validating on the training images",
             LogCode::NoValImages, {});
         val = std::make_shared<DatasetReport>(*train);
         val->split = Split::Val;
+    }
+    if (machineCheck) {
+        // After the scan: the check's memory prediction reads the data set, from its cache now.
+        const Diagnostics problems =
+            machineCheck(config, config.single_cls ? 1 : loaded.config->nc());
+        if (hasErrors(problems))
+            throw RunError(formatDiagnostics(problems), "machine_limits", diagnosticArgs(problems));
+    }
+    if (const auto binary = binaryLabels(*train, *val); !binary.empty()) {
+        // The scan's own warning, once, for the person who never ran data-check.
+        const Diagnostic& first = *binary.front();
+        const std::string line = std::to_string(first.line);
+        const std::string more = std::to_string(binary.size() - 1);
+        log(LogMessage::Level::Warning,
+            first.file + ":" + line + ": " + first.message + " (fix: " + first.fix + ")" +
+                (binary.size() > 1 ? "; " + more +
+                                         " more label files hold binary data too (headroom-cli "
+                                         "data-check lists them)"
+                                   : std::string()),
+            LogCode::LabelBinary, {first.file, line, more});
     }
     names = config.single_cls ? std::vector<std::string>{"item"} : loaded.config->names;
     nc = static_cast<int>(names.size());
