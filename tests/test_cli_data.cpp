@@ -180,13 +180,18 @@ void TestCliData::largeScanNeedsYes() {
     QVERIFY(writeBytes(dir.filePath("wide/pictures/a.jpg"), fixtures::jpeg(64, 48)));
     const QString root = dir.filePath("wide");
     const QString yaml = dir.filePath("wide.yaml");
-    QVERIFY(writeBytes(yaml, ("path: " + root + "\ntrain: .\nval: .\nnames: ['a']\n").toUtf8()));
+    QVERIFY(writeBytes(yaml, ("path: " + root + "\ntrain: .\nval: .\nnames: ['a', 'b', 'c']\n").toUtf8()));
     qputenv("HEADROOM_SCAN_FILE_LIMIT", "12");
     const CliResult check = runCli({"data-check", "--data", yaml});
     const CliResult train =
         runCli({"train", "--data", yaml, "--model", "yolov8n.yaml", "--epochs", "1", "imgsz=64",
                 "workers=0", "project=" + dir.filePath("runs")});
     const CliResult confirmed = runCli({"data-check", "--data", yaml, "--yes"});
+    const QStringList val = {"val", "--data", yaml, "--weights",
+                             HEADROOM_TEST_DATA "/ultralytics/yolov8n-shapes3.pt", "imgsz=64",
+                             "workers=0"};
+    const CliResult valRefused = runCli(val);
+    const CliResult valConfirmed = runCli(QStringList(val) << "--yes");
     qunsetenv("HEADROOM_SCAN_FILE_LIMIT");
 
     const QString sentence = yaml + ": error: 'path': '" + root +
@@ -202,8 +207,14 @@ void TestCliData::largeScanNeedsYes() {
     QCOMPARE(confirmed.exitCode, 0);
     QVERIFY2(confirmed.outText().contains("split 'train': 1 usable images"),
              qPrintable(confirmed.outText()));
+    // val says the same and takes --yes too.
+    QVERIFY(valRefused.exitCode != 0);
+    QVERIFY2(valRefused.errText().contains(sentence), qPrintable(valRefused.errText()));
+    QVERIFY2(!valConfirmed.errText().contains("holds more than"),
+             qPrintable(valConfirmed.errText()));
+    QCOMPARE(valConfirmed.exitCode, 0);
 
-    for (const char* command : {"data-check", "train"}) {
+    for (const char* command : {"data-check", "train", "val"}) {
         const CliResult help = runCli({command, "--help"});
         QVERIFY2(help.outText().contains("\n  --yes ") &&
                      help.outText().contains("more than 100000 files (path: /)"),

@@ -42,7 +42,7 @@ int runBenchData(const ParsedArgs& args) {
         return ExitUsage;
     }
 
-    const auto report = scanTrainSplit(args.value("--data"), "bench data");
+    const auto report = scanTrainSplit(args.value("--data"), "bench data", args.has("--yes"));
     if (!report)
         return ExitFailure;
 
@@ -156,6 +156,7 @@ Command benchDataCommand() {
         "to the objects: how many a training image holds and their sizes in pixels, and the "
         "mean hue, saturation and value (OpenCV ranges) of the augmented images.");
     c.options = {{"--data", "FILE", "data.yaml (default: the built-in data set)"},
+                 largeScanOption(),
                  {"--imgsz", "S", "training image size (default 320)"},
                  {"--batch", "B", "images per batch (default 16)"},
                  {"--workers", "W", "loader threads (default 2)"},

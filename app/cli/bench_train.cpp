@@ -251,7 +251,7 @@ int runBenchTrain(const ParsedArgs& args) {
     config.checkpointing = args.has("--ckpt") ? Checkpointing::All : Checkpointing::None;
     config.optimizer = args.value("--optimizer", "SGD");
 
-    const auto report = scanTrainSplit(args.value("--data"), "bench train");
+    const auto report = scanTrainSplit(args.value("--data"), "bench train", args.has("--yes"));
     if (!report)
         return ExitFailure;
     if (nproc > 1 && !launch->distributed())
@@ -396,6 +396,7 @@ Command makeBenchTrainCommand() {
               "efficiency N-process images/s / (N x one-process images/s).");
     c.options = {{"--model", "M", "model YAML (default yolov8n.yaml)"},
                  {"--data", "FILE", "data.yaml (default: the built-in set)"},
+                 largeScanOption(),
                  {"--imgsz", "S", "image size (default 320)"},
                  {"--batch", "B", "batch size (default 16)"},
                  {"--amp", "", "mixed precision (bf16 autocast on CPU, fp16 on CUDA)"},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // headroom-cli data-check: the validation report and statistics of a YOLO data set.
 #include "command.h"
+#include "common.h"
 
 #include "config/data_config.h"
 #include "data/convert.h"
@@ -135,7 +136,7 @@ Command dataCheckCommand() {
                  {"--split", "NAME", "train, val, test or all (default all)"},
                  {"--deep", "", "decode every image, not only its header (slower)"},
                  {"--no-cache", "", "ignore and do not write the label cache"},
-                 {"--yes", "", "scan even when the folders hold more than 100000 files (path: /)"}};
+                 largeScanOption()};
     return c;
 }
 

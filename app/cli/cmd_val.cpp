@@ -88,6 +88,7 @@ int runVal(const ParsedArgs& given) {
         return ExitFailure;
     ScanOptions scan;
     scan.singleCls = config.single_cls;
+    scan.largeScanConfirmed = args.has("--yes");
     if (split == Split::Test && data.config->test.empty()) {
         std::cerr << "val: " << dataPath
                   << " has no 'test' split (add 'test: images/test', or use split=val)\n";
@@ -166,7 +167,7 @@ Command makeValCommand() {
               "interpolation at IoU 0.50:0.05:0.95, under the amp setting as in training "
               "(bf16 on a CPU; amp=false validates in fp32). split=test evaluates the data "
               "set's 'test' images instead of 'val'. Without --data: the built-in set.");
-    c.options = trainConfigOptions();
+    c.options = trainConfigOptions({largeScanOption()});
     c.acceptsOverrides = true;
     return c;
 }

@@ -82,7 +82,8 @@ bool buildTrainConfig(const ParsedArgs& args, TrainConfig& config) {
 }
 
 std::shared_ptr<DatasetReport> scanTrainSplit(const std::string& dataYaml,
-                                              const std::string& command) {
+                                              const std::string& command,
+                                              bool largeScanConfirmed) {
     std::string yaml = dataYaml;
     if (yaml.empty()) {
         std::string error;
@@ -96,12 +97,21 @@ std::shared_ptr<DatasetReport> scanTrainSplit(const std::string& dataYaml,
     std::cerr << formatDiagnostics(loaded.diagnostics);
     if (!loaded.config)
         return nullptr;
-    auto report = std::make_shared<DatasetReport>(scanDataset(*loaded.config, Split::Train));
+    ScanOptions options;
+    options.largeScanConfirmed = largeScanConfirmed;
+    auto report =
+        std::make_shared<DatasetReport>(scanDataset(*loaded.config, Split::Train, options));
     if (!report->usable()) {
         std::cerr << formatReport(*report);
         return nullptr;
     }
     return report;
+}
+
+OptionSpec largeScanOption() {
+    return {"--yes", "",
+            "scan the data set even when its folders hold more than " +
+                std::to_string(kLargeScanFiles) + " files (path: /)"};
 }
 
 } // namespace hr::cli

@@ -37,9 +37,14 @@ struct IntegerOptionReader {
 /// ("file:line: error: ..."); returns false when any is an error.
 bool buildTrainConfig(const ParsedArgs& args, TrainConfig& config);
 
-/// The training split of `dataYaml` (the built-in data set when empty), scanned. Problems are
-/// printed to stderr prefixed with `command`; nothing when the data cannot be used.
+/// The training split of `dataYaml` (the built-in data set when empty), scanned (past the file
+/// limit with `largeScanConfirmed`: --yes). Problems are printed to stderr prefixed with
+/// `command`; nothing when the data cannot be used.
 std::shared_ptr<DatasetReport> scanTrainSplit(const std::string& dataYaml,
-                                              const std::string& command);
+                                              const std::string& command,
+                                              bool largeScanConfirmed = false);
+
+/// --yes: the one description of the flag that lets a scan pass the file limit.
+OptionSpec largeScanOption();
 
 } // namespace hr::cli
