@@ -15,6 +15,7 @@
 #include <QTableWidget>
 #include <QThread>
 #include <QVBoxLayout>
+#include <qcustomplot.h>
 
 namespace hr::ui {
 
@@ -77,7 +78,6 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
     m_classes->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_classes->verticalHeader()->hide();
     m_classes->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_classes->horizontalHeader()->setStretchLastSection(true);
     m_classes->setToolTip(tr("Click a column's title to sort by it."));
     m_tabs->addTab(m_classes, tr("Per class"));
 
@@ -230,6 +230,8 @@ void ResultsView::fillClasses() {
                                new NumberItem(values[i], QString::number(values[i], 'f', 3)));
     }
     m_classes->setSortingEnabled(true);
+    // The classes in their own order until the user sorts by a column.
+    m_classes->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
 }
 
 void ResultsView::showCurve() {
@@ -249,9 +251,14 @@ void ResultsView::showCurve() {
     };
     show(0, "all");
     const QString chosen = m_class->currentData().toString();
-    if (!chosen.isEmpty() && chosen != QLatin1String("all")) {
+    const bool oneClass = !chosen.isEmpty() && chosen != QLatin1String("all");
+    QCPGraph* classGraph = m_plot->plot()->graph(1);
+    if (oneClass) {
         m_plot->setSeriesName(1, chosen);
         show(1, chosen.toStdString());
+        classGraph->addToLegend();
+    } else {
+        classGraph->removeFromLegend(); // no class picked: no entry for an empty line
     }
     if (!pr && curves.bestF1Confidence > 0)
         m_plot->addMarker(curves.bestF1Confidence,
