@@ -86,7 +86,8 @@ int finish(Comparison& comparison, const std::string& out) {
         std::cerr << "compare: " << error << "\n";
         return ExitFailure;
     }
-    std::cout << "Wrote " << out << "/compare.csv and " << out << "/compare.html";
+    std::cout << "Wrote " << out << "/compare.csv"
+              << (classes.classes.empty() ? " and " : ", ") << out << "/compare.html";
     if (!classes.classes.empty())
         std::cout << " and " << out << "/" << kClassComparisonCsv;
     std::cout << "\n";
@@ -183,7 +184,7 @@ Command makeCompareCommand() {
         "strategy and writes what finished.");
     c.options = trainConfigOptions(
         {{"--strategies", "FILE", "strategies YAML instead of the default matrix"},
-         {"--out", "DIR", "folder for compare.csv and compare.html"},
+         {"--out", "DIR", "folder for compare.csv, compare.html and (runs that validated) compare_classes.csv"},
          {"--runs", "DIRS", "compare these run folders (comma-separated)"}});
     c.acceptsOverrides = true;
     return c;
