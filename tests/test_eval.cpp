@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <map>
 
 namespace {
 
@@ -204,8 +205,25 @@ void TestEval::confusionMatrixCounts() {
                   0,  0,  10, 9,  0.6f, 0},
                  6),
             rows({0, 0, 10, 10, 20, 20, 30, 30, 80, 80, 90, 90}, 4),
-            torch::tensor({0.f, 1.f, 1.f}));
-    const auto c = acc.compute().confusion;
+            torch::tensor({0.f, 1.f, 1.f}), "first.jpg");
+    // A second image: one more box of class 1, missed.
+    acc.add(torch::zeros({0, 6}), rows({0, 0, 10, 10}, 4), torch::tensor({1.f}), "second.jpg");
+    const hr::MetricsResult result = acc.compute();
+    auto c = result.confusion;
+    // Every cell's count is the sum of its images' hits; the missed class-1 cell has both.
+    QCOMPARE(result.confusionImages, (std::vector<std::string>{"first.jpg", "second.jpg"}));
+    std::map<std::pair<int, int>, int> summed;
+    std::map<std::pair<int, int>, std::vector<int>> images;
+    for (const hr::ConfusionHit& hit : result.confusionHits) {
+        summed[{hit.predicted, hit.actual}] += hit.count;
+        images[{hit.predicted, hit.actual}].push_back(hit.image);
+    }
+    for (int p = 0; p < 3; ++p)
+        for (int a = 0; a < 3; ++a)
+            QCOMPARE(summed[std::make_pair(p, a)], c[size_t(p)][size_t(a)]);
+    QCOMPARE(images[std::make_pair(2, 1)], (std::vector<int>{0, 1}));
+    QCOMPARE(c[2][1], 2);
+    c[2][1] -= 1; // the first image's counts below
     QCOMPARE(int(c.size()), 3);
     QCOMPARE(c[0][0], 1); // A found
     QCOMPARE(c[0][1], 1); // B taken for class 0

@@ -91,6 +91,17 @@ void TestResults::filesRoundTrip() {
     QVERIFY(near(t.perClass[0].ap50, 0.4975));
     QVERIFY(near(t.perClass[0].precision, m.precision));
     QCOMPARE(t.confusion.counts, m.confusion);
+    // tinyCase has no per-image cells: the file is written with its header only.
+    QVERIFY(t.confusionImages.empty());
+    std::vector<hr::ConfusionImageRow> rows = {{"cat", "dog", "a, b.jpg", 2}, {"background", "cat", "c.jpg", 1}};
+    std::vector<hr::ConfusionImageRow> back;
+    QVERIFY2(hr::parseConfusionImagesCsv(hr::confusionImagesCsv(rows), back, &error), error.c_str());
+    QCOMPARE(int(back.size()), 2);
+    QCOMPARE(back[0].image, std::string("a, b.jpg"));
+    QCOMPARE(back[1].predicted, std::string("background"));
+    QCOMPARE(back[0].count, 2);
+    QVERIFY(!hr::parseConfusionImagesCsv("predicted,true,image,count\ncat,dog,x.jpg,-1\n", back, &error));
+    QVERIFY2(error.find("record 2") != std::string::npos, error.c_str());
     QCOMPARE(int(t.curves.grid.size()), 1000);
     QCOMPARE(int(t.curves.rows.size()), 12); // 4 curves x (all, cat, dog)
     // Read back as the peak of the written (6-digit) "all" F1 row: within a grid step.

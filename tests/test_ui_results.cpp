@@ -22,6 +22,7 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QLabel>
+#include <QListWidget>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -47,6 +48,10 @@ hr::MetricsResult twoImages() {
         hr::apPerClass({dogAsCat, nothing, cat1, cat2, bird}, {0, 0, 1, 2}, {2, 1, 1, 1}, 3);
     m.images = 2;
     m.confusion = {{2, 1, 0, 1}, {0, 0, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 0}};
+    // The images behind the cells: a cat in each, the dog and the bird in a.jpg, the
+    // false cat in b.jpg.
+    m.confusionImages = {"/data/a.jpg", "/data/b.jpg"};
+    m.confusionHits = {{0, 0, 0, 1}, {0, 0, 1, 1}, {0, 1, 0, 1}, {2, 2, 0, 1}, {0, 3, 1, 1}};
     return m;
 }
 
@@ -148,9 +153,16 @@ void TestUiResults::runsPageShowsTheResults() {
     QVERIFY2(view->cellLabel()->text().contains("dog") &&
                  view->cellLabel()->text().contains("predicted as cat"),
              qPrintable(view->cellLabel()->text()));
+    QCOMPARE(view->cellImages()->count(), 1);
+    QVERIFY2(view->cellImages()->item(0)->text().contains("a.jpg (1 object"),
+             qPrintable(view->cellImages()->item(0)->text()));
     QTest::mouseClick(matrix, Qt::LeftButton, {}, matrix->cellCentre(0, 3));
     QVERIFY2(view->cellLabel()->text().contains("no object"),
              qPrintable(view->cellLabel()->text()));
+    QCOMPARE(view->cellImages()->count(), 1);
+    QVERIFY(view->cellImages()->item(0)->text().contains("b.jpg"));
+    QTest::mouseClick(matrix, Qt::LeftButton, {}, matrix->cellCentre(0, 0));
+    QCOMPARE(view->cellImages()->count(), 2);
     QCheckBox* normalised = view->normalisedBox();
     QTest::mouseClick(normalised, Qt::LeftButton, {}, QPoint(8, normalised->height() / 2));
     QVERIFY(!matrix->normalised());

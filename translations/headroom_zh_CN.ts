@@ -3421,6 +3421,20 @@ Convert it to a YOLO data set in %3? The original files stay as they are; images
         <source>%1 of %2 is damaged and cannot be read; the next validation writes it again.</source>
         <translation>%2 的 %1 已损坏，无法读取；下次验证会重新写入。</translation>
     </message>
+    <message>
+        <source>The validation images behind the clicked cell, the image with the most objects in it first.</source>
+        <translation>所点击单元格背后的验证图像，目标最多的图像排在最前。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n object(s))</source>
+        <translation>
+            <numerusform>%1（%n 个目标）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This run&apos;s files do not say which images these are: they are written from this version on, at each validation.</source>
+        <translation>此运行的文件没有记录这些是哪些图像：从此版本起，每次验证都会写入。</translation>
+    </message>
 </context>
 <context>
     <name>hr::ui::RunsPage</name>

@@ -10,12 +10,15 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QListWidget>
 #include <QPointer>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QThread>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
+
+#include <algorithm>
 
 namespace hr::ui {
 
@@ -91,6 +94,11 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
     matrixLayout->addWidget(m_normalised);
     matrixLayout->addWidget(m_confusion, 1);
     matrixLayout->addWidget(m_cell);
+    m_cellImages = new QListWidget(this);
+    m_cellImages->setMaximumHeight(120);
+    m_cellImages->setToolTip(tr("The validation images behind the clicked cell, the image with "
+                                "the most objects in it first."));
+    matrixLayout->addWidget(m_cellImages);
     m_tabs->addTab(matrixPage, tr("Confusion matrix"));
 
     auto* curvePage = new QWidget(this);
@@ -114,9 +122,7 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
 
     connect(m_normalised, &QCheckBox::toggled, m_confusion, &ConfusionMatrixView::setNormalised);
     connect(m_confusion, &ConfusionMatrixView::cellClicked, this,
-            [this](int predicted, int actual) {
-                m_cell->setText(m_confusion->cellText(predicted, actual));
-            });
+            &ResultsView::showCell);
     connect(m_curve, &QComboBox::currentIndexChanged, this, &ResultsView::showCurve);
     connect(m_class, &QComboBox::currentIndexChanged, this, &ResultsView::showCurve);
 }
@@ -177,6 +183,7 @@ void ResultsView::apply(const std::shared_ptr<const Loaded>& result) {
                       .arg(result->failedFile, where));
         m_classes->setRowCount(0);
         m_confusion->setTable({});
+        m_cellImages->clear();
         m_class->clear();
         m_plot->clear();
         emit loaded(result->runDir, false);
@@ -199,6 +206,7 @@ void ResultsView::apply(const std::shared_ptr<const Loaded>& result) {
     fillClasses();
     m_confusion->setTable(m_tables->confusion);
     m_cell->setText(tr("Click a cell to see what it holds."));
+    m_cellImages->clear();
     {
         const QSignalBlocker block(m_class);
         m_class->clear();
@@ -232,6 +240,31 @@ void ResultsView::fillClasses() {
     m_classes->setSortingEnabled(true);
     // The classes in their own order until the user sorts by a column.
     m_classes->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+}
+
+void ResultsView::showCell(int predicted, int actual) {
+    m_cell->setText(m_confusion->cellText(predicted, actual));
+    m_cellImages->clear();
+    if (!m_tables)
+        return;
+    const std::vector<std::string>& names = m_tables->confusion.names;
+    if (predicted >= int(names.size()) || actual >= int(names.size()))
+        return;
+    std::vector<const hr::ConfusionImageRow*> rows;
+    for (const hr::ConfusionImageRow& row : m_tables->confusionImages)
+        if (row.predicted == names[size_t(predicted)] && row.actual == names[size_t(actual)])
+            rows.push_back(&row);
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto* a, const auto* b) { return a->count > b->count; });
+    for (const hr::ConfusionImageRow* row : rows) {
+        const QString path = QDir::toNativeSeparators(QString::fromStdString(row->image));
+        auto* item = new QListWidgetItem(tr("%1 (%n object(s))", "", row->count).arg(path));
+        item->setToolTip(path);
+        m_cellImages->addItem(item);
+    }
+    if (rows.empty() && m_tables->confusionImages.empty() && m_confusion->cellValue(predicted, actual) > 0)
+        m_cellImages->addItem(tr("This run's files do not say which images these are: they "
+                                 "are written from this version on, at each validation."));
 }
 
 void ResultsView::showCurve() {

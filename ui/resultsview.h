@@ -11,6 +11,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QListWidget;
 class QTabWidget;
 class QTableWidget;
 class QThread;
@@ -56,6 +57,8 @@ public:
     ConfusionMatrixView* confusionView() const { return m_confusion; }
     QCheckBox* normalisedBox() const { return m_normalised; }
     QLabel* cellLabel() const { return m_cell; }
+    /// The images behind the clicked cell, most objects first ("image (count)").
+    QListWidget* cellImages() const { return m_cellImages; }
     QComboBox* curvePicker() const { return m_curve; }
     QComboBox* classPicker() const { return m_class; }
     PlotWidget* curvePlot() const { return m_plot; }
@@ -70,6 +73,7 @@ private:
     void apply(const std::shared_ptr<const Loaded>& result);
     void fillClasses();
     void showCurve();
+    void showCell(int predicted, int actual);
 
     QString m_runDir;
     int m_generation = 0;
@@ -83,6 +87,7 @@ private:
     ConfusionMatrixView* m_confusion;
     QCheckBox* m_normalised;
     QLabel* m_cell;
+    QListWidget* m_cellImages;
     QComboBox* m_curve;
     QComboBox* m_class;
     PlotWidget* m_plot;

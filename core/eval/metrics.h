@@ -3,6 +3,7 @@
 
 // Validation results as plain values: no LibTorch, so the GUI and run files can use them.
 
+#include <string>
 #include <vector>
 
 namespace hr {
@@ -31,6 +32,14 @@ struct ClassCurves {
     std::vector<double> prPrecision; ///< the precision envelope at each recall (PR curve)
 };
 
+/// The objects (or false detections) of one image in one confusion-matrix cell.
+struct ConfusionHit {
+    int predicted = 0; ///< row: a class, or nc for background (missed)
+    int actual = 0;    ///< column: a class, or nc for background (false detection)
+    int image = 0;     ///< index into MetricsResult::confusionImages
+    int count = 0;
+};
+
 /// Detection quality of a whole validation set, as Ultralytics' val reports it: means over the
 /// classes that have ground truth.
 struct MetricsResult {
@@ -42,6 +51,11 @@ struct MetricsResult {
     /// (nc + 1) x (nc + 1) counts indexed [predicted][true]; index nc is background (a missed
     /// box is [nc][true], a false detection is [predicted][nc]).
     std::vector<std::vector<int>> confusion;
+    /// The images behind each cell: one hit per (cell, image) with its count, and the images
+    /// they name (those given to MetricsAccumulator::add, in its order; empty names when none
+    /// were given).
+    std::vector<ConfusionHit> confusionHits;
+    std::vector<std::string> confusionImages;
     int images = 0; ///< validation images seen
     /// 1000 points from 0 to 1: the confidences of the P, R and F1 curves and the recalls of
     /// the PR curve. Empty when no class had ground truth.

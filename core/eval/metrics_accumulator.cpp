@@ -4,7 +4,9 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
 
 namespace hr {
 
@@ -65,7 +67,7 @@ MetricsAccumulator::MetricsAccumulator(int nc, double confusionConf, double conf
 }
 
 void MetricsAccumulator::add(const torch::Tensor& detections, const torch::Tensor& gtBoxesXyxy,
-                             const torch::Tensor& gtClasses) {
+                             const torch::Tensor& gtClasses, const std::string& image) {
     TORCH_CHECK(detections.numel() == 0 || (detections.dim() == 2 && detections.size(1) == 6),
                 "MetricsAccumulator: detections must be [n, 6], got ", detections.sizes());
     TORCH_CHECK(gtBoxesXyxy.numel() == 0 || (gtBoxesXyxy.dim() == 2 && gtBoxesXyxy.size(1) == 4),
@@ -114,6 +116,7 @@ void MetricsAccumulator::add(const torch::Tensor& detections, const torch::Tenso
     targetClasses_.insert(targetClasses_.end(), gtCls.begin(), gtCls.end());
     for (int c : std::set<int>(gtCls.begin(), gtCls.end()))
         ++imagesPerClass_[c];
+    imageNames_.push_back(image);
     addToConfusion(det, gtBox, gtCls, iou);
     ++images_;
 }
@@ -142,19 +145,27 @@ void MetricsAccumulator::addToConfusion(const std::vector<float>& det,
         detForLabel[p.label] = p.det;
         detMatched[p.det] = 1;
     }
+    // This image's cells, counted apart so that each (cell, image) is one hit.
+    std::map<std::pair<int, int>, int> cells;
     for (int l = 0; l < m; ++l) {
         const int d = detForLabel[l];
         const int predicted = d >= 0 ? int(det[6 * d + 5]) : nc_; // nc_: missed (background)
-        ++confusion_[predicted][gtCls[l]];
+        ++cells[{predicted, gtCls[l]}];
     }
     for (int d : confident)
         if (!detMatched[d])
-            ++confusion_[int(det[6 * d + 5])][nc_]; // detection of background
+            ++cells[{int(det[6 * d + 5]), nc_}]; // detection of background
+    for (const auto& [cell, count] : cells) {
+        confusion_[cell.first][cell.second] += count;
+        hits_.push_back({cell.first, cell.second, images_, count});
+    }
 }
 
 MetricsResult MetricsAccumulator::compute() const {
     auto result = apPerClass(detections_, targetClasses_, imagesPerClass_, nc_);
     result.confusion = confusion_;
+    result.confusionHits = hits_;
+    result.confusionImages = imageNames_;
     result.images = images_;
     return result;
 }

@@ -6,6 +6,7 @@
 
 #include <torch/types.h>
 
+#include <string>
 #include <vector>
 
 namespace hr {
@@ -23,9 +24,10 @@ public:
     /// One image: detections [n, 6] (x1, y1, x2, y2, score, class) sorted by falling score as
     /// nonMaxSuppression returns them, ground truth boxes [m, 4] xyxy in the same pixels and
     /// classes [m]. A detection is a true positive at IoU threshold t when it takes a box of
-    /// its class with IoU >= t. Class indices outside [0, nc) fail a TORCH_CHECK.
+    /// its class with IoU >= t. Class indices outside [0, nc) fail a TORCH_CHECK. `image` names
+    /// the image for the confusion matrix' cells (MetricsResult::confusionHits).
     void add(const torch::Tensor& detections, const torch::Tensor& gtBoxesXyxy,
-             const torch::Tensor& gtClasses);
+             const torch::Tensor& gtClasses, const std::string& image = {});
 
     /// Metrics of everything added so far (zeros when no ground truth was seen).
     MetricsResult compute() const;
@@ -44,6 +46,8 @@ private:
     std::vector<int> targetClasses_;
     std::vector<int> imagesPerClass_;
     std::vector<std::vector<int>> confusion_;
+    std::vector<ConfusionHit> hits_;
+    std::vector<std::string> imageNames_;
 };
 
 } // namespace hr

@@ -142,6 +142,50 @@ CurveTable curveTable(const MetricsResult& m, const std::vector<std::string>& na
     return table;
 }
 
+std::vector<ConfusionImageRow> confusionImageRows(const MetricsResult& m,
+                                                  const std::vector<std::string>& names) {
+    // Index nc is background, as in confusionTable().
+    const int nc = static_cast<int>(m.confusion.size()) - 1;
+    const auto cell = [&](int i) { return i >= nc ? std::string("background") : className(names, i); };
+    std::vector<ConfusionImageRow> rows;
+    rows.reserve(m.confusionHits.size());
+    for (const ConfusionHit& hit : m.confusionHits) {
+        const std::string image = hit.image >= 0 && hit.image < int(m.confusionImages.size())
+                                      ? m.confusionImages[size_t(hit.image)]
+                                      : std::string();
+        rows.push_back({cell(hit.predicted), cell(hit.actual), image, hit.count});
+    }
+    return rows;
+}
+
+std::string confusionImagesCsv(const std::vector<ConfusionImageRow>& rows) {
+    std::string out = "predicted,true,image,count\n";
+    for (const ConfusionImageRow& r : rows)
+        out += csvField(r.predicted) + "," + csvField(r.actual) + "," + csvField(r.image) + "," +
+               std::to_string(r.count) + "\n";
+    return out;
+}
+
+bool parseConfusionImagesCsv(const std::string& text, std::vector<ConfusionImageRow>& rows,
+                             std::string* error) {
+    const auto records = readRecords(text);
+    if (records.empty() || records[0] != std::vector<std::string>{"predicted", "true", "image",
+                                                                  "count"})
+        return fail(error, "the first line is not predicted,true,image,count");
+    rows.clear();
+    for (size_t i = 1; i < records.size(); ++i) {
+        const auto& f = records[i];
+        ConfusionImageRow r;
+        if (f.size() != 4 || !toInt(f[3], r.count) || r.count < 0)
+            return fail(error, atLine(i) + "expected two classes, an image and a count");
+        r.predicted = f[0];
+        r.actual = f[1];
+        r.image = f[2];
+        rows.push_back(std::move(r));
+    }
+    return true;
+}
+
 std::string perClassCsv(const std::vector<PerClassRow>& rows) {
     std::string out = "class,images,instances,P,R,AP50,AP50-95\n";
     for (const auto& r : rows)
@@ -279,7 +323,19 @@ bool loadValidationTables(const std::string& runDir, ValidationTables& tables, s
             *missing = !read && !std::filesystem::exists(path);
         return fail(error, path + ": " + why);
     }
-    return true;
+    // Optional: runs written before it existed have none; a damaged one is named as above.
+    const std::string path = runDir + "/" + kConfusionImagesCsv;
+    tables.confusionImages.clear();
+    std::string text, why;
+    if (!std::filesystem::exists(path))
+        return true;
+    if (readFile(path, text, &why) && parseConfusionImagesCsv(text, tables.confusionImages, &why))
+        return true;
+    if (failedFile)
+        *failedFile = kConfusionImagesCsv;
+    if (missing)
+        *missing = false;
+    return fail(error, path + ": " + why);
 }
 
 } // namespace hr

@@ -19,6 +19,7 @@ bool writeValidationResults(const std::string& runDir, const std::vector<std::st
         {kPerClassCsv, perClassCsv(perClass)},
         {kConfusionCsv, confusionCsv(confusion)},
         {kCurvesCsv, curvesCsv(curves)},
+        {kConfusionImagesCsv, confusionImagesCsv(confusionImageRows(metrics, names))},
     };
     const auto plots = drawResultPlots(perClass, confusion, curves);
     for (size_t i = 0; i < plots.size(); ++i)

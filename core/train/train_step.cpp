@@ -355,7 +355,9 @@ ValidationOutput TrainStep::validateBatch(const Batch& batch, MetricsAccumulator
         const torch::Tensor xyxy = torch::cat({xywh.slice(1, 0, 2) - xywh.slice(1, 2, 4) / 2,
                                                xywh.slice(1, 0, 2) + xywh.slice(1, 2, 4) / 2},
                                               1);
-        metrics->add(found, xyxy, rows.select(1, 1).to(torch::kLong));
+        metrics->add(found, xyxy, rows.select(1, 1).to(torch::kLong),
+                     static_cast<size_t>(i) < batch.paths.size() ? batch.paths[size_t(i)]
+                                                                 : std::string());
     }
     d->setPhase(Phase::Idle);
     return out;
