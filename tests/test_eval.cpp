@@ -59,6 +59,7 @@ private slots:
     void iouThresholdsCount();
     void duplicateAndWrongClassDetections();
     void confusionMatrixCounts();
+    void manyClassesKeepOnlyTheSparseMatrix();
     void nmsSuppressesOverlaps();
     void nmsPerClassAndAgnostic();
     void nmsMaxDetAndConfidence();
@@ -235,6 +236,20 @@ void TestEval::confusionMatrixCounts() {
         for (int v : row)
             total += v;
     QCOMPARE(total, 5);
+}
+
+void TestEval::manyClassesKeepOnlyTheSparseMatrix() {
+    // Above kDenseConfusionClasses the (nc + 1)^2 matrix is not made (40 GB at nc 100000);
+    // the cells stay as hits.
+    const int nc = hr::kDenseConfusionClasses + 1;
+    hr::MetricsAccumulator acc(nc, 0.25, 0.45);
+    acc.add(rows({0, 0, 10, 10, 0.9f, float(nc - 1)}, 6), rows({0, 0, 10, 10}, 4),
+            torch::tensor({float(nc - 1)}), "only.jpg");
+    const hr::MetricsResult result = acc.compute();
+    QVERIFY(result.confusion.empty());
+    QCOMPARE(int(result.confusionHits.size()), 1);
+    QCOMPARE(result.confusionHits[0].predicted, nc - 1);
+    QCOMPARE(result.confusionHits[0].actual, nc - 1);
 }
 
 void TestEval::nmsSuppressesOverlaps() {

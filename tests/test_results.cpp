@@ -13,6 +13,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -64,6 +65,7 @@ private slots:
     void confusionCsvHasUltralyticsLayout();
     void curvesMatchTheHandComputedCase();
     void readersNameTheBadRecord();
+    void noMatrixAboveTheDenseLimit();
     void plotsAreWrittenAndDecode();
     void crc32cOfTheStandardVector();
     void eventFileReadsBack();
@@ -163,6 +165,27 @@ void TestResults::readersNameTheBadRecord() {
     hr::ValidationTables tables;
     QVERIFY(!hr::loadValidationTables("/nonexistent-run", tables, &error));
     QVERIFY2(error.find("per_class.csv") != std::string::npos, error.c_str());
+}
+
+void TestResults::noMatrixAboveTheDenseLimit() {
+    // A validation without a dense matrix (too many classes) writes no confusion CSV or plots,
+    // and its run folder still loads, with an empty matrix.
+    QTemporaryDir dir;
+    const std::string run = dir.path().toStdString();
+    hr::MetricsResult m = tinyCase();
+    m.confusion.clear();
+    m.confusionImages = {"a.jpg"};
+    m.confusionHits = {{0, 1, 0, 1}};
+    std::string error;
+    QVERIFY2(hr::writeValidationResults(run, kNames, m, &error), error.c_str());
+    QVERIFY(!QFile::exists(dir.filePath("confusion_matrix.csv")));
+    QVERIFY(!QFile::exists(dir.filePath("confusion_matrix.png")));
+    QVERIFY(QFile::exists(dir.filePath("PR_curve.png")));
+    hr::ValidationTables t;
+    QVERIFY2(hr::loadValidationTables(run, t, &error), error.c_str());
+    QVERIFY(t.confusion.counts.empty());
+    QCOMPARE(int(t.confusionImages.size()), 1);
+    QCOMPARE(t.confusionImages[0].actual, std::string("dog"));
 }
 
 void TestResults::plotsAreWrittenAndDecode() {

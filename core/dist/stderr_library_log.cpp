@@ -17,6 +17,8 @@ namespace {
 
 constexpr size_t kLongestLine = 8192; // a line without end is passed on at this length
 
+} // namespace
+
 void writeAll(int fd, const char* data, size_t size) {
     while (size > 0) {
         const ssize_t n = ::write(fd, data, size);
@@ -28,8 +30,6 @@ void writeAll(int fd, const char* data, size_t size) {
         size -= static_cast<size_t>(n);
     }
 }
-
-} // namespace
 
 LibraryLogFile::~LibraryLogFile() {
     if (m_fd >= 0)

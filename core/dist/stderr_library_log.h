@@ -2,11 +2,16 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <thread>
 
 namespace hr {
+
+/// Writes all of `data` to `fd`, retrying after signals; gives up silently on an error (a
+/// terminal or pipe that is gone: nothing better to do with a log line).
+void writeAll(int fd, const char* data, size_t size);
 
 /// Where the network library's lines (glog's, from c10d and Gloo: isLibraryLogLine) go instead
 /// of a user's terminal: `<project>/network.log`, each line after the rank that wrote it. The

@@ -50,18 +50,6 @@ struct Child {
     LibraryLineFilter library; ///< its stderr's library lines and their backtraces
 };
 
-void writeAll(int fd, const char* data, size_t size) {
-    while (size > 0) {
-        const ssize_t n = ::write(fd, data, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        data += n;
-        size -= static_cast<size_t>(n);
-    }
-}
-
 /// Passes one line of a worker's stderr on: glog's lines (c10d, Gloo) to the library log,
 /// the rest to this process's stderr and the worker's kept tail.
 void passLine(Child& child, const std::string& line, LibraryLogFile& log) {

@@ -3,7 +3,11 @@
 #include "estimate/memory_estimator.h"
 
 #include "dist/zero_sharding.h"
+#include "estimate/calibration.h"
 #include "estimate/calibration_cache.h"
+#include "estimate/host_memory.h"
+#include "util/bytes.h"
+#include "util/machine.h"
 
 #include <algorithm>
 #include <cmath>
@@ -134,7 +138,40 @@ MemoryEstimate estimateFrom(const TrainConfig& config, const Calibration& calibr
 
 } // namespace
 
+namespace {
+std::optional<MemoryEstimate> estimateWithoutProbing(const TrainConfig& config);
+
+/// False, with `error` filled, when the probe steps of a calibration of `config` would need
+/// more host memory than this machine has free (hostMemoryNeed at the larger probe batch): at
+/// nc 100000 they took 24 GB and the kernel ended the run, where no figure is the better answer.
+bool probesFitHost(const TrainConfig& config, std::string* error) {
+    CalibrationCache& cache = CalibrationCache::shared();
+    estimate::DataFacts facts;
+    {
+        const auto held = cache.lock();
+        if (!cache.dataFacts(config, facts, nullptr, held))
+            return true; // the calibration itself names the data set's problem
+    }
+    TrainConfig probe = config;
+    probe.batch = estimate::kProbeBatchLarge * std::max(config.nproc, 1);
+    const std::int64_t need = hostMemoryNeed(probe, facts.nc).bytes;
+    const MachineFacts machine = machineFacts();
+    if (need <= 0 || machine.availableBytes <= 0 || need <= machine.availableBytes)
+        return true;
+    if (error)
+        *error = "the calibration's probe steps (batch " + std::to_string(estimate::kProbeBatchLarge) +
+                 ") would need at least " + formatBytes(need) + " of host memory, and this machine has " +
+                 formatBytes(machine.availableBytes) + " available";
+    return false;
+}
+} // namespace
+
 MemoryEstimate estimateMemory(const TrainConfig& config, std::string* error) {
+    // Calibrations already made (or scaled) answer without probe steps; new ones must fit.
+    if (!probesFitHost(config, error)) {
+        const std::optional<MemoryEstimate> cached = estimateWithoutProbing(config);
+        return cached ? *cached : MemoryEstimate{};
+    }
     const std::optional<Calibration> calibration =
         CalibrationCache::shared().calibrationFor(config, true, error);
     return calibration ? estimateFrom(config, *calibration) : MemoryEstimate{};

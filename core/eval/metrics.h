@@ -32,6 +32,10 @@ struct ClassCurves {
     std::vector<double> prPrecision; ///< the precision envelope at each recall (PR curve)
 };
 
+/// The most classes for which MetricsResult::confusion is made: its (nc + 1)^2 counts took
+/// 40 GB at nc 100000 (issue 45); 1000 classes take 4 MB.
+inline constexpr int kDenseConfusionClasses = 1000;
+
 /// The objects (or false detections) of one image in one confusion-matrix cell.
 struct ConfusionHit {
     int predicted = 0; ///< row: a class, or nc for background (missed)
@@ -49,7 +53,8 @@ struct MetricsResult {
     double map = 0;                     ///< mAP@0.5:0.95
     std::vector<ClassMetrics> perClass; ///< classes with ground truth, ascending class index
     /// (nc + 1) x (nc + 1) counts indexed [predicted][true]; index nc is background (a missed
-    /// box is [nc][true], a false detection is [predicted][nc]).
+    /// box is [nc][true], a false detection is [predicted][nc]). Empty above
+    /// kDenseConfusionClasses classes, where confusionHits alone hold the cells.
     std::vector<std::vector<int>> confusion;
     /// The images behind each cell: one hit per (cell, image) with its count, and the images
     /// they name (those given to MetricsAccumulator::add, in its order; empty names when none

@@ -61,8 +61,7 @@ std::vector<Pair> uniqueMatches(std::vector<Pair> pairs, bool relabelByIou) {
 
 MetricsAccumulator::MetricsAccumulator(int nc, double confusionConf, double confusionIou)
     : nc_(nc), confusionConf_(confusionConf), confusionIou_(confusionIou),
-      imagesPerClass_(std::max(nc, 0), 0),
-      confusion_(std::max(nc, 0) + 1, std::vector<int>(std::max(nc, 0) + 1, 0)) {
+      imagesPerClass_(std::max(nc, 0), 0) {
     TORCH_CHECK(nc > 0, "MetricsAccumulator: nc must be positive, got ", nc);
 }
 
@@ -155,15 +154,17 @@ void MetricsAccumulator::addToConfusion(const std::vector<float>& det,
     for (int d : confident)
         if (!detMatched[d])
             ++cells[{int(det[6 * d + 5]), nc_}]; // detection of background
-    for (const auto& [cell, count] : cells) {
-        confusion_[cell.first][cell.second] += count;
+    for (const auto& [cell, count] : cells)
         hits_.push_back({cell.first, cell.second, images_, count});
-    }
 }
 
 MetricsResult MetricsAccumulator::compute() const {
     auto result = apPerClass(detections_, targetClasses_, imagesPerClass_, nc_);
-    result.confusion = confusion_;
+    if (nc_ >= 0 && nc_ <= kDenseConfusionClasses) {
+        result.confusion.assign(size_t(nc_) + 1, std::vector<int>(size_t(nc_) + 1, 0));
+        for (const ConfusionHit& hit : hits_)
+            result.confusion[size_t(hit.predicted)][size_t(hit.actual)] += hit.count;
+    }
     result.confusionHits = hits_;
     result.confusionImages = imageNames_;
     result.images = images_;

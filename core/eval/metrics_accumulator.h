@@ -45,8 +45,7 @@ private:
     std::vector<ScoredDetection> detections_;
     std::vector<int> targetClasses_;
     std::vector<int> imagesPerClass_;
-    std::vector<std::vector<int>> confusion_;
-    std::vector<ConfusionHit> hits_;
+    std::vector<ConfusionHit> hits_; ///< the matrix, sparse: its dense form is made in compute()
     std::vector<std::string> imageNames_;
 };
 

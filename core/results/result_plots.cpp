@@ -228,8 +228,10 @@ std::vector<std::string> drawResultPlots(const std::vector<PerClassRow>& perClas
         names.push_back(row.name);
         withAp.push_back(row.name + " " + fixed(row.ap50, 3));
     }
-    return {png(confusionPlot(confusion, false)),
-            png(confusionPlot(confusion, true)),
+    // No matrix (above kDenseConfusionClasses classes): no confusion plots, "" in their place.
+    const bool matrix = !confusion.counts.empty();
+    return {matrix ? png(confusionPlot(confusion, false)) : std::string(),
+            matrix ? png(confusionPlot(confusion, true)) : std::string(),
             png(curvePlot(curves, "pr", "Precision-Recall Curve", "Recall", "Precision", withAp,
                           allAp)),
             png(f1Plot(curves, names)),

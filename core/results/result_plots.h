@@ -18,7 +18,8 @@ const std::vector<std::string>& resultPlotFiles();
 /// PNG bytes of each plot (same order as resultPlotFiles()). The confusion matrix is drawn as
 /// counts and normalised by its columns (each true class sums to 1); the curves per class
 /// (with a legend below 21 classes, grey lines otherwise) and "all classes" bold, the F1 curve
-/// with the best-F1 confidence marked. Empty curve tables give empty axes.
+/// with the best-F1 confidence marked. Empty curve tables give empty axes; an empty confusion
+/// table (too many classes) gives "" for its two plots.
 std::vector<std::string> drawResultPlots(const std::vector<PerClassRow>& perClass,
                                          const ConfusionTable& confusion, const CurveTable& curves);
 

@@ -145,7 +145,8 @@ CurveTable curveTable(const MetricsResult& m, const std::vector<std::string>& na
 std::vector<ConfusionImageRow> confusionImageRows(const MetricsResult& m,
                                                   const std::vector<std::string>& names) {
     // Index nc is background, as in confusionTable().
-    const int nc = static_cast<int>(m.confusion.size()) - 1;
+    const int nc = m.confusion.empty() ? static_cast<int>(names.size())
+                                       : static_cast<int>(m.confusion.size()) - 1;
     const auto cell = [&](int i) { return i >= nc ? std::string("background") : className(names, i); };
     std::vector<ConfusionImageRow> rows;
     rows.reserve(m.confusionHits.size());
@@ -313,6 +314,10 @@ bool loadValidationTables(const std::string& runDir, ValidationTables& tables, s
     };
     for (const auto& f : files) {
         const std::string path = runDir + "/" + f.file;
+        // Above kDenseConfusionClasses classes a validation writes no confusion matrix.
+        if (f.file == std::string(kConfusionCsv) && !std::filesystem::exists(path) &&
+            std::filesystem::exists(runDir + "/" + kPerClassCsv))
+            continue;
         std::string text, why;
         const bool read = readFile(path, text, &why);
         if (read && f.parse(text, tables, &why))

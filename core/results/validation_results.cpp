@@ -17,13 +17,17 @@ bool writeValidationResults(const std::string& runDir, const std::vector<std::st
     const auto curves = curveTable(metrics, names);
     std::vector<std::pair<std::string, std::string>> files = {
         {kPerClassCsv, perClassCsv(perClass)},
-        {kConfusionCsv, confusionCsv(confusion)},
         {kCurvesCsv, curvesCsv(curves)},
         {kConfusionImagesCsv, confusionImagesCsv(confusionImageRows(metrics, names))},
     };
+    // No dense matrix above kDenseConfusionClasses classes: no confusion CSV or plots then.
+    const bool matrix = !confusion.counts.empty();
+    if (matrix)
+        files.emplace_back(kConfusionCsv, confusionCsv(confusion));
     const auto plots = drawResultPlots(perClass, confusion, curves);
     for (size_t i = 0; i < plots.size(); ++i)
-        files.emplace_back(resultPlotFiles()[i], plots[i]);
+        if (matrix || resultPlotFiles()[i].rfind("confusion", 0) != 0)
+            files.emplace_back(resultPlotFiles()[i], plots[i]);
     for (const auto& [file, text] : files) {
         const std::string path = runDir + "/" + file;
         std::string why;
