@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "estimate/calibration.h"
 
+#include "config/train_rules.h"
+
 #include "estimate/probe_batch.h"
 #include "estimate/probe_session.h"
 #include "model/detection_model.h"
@@ -11,6 +13,11 @@
 #include <cmath>
 
 namespace hr::estimate {
+
+bool Calibration::complete(const TrainConfig& config) const {
+    return !derived && (valLargeProbed || validationBatch(config) < kValLargeFrom);
+}
+
 namespace {
 
 /// The line through two timings, images against seconds, through the larger batch's point:

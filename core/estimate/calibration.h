@@ -110,6 +110,10 @@ struct Calibration {
     std::string family;   ///< the calibration key without the image size
     bool derived = false; ///< scaled from another image size's calibration, no probe steps
     StepTimes times;      ///< the probe steps' timings (not valid when `derived`)
+
+    /// True when it answers for `config` without more probe steps: measured, not scaled, and
+    /// with the large-validation probes when `config` validates kValLargeFrom images or more.
+    bool complete(const TrainConfig& config) const;
 };
 
 /// The line through two probe points (x1, y1) and (x2, y2), images against peak bytes: the

@@ -116,8 +116,7 @@ std::optional<Calibration> CalibrationCache::calibrationFor(const TrainConfig& c
     const std::string key = calibrationKey(config, facts, memoryProbe->deviceName());
     const bool largeValidation = validationBatch(config) >= kValLargeFrom;
     const auto cached = m_calibrations.find(key);
-    if (cached != m_calibrations.end() &&
-        (!probe || !largeValidation || cached->second.valLargeProbed))
+    if (cached != m_calibrations.end() && (!probe || cached->second.complete(config)))
         return cached->second;
     if (!probe && cached == m_calibrations.end()) {
         auto scaled = scaledCalibration(family, config.imgsz);

@@ -167,7 +167,14 @@ bool probesFitHost(const TrainConfig& config, std::string* error) {
 } // namespace
 
 MemoryEstimate estimateMemory(const TrainConfig& config, std::string* error) {
-    // Calibrations already made (or scaled) answer without probe steps; new ones must fit.
+    // A calibration already measured answers at once; the host check (it builds the model
+    // for its resident floor) is only for probe steps still to run.
+    std::string ignored;
+    if (const std::optional<Calibration> known =
+            CalibrationCache::shared().calibrationFor(config, false, &ignored);
+        known && known->complete(config))
+        return estimateFrom(config, *known);
+    // New ones must fit the host; until then a scaled calibration answers, if any.
     if (!probesFitHost(config, error)) {
         const std::optional<MemoryEstimate> cached = estimateWithoutProbing(config);
         return cached ? *cached : MemoryEstimate{};
