@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "classcomparetable.h"
 
+#include "numberitem.h"
 #include "plotpalette.h"
 
 #include <QHeaderView>
@@ -9,28 +10,15 @@ namespace hr::ui {
 
 namespace {
 
-/// A cell that sorts by its number; cells without one sort first.
-class NumberItem : public QTableWidgetItem {
-public:
-    explicit NumberItem(const std::optional<double>& value, bool signedText = false) {
-        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        if (!value) {
-            setText(QStringLiteral("–"));
-            return;
-        }
-        setData(Qt::UserRole, *value);
-        setText(signedText ? QStringLiteral("%1%2")
-                                 .arg(*value > 0 ? QStringLiteral("+") : QString())
-                                 .arg(*value, 0, 'f', 3)
-                           : QString::number(*value, 'f', 3));
-    }
-    bool operator<(const QTableWidgetItem& other) const override {
-        const QVariant a = data(Qt::UserRole), b = other.data(Qt::UserRole);
-        if (!a.isValid() || !b.isValid())
-            return !a.isValid() && b.isValid();
-        return a.toDouble() < b.toDouble();
-    }
-};
+/// A cell of AP50-95 (or, signed, its change); "–" where the run has none.
+NumberItem* apItem(const std::optional<double>& value, bool signedText = false) {
+    if (!value)
+        return new NumberItem(std::nullopt, QStringLiteral("–"));
+    return new NumberItem(value, signedText ? QStringLiteral("%1%2")
+                                                  .arg(*value > 0 ? QStringLiteral("+") : QString())
+                                                  .arg(*value, 0, 'f', 3)
+                                            : QString::number(*value, 'f', 3));
+}
 
 } // namespace
 
@@ -68,7 +56,7 @@ void ClassCompareTable::setComparison(const hr::ClassComparison& table) {
         setItem(row, 0, new QTableWidgetItem(name));
         for (int r = 0; r < runs; ++r) {
             const auto run = static_cast<std::size_t>(r);
-            auto* ap = new NumberItem(c.ap[run]);
+            auto* ap = apItem(c.ap[run]);
             if (c.instances[run])
                 ap->setToolTip(tr("%1 objects; AP50 %2")
                                    .arg(*c.instances[run])
@@ -77,7 +65,7 @@ void ClassCompareTable::setComparison(const hr::ClassComparison& table) {
             if (r == 0)
                 continue;
             const std::optional<double> change = c.apChange(run);
-            auto* cell = new NumberItem(change, true);
+            auto* cell = apItem(change, true);
             if (change && *change != 0)
                 cell->setForeground(*change < 0 ? loss : gain);
             setItem(row, apColumn(r) + 1, cell);

@@ -2,6 +2,7 @@
 #include "resultsview.h"
 
 #include "confusionmatrixview.h"
+#include "numberitem.h"
 #include "plotwidget.h"
 
 #include <QCheckBox>
@@ -23,18 +24,6 @@
 namespace hr::ui {
 
 namespace {
-
-/// A table cell that sorts by its number, not by its text.
-class NumberItem : public QTableWidgetItem {
-public:
-    NumberItem(double value, const QString& text) : QTableWidgetItem(text) {
-        setData(Qt::UserRole, value);
-        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    bool operator<(const QTableWidgetItem& other) const override {
-        return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
-    }
-};
 
 const char* curveKind(int curve) {
     switch (curve) {
