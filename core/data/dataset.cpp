@@ -241,7 +241,8 @@ std::string absolutePath(const fs::path& p) {
 }
 
 /// A walked entry that is a regular file; a broken link is not, and does not end the walk.
-bool isRegularEntry(const fs::directory_entry& entry, std::error_code ec = {}) {
+bool isRegularEntry(const fs::directory_entry& entry) {
+    std::error_code ec; // its own: the walk's error code ends the walk
     return entry.is_regular_file(ec);
 }
 
